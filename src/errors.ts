@@ -1,0 +1,123 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Stable reason codes of a rejection. The message may be reworded between releases; the code will not.
+ */
+export type RejectionCode =
+  | 'ERR_TOKEN_MISSING'
+  | 'ERR_TOKEN_MALFORMED'
+  | 'ERR_PAYLOAD_NOT_OBJECT'
+  | 'ERR_ALG_NOT_ALLOWED'
+  | 'ERR_KID_MISSING'
+  | 'ERR_KID_UNKNOWN'
+  | 'ERR_SIGNATURE_INVALID'
+  | 'ERR_TOKEN_EXPIRED'
+  | 'ERR_TOKEN_NOT_YET_VALID'
+  | 'ERR_TOKEN_TOO_OLD'
+  | 'ERR_CLAIM_INVALID'
+  | 'ERR_AUDIENCE_MISMATCH'
+  | 'ERR_ISSUER_MISMATCH'
+  | 'ERR_SUBJECT_MISMATCH'
+  | 'ERR_SECURITY_CONTEXT_INVALID'
+  | 'ERR_SHARED_SECRET_NOT_CONFIGURED'
+  | 'ERR_JWKS_NOT_CONFIGURED'
+  | 'ERR_JWKS_UNREACHABLE'
+  | 'ERR_JWKS_TIMEOUT'
+  | 'ERR_JWKS_INVALID'
+  | 'ERR_CONFIG_INVALID'
+  | 'ERR_INTERNAL';
+
+/** Which verification a request went to. */
+export type AuthPath = 'shared-secret' | 'key-set';
+
+const BRAND = Symbol.for('cube-dual-auth.rejection');
+const MAX_ECHO = 64;
+
+/**
+ * A refused request. `status` is always 403. Inside a Cube server the thrown object is an instance of
+ * the host Cube's own `CubejsHandlerError` (so Cube answers `403 {"error": message}` instead of a 500),
+ * and `instanceof DualAuthError` still holds for it.
+ */
+export class DualAuthError extends Error {
+  /** HTTP status Cube answers with. */
+  readonly status = 403;
+  /** Cube's error type for a 403. */
+  readonly type = 'Forbidden';
+  /** Stable reason code. */
+  readonly code: RejectionCode;
+  /** The path the request was sent to, when one was chosen. */
+  readonly path: AuthPath | undefined;
+
+  constructor(code: RejectionCode, message: string, path?: AuthPath) {
+    super(message);
+    this.name = 'DualAuthError';
+    this.code = code;
+    this.path = path;
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+Object.defineProperty(DualAuthError.prototype, BRAND, { value: true });
+
+/** Quotes a value taken from a token for a message: printable characters only, length capped. */
+export function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const printable = text.replace(/[^\x20-\x7e]/g, '?');
+  return JSON.stringify(printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable);
+}
+
+type HandlerErrorClass = new (status: number, type: string, message: string) => Error;
+
+const GATEWAY_ERROR_MODULE = /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
+let hostErrorClass: HandlerErrorClass | null | undefined;
+
+function handlerErrorFrom(exports: unknown): HandlerErrorClass | null {
+  const candidate = (exports as { CubejsHandlerError?: unknown } | undefined)?.CubejsHandlerError ?? exports;
+  return typeof candidate === 'function' ? (candidate as HandlerErrorClass) : null;
+}
+
+/**
+ * Finds the `CubejsHandlerError` class of the Cube that is running. The gateway maps an error to its status
+ * only when it is an instance of that very class, so the one already loaded wins over any other copy.
+ */
+function findHostErrorClass(): HandlerErrorClass | null {
+  for (const [id, mod] of Object.entries(require.cache)) {
+    if (mod?.loaded && GATEWAY_ERROR_MODULE.test(id)) {
+      const found = handlerErrorFrom(mod.exports);
+      if (found) return found;
+    }
+  }
+  for (const base of [process.cwd(), __dirname]) {
+    try {
+      const hostRequire = createRequire(`${base}/`);
+      return handlerErrorFrom(hostRequire(hostRequire.resolve('@cubejs-backend/api-gateway')));
+    } catch {
+      // Not resolvable from this base; try the next one.
+    }
+  }
+  return null;
+}
+
+/** Test seam: forget the class found, so the next rejection looks again. */
+export function resetHostErrorClass(): void {
+  hostErrorClass = undefined;
+}
+
+/**
+ * The object to throw for a rejection: the host Cube's `CubejsHandlerError` carrying the same code, path
+ * and brand when Cube is present, the plain {@link DualAuthError} otherwise.
+ */
+export function toThrowable(error: DualAuthError): Error {
+  if (hostErrorClass === undefined) hostErrorClass = findHostErrorClass();
+  if (hostErrorClass === null) return error;
+  const hosted = new hostErrorClass(403, 'Forbidden', error.message);
+  Object.defineProperties(hosted, {
+    [BRAND]: { value: true },
+    name: { value: 'DualAuthError', writable: true, configurable: true },
+    code: { value: error.code, enumerable: true },
+    path: { value: error.path, enumerable: true },
+  });
+  return hosted;
+}

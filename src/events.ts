@@ -1,0 +1,66 @@
+import type { AuthPath, RejectionCode } from './errors';
+
+/** A request was accepted. */
+export interface AcceptedEvent {
+  readonly type: 'accepted';
+  readonly path: AuthPath;
+  /** `kid` of the key that verified the token (key-set path only). */
+  readonly kid?: string;
+  /** True when the verified-token cache answered. */
+  readonly cached: boolean;
+  readonly durationMs: number;
+}
+
+/** A request was refused with a 403. */
+export interface RejectedEvent {
+  readonly type: 'rejected';
+  /** Absent when the request was refused before a path was chosen (no token). */
+  readonly path?: AuthPath;
+  readonly code: RejectionCode;
+  /** The message the client received: it never contains the token, the secret or key material. */
+  readonly message: string;
+  readonly kid?: string;
+  readonly durationMs: number;
+}
+
+/** The key set was (re)loaded from the JWKS URL. */
+export interface KeySetRefreshedEvent {
+  readonly type: 'jwks-refreshed';
+  readonly jwksUri: string;
+  readonly kids: readonly string[];
+  /** Keys in the answer that were skipped (not for signatures, wrong type, malformed). */
+  readonly skipped: number;
+  readonly durationMs: number;
+}
+
+/** Loading the key set failed; `servingStale` tells whether the last good key set is still in use. */
+export interface KeySetRefreshFailedEvent {
+  readonly type: 'jwks-refresh-failed';
+  readonly jwksUri: string;
+  readonly code: Extract<RejectionCode, 'ERR_JWKS_UNREACHABLE' | 'ERR_JWKS_TIMEOUT' | 'ERR_JWKS_INVALID'>;
+  readonly message: string;
+  readonly servingStale: boolean;
+  readonly durationMs: number;
+}
+
+/** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
+export interface InternalErrorEvent {
+  readonly type: 'internal-error';
+  readonly message: string;
+}
+
+/** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
+export type AuthEvent = AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | InternalErrorEvent;
+
+/** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
+export type AuthEventListener = (event: AuthEvent) => void;
+
+/** Calls the listener, shielding the request from a listener that throws. */
+export function emit(listener: AuthEventListener | undefined, event: AuthEvent): void {
+  if (!listener) return;
+  try {
+    listener(event);
+  } catch {
+    // A logging hook must never decide the outcome of a request.
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Reading what Cube hands to `checkAuth`: an Express request, a Node `IncomingMessage`, an object with a Fetch
+ * `Headers`, or, over WebSockets, `{ isSubscription, protocol: 'ws' }` with no headers at all.
+ */
+
+type HeaderBag = Record<string, unknown> & { get?: unknown };
+type RequestLike = { headers?: unknown; get?: unknown } | null | undefined;
+
+const BEARER = /^bearer(?:\s+|$)/i;
+
+function first(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return undefined;
+}
+
+function fromPlainHeaders(headers: HeaderBag, lowerName: string): string | undefined {
+  const direct = first(headers[lowerName]);
+  if (direct !== undefined) return direct;
+  // Hand-built header objects may keep the sender's casing; Node and Express always lower-case.
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === lowerName) return first(headers[key]);
+  }
+  return undefined;
+}
+
+/** One request header by lower-case name, or undefined; never throws whatever `req` is. */
+export function readHeader(req: unknown, lowerName: string): string | undefined {
+  if (typeof req !== 'object' || req === null) return undefined;
+  const { headers, get } = req as NonNullable<RequestLike>;
+  try {
+    if (typeof headers === 'object' && headers !== null) {
+      const bag = headers as HeaderBag;
+      if (typeof bag.get === 'function') return first((bag.get as (name: string) => unknown).call(bag, lowerName));
+      return fromPlainHeaders(bag, lowerName);
+    }
+    if (typeof get === 'function') return first((get as (name: string) => unknown).call(req, lowerName));
+  } catch {
+    // A host object whose accessors throw is treated as having no such header.
+  }
+  return undefined;
+}
+
+/**
+ * The token: the `auth` argument when Cube passes one, else the `Authorization` header, else
+ * `X-Cube-Authorization`. A `Bearer ` prefix (any case) is removed. Empty means none.
+ */
+export function extractToken(req: unknown, auth: unknown): string | undefined {
+  const raw = typeof auth === 'string' && auth.trim() !== ''
+    ? auth
+    : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
+  if (raw === undefined) return undefined;
+  const token = raw.trim().replace(BEARER, '').trim();
+  return token === '' ? undefined : token;
+}
+
+/** True when the request asks for the shared-secret path: `Request-Origin` equals the origin (ignoring case). */
+export function isServiceOrigin(req: unknown, origin: string): boolean {
+  const value = readHeader(req, 'request-origin');
+  return value !== undefined && value.trim().toLowerCase() === origin;
+}

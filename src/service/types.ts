@@ -1,0 +1,185 @@
+import type { EnvironmentTag } from './constants';
+
+/** A JSON object whose fields this client does not interpret. */
+export type JsonObject = { [field: string]: unknown };
+
+/**
+ * One saved version of a dashboard (interface part 2.1), with the service's own field names: the
+ * interface spells them in kebab-case, and one of them (`<engine>-version`) carries a brand name the
+ * interface does not show, so renaming them could not be done consistently. Unknown fields are kept.
+ */
+export interface SavedVersion {
+  /** Generated label `v<N>`, unique per dashboard. */
+  version: string;
+  /** E-mail address of the user who saved it. */
+  'saved-by'?: string;
+  /** The note entered when saving. */
+  description?: string;
+  /** When the snapshot was taken: ISO 8601 UTC with fractional seconds. The list is ordered by it. */
+  'saved-at'?: string;
+  /** Version (ISO 8601 timestamp) of the components the saved version references. */
+  'components-version'?: string;
+  /** Version (ISO 8601 timestamp) of the models referenced; internal to the service. */
+  'models-version'?: string;
+  /** Any other field, including the engine-branded `<engine>-version`. */
+  [field: string]: unknown;
+}
+
+/**
+ * Where a tag points (interface part 2.2). The list answer names the time `updated-at` and the publish
+ * answer `updatedAt`; this client always gives it as `updatedAt`.
+ */
+export interface TagAssignment {
+  /** The saved-version label the tag points to. */
+  version: string;
+  /** When the tag last changed: ISO 8601 UTC with fractional seconds (`undefined` if the service left it out). */
+  updatedAt: string | undefined;
+  /** Any other field the service sends. */
+  [field: string]: unknown;
+}
+
+/** The tag map of a dashboard: a key is present only when the dashboard was published to that tag. */
+export type TagMap = { [tag in EnvironmentTag]?: TagAssignment } & { [tag: string]: TagAssignment | undefined };
+
+/** The answer of {@link EmbeddableClient.listSavedVersions}. */
+export interface SavedVersionList {
+  /** Where each present tag points. */
+  tags: TagMap;
+  /** The last saved versions (at most 30), newest first by `saved-at`, as the service orders them. */
+  savedVersions: SavedVersion[];
+}
+
+/** A dashboard variable (part 2.3). */
+export interface DashboardVariable {
+  name: string;
+  /** For example a time-range type; the full list is not shown in the interface. */
+  type: string;
+  /** For a time range: `{ from, to }` date strings. */
+  defaultValue?: JsonObject;
+  [field: string]: unknown;
+}
+
+/** A filter of a dataset (part 2.3). */
+export interface DatasetFilter {
+  /** `<model>.<field>`. */
+  member: string;
+  /** For example an in-date-range operator. */
+  operator: string;
+  /** Here the name of a variable. */
+  value: string;
+  /** For example `VARIABLE`. */
+  valueType: string;
+  [field: string]: unknown;
+}
+
+/** A dataset of the dashboard (part 2.3). */
+export interface DashboardDataset {
+  name: string;
+  model: string;
+  filters: DatasetFilter[];
+  [field: string]: unknown;
+}
+
+/** An input of a widget (part 2.3). */
+export interface WidgetInput {
+  /** The input's name. */
+  input: string;
+  /** For example `measure`. */
+  inputType: string;
+  /** A `<model>.<member>` reference. */
+  value: string;
+  [field: string]: unknown;
+}
+
+/** A widget of the dashboard (part 2.3). */
+export interface DashboardWidget {
+  /** For example a chart component name. */
+  component: string;
+  position: { x: number; y: number; [field: string]: unknown };
+  dimensions: { width: number; height: number; [field: string]: unknown };
+  inputs: WidgetInput[];
+  [field: string]: unknown;
+}
+
+/**
+ * A dashboard definition as it was at a saved version (part 2.3): the JSON form of the
+ * Dashboard-as-Code source. The types are the interface's; the client checks only that the answer is
+ * a JSON object and keeps every field, including those the interface does not show.
+ */
+export interface DashboardDefinition {
+  name: string;
+  title: string;
+  variables: DashboardVariable[];
+  datasets: DashboardDataset[];
+  widgets: DashboardWidget[];
+  [field: string]: unknown;
+}
+
+/** The deployment's credentials (part 2.4). */
+export interface DataProviderCredentials {
+  /** The deployment's API secret (`CUBEJS_API_SECRET`); for a preview branch, that environment's secret. */
+  secretKey: string;
+  /**
+   * The deployment's REST API URL. Give it with or without Cube's `/cubejs-api/v1` suffix: the client
+   * trims the suffix (and a trailing slash), as the service requires.
+   */
+  instanceUrl: string;
+}
+
+/** Input of {@link EmbeddableClient.createDataProvider} (part 4.4). The `type` is always {@link CUBE_DATA_PROVIDER_TYPE}. */
+export interface CreateDataProviderInput {
+  /** Unique within the workspace; security contexts and token requests refer to the deployment by it. */
+  name: string;
+  /** `vMAJOR.MINOR.PATCH`, required by the service on create. */
+  version: string;
+  credentials: DataProviderCredentials;
+}
+
+/**
+ * Input of {@link EmbeddableClient.updateDataProvider} (part 4.5). The interface shows only that
+ * `version` is required; credentials are sent only when given, and then only the fields given.
+ */
+export interface UpdateDataProviderInput {
+  /** `vMAJOR.MINOR.PATCH`, required by the service on update. */
+  version: string;
+  credentials?: Partial<DataProviderCredentials>;
+}
+
+/**
+ * A data provider as the service returns it. The interface does not show the record's fields, so
+ * only the likely ones are named and everything is kept.
+ */
+export interface DataProviderRecord {
+  name?: string;
+  type?: string;
+  version?: string;
+  [field: string]: unknown;
+}
+
+/** Input of {@link EmbeddableClient.createSecurityToken} (part 4.7). */
+export interface SecurityTokenRequest {
+  /** UUID of the dashboard. Sent as `embeddableId` (see the method's documentation for the spelling). */
+  embeddableId: string;
+  /** Free key/value pairs passed to the deployment; anything the deployment needs must be inside it. */
+  securityContext: JsonObject;
+  /** Name of an existing data provider. */
+  dataProvider: string;
+  /**
+   * Which saved version the token shows: a tag (`development`, `staging`, `production`; it follows
+   * later publishes without a new token) or a label `v<N>` (pinned). Not sent when omitted.
+   */
+  savedVersion?: string;
+  /** Lifetime of the token in seconds, a positive integer. Not shown in the interface; not sent when omitted. */
+  expiryInSeconds?: number;
+  /**
+   * Further body fields the interface does not show (for example a user or environment field). They
+   * are sent as given; the fields above take precedence over them.
+   */
+  extraFields?: JsonObject;
+}
+
+/** The answer to a token request. Its shape is not shown in the interface; `token` is named when present. */
+export interface SecurityTokenResponse {
+  token?: string;
+  [field: string]: unknown;
+}
