@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { resolveOptions, type DualAuthOptions, type OptionNames, type ResolvedOptions } from './config';
+import { refusedFrom } from './claims';
 import { ENV_NAMES, optionsFromEnv } from './env';
 import { DualAuthError, toThrowable, type AuthPath } from './errors';
 import { emit } from './events';
@@ -8,6 +9,7 @@ import { KeySetPath } from './paths/key-set';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, isServiceOrigin, readHeader } from './request';
 import { decodeToken, type TokenHeader } from './token';
+import { TokenCache } from './token-cache';
 
 /** A security context: the object Cube hands to `queryRewrite`, the data model and `contextToAppId`. */
 export type SecurityContext = Record<string, unknown>;
@@ -51,6 +53,7 @@ export interface CheckAuth {
 
 interface Trace {
   path?: AuthPath;
+  cached?: boolean;
   header?: TokenHeader;
   payload?: Record<string, unknown>;
   kid?: string;
@@ -72,6 +75,7 @@ class Authenticator {
   private readonly sharedSecret: SharedSecretPath;
   private readonly keySet: KeySetPath;
   readonly keyStore: KeyStore | undefined;
+  private readonly cache: TokenCache | undefined;
 
   constructor(readonly options: ResolvedOptions) {
     this.keyStore = options.jwksUri === undefined
@@ -86,21 +90,35 @@ class Authenticator {
         maxResponseBytes: options.jwksMaxResponseBytes,
         onEvent: options.onEvent,
       });
+    this.cache = options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
     this.sharedSecret = new SharedSecretPath(options);
     this.keySet = new KeySetPath(options, this.keyStore);
   }
 
-  async authenticate(req: unknown, auth: unknown, trace: Trace): Promise<SecurityContext> {
+  /** `useCache` is off for `explain`, which must show a real verification. */
+  async authenticate(req: unknown, auth: unknown, trace: Trace, useCache: boolean): Promise<SecurityContext> {
     const token = extractToken(req, auth);
     if (token === undefined) throw new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required');
     const path = (trace.path = isServiceOrigin(req, this.options.origin) ? 'shared-secret' : 'key-set');
+    const cache = useCache ? this.cache : undefined;
+    const hit = cache?.get(token, path, Date.now());
+    if (hit) {
+      trace.cached = true;
+      trace.kid = hit.kid;
+      return hit.context;
+    }
     const decoded = decodeToken(token, path);
     trace.header = decoded.header;
     trace.payload = decoded.payload;
-    if (path === 'shared-secret') return this.shape(this.sharedSecret.verify(decoded, nowSeconds), path);
-    const { payload, kid } = await this.keySet.verify(decoded, nowSeconds);
-    trace.kid = kid;
-    return this.shape(payload, path);
+    const { payload } = decoded;
+    if (path === 'shared-secret') this.sharedSecret.verify(decoded, nowSeconds);
+    else trace.kid = await this.keySet.verify(decoded, nowSeconds);
+    const context = await this.shape(payload, path);
+    if (cache) {
+      const { clockTolerance, maxTokenAge } = this.options;
+      cache.set(token, path, context, trace.kid, refusedFrom(payload, clockTolerance, maxTokenAge), Date.now());
+    }
+    return context;
   }
 
   private async shape(payload: Record<string, unknown>, path: AuthPath): Promise<SecurityContext> {
@@ -161,10 +179,10 @@ function build(options: ResolvedOptions): CheckAuth {
     const started = onEvent ? performance.now() : 0;
     const trace: Trace = {};
     try {
-      const context = await authenticator.authenticate(req, auth, trace);
+      const context = await authenticator.authenticate(req, auth, trace, true);
       assignContext(req, context);
       if (onEvent) {
-        emit(onEvent, { type: 'accepted', path: trace.path as AuthPath, kid: trace.kid, cached: false, durationMs: performance.now() - started });
+        emit(onEvent, { type: 'accepted', path: trace.path as AuthPath, kid: trace.kid, cached: trace.cached === true, durationMs: performance.now() - started });
       }
       return context;
     } catch (error) {
@@ -181,7 +199,7 @@ function build(options: ResolvedOptions): CheckAuth {
     const trace: Trace = {};
     const base = { pathReason: pathReason(req, options.origin), jwksUri: options.jwksUri };
     try {
-      const securityContext = await authenticator.authenticate(req, auth, trace);
+      const securityContext = await authenticator.authenticate(req, auth, trace, false);
       return { ...base, ...trace, accepted: true, securityContext };
     } catch (error) {
       const { code, message } = asRejection(error, trace, onEvent);

@@ -63,3 +63,14 @@ export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolic
   if (policy.issuer) expectOneOf(payload.iss, policy.issuer, 'iss', 'ERR_ISSUER_MISMATCH', path);
   if (policy.subject !== undefined) expectOneOf(payload.sub, [policy.subject], 'sub', 'ERR_SUBJECT_MISMATCH', path);
 }
+
+/**
+ * Epoch ms from which a verified token would be refused for its age: `exp`, or `iat` plus the maximum token
+ * age, with the clock tolerance that verification allows. Infinity when neither applies.
+ */
+export function refusedFrom(payload: Record<string, unknown>, clockTolerance: number, maxTokenAge: number | undefined): number {
+  const { exp, iat } = payload;
+  let until = typeof exp === 'number' ? exp + clockTolerance : Infinity;
+  if (maxTokenAge !== undefined && typeof iat === 'number') until = Math.min(until, iat + maxTokenAge + clockTolerance);
+  return until * 1000;
+}

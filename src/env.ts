@@ -22,10 +22,15 @@ export const ENV = {
   jwksStaleIfErrorMs: 'CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS',
   jwksTimeoutMs: 'CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS',
   jwksMaxResponseBytes: 'CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES',
+  tokenCacheSize: 'CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE',
+  tokenCacheMaxAgeMs: 'CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS',
   log: 'CUBE_DUAL_AUTH_LOG',
 } as const;
 
-const NUMERIC = ['clockTolerance', 'maxTokenAge', 'jwksCooldownMs', 'jwksMaxAgeMs', 'jwksStaleIfErrorMs', 'jwksTimeoutMs', 'jwksMaxResponseBytes'] as const;
+const NUMERIC = [
+  'clockTolerance', 'maxTokenAge', 'jwksCooldownMs', 'jwksMaxAgeMs', 'jwksStaleIfErrorMs', 'jwksTimeoutMs',
+  'jwksMaxResponseBytes', 'tokenCacheSize', 'tokenCacheMaxAgeMs',
+] as const;
 
 /** Names used in messages for options that came from the environment. */
 export const ENV_NAMES: OptionNames = {

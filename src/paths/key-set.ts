@@ -56,8 +56,8 @@ export class KeySetPath {
     return kid;
   }
 
-  /** Verifies the token; resolves to its payload. */
-  async verify(token: DecodedToken, now: () => number): Promise<{ payload: Record<string, unknown>; kid: string }> {
+  /** Verifies the token; resolves to the `kid` of the key that verified it. */
+  async verify(token: DecodedToken, now: () => number): Promise<string> {
     const kid = this.kidOf(token);
     const key = await (this.keys as KeySource).getKey(kid);
     const alg = token.header.alg as KeySetAlgorithm;
@@ -68,7 +68,7 @@ export class KeySetPath {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${quote(kid)} of the JWKS`, PATH);
     }
     checkClaims(token.payload, this.policy, now());
-    return { payload: token.payload, kid };
+    return kid;
   }
 
   private algorithmRefused(alg: string): DualAuthError {

@@ -25,7 +25,7 @@ export class SharedSecretPath {
   }
 
   /** Verifies signature then claims, so an expired token is reported as expired, not as forged. */
-  verify(token: DecodedToken, now: () => number): Record<string, unknown> {
+  verify(token: DecodedToken, now: () => number): void {
     const { secretKeys } = this.options;
     if (secretKeys.length === 0) {
       throw new DualAuthError(
@@ -45,6 +45,5 @@ export class SharedSecretPath {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', 'Invalid signature: the token is not signed with the API secret', PATH);
     }
     checkClaims(token.payload, this.policy, now());
-    return token.payload;
   }
 }

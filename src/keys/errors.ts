@@ -1,0 +1,54 @@
+import { DualAuthError, quote } from '../errors';
+import type { KeySetRefreshFailedEvent } from '../events';
+
+const PATH = 'key-set';
+
+/** Codes of a failed key-set load: the IdP could not be reached, did not answer in time, or answered garbage. */
+export type JwksFailureCode = KeySetRefreshFailedEvent['code'];
+
+/** A {@link DualAuthError} that explains why no key set could be loaded. */
+export type JwksFailure = DualAuthError & { readonly code: JwksFailureCode };
+
+function jwksFailure(code: JwksFailureCode, message: string): JwksFailure {
+  return new DualAuthError(code, message, PATH) as JwksFailure;
+}
+
+/** Connection-level failure; `cause` is a Node error code such as `ECONNREFUSED`, never response content. */
+export function jwksUnreachable(jwksUri: string, cause: string): JwksFailure {
+  return jwksFailure('ERR_JWKS_UNREACHABLE', `JWKS URL ${jwksUri} unreachable: ${cause}`);
+}
+
+export function jwksTimedOut(jwksUri: string, timeoutMs: number): JwksFailure {
+  return jwksFailure('ERR_JWKS_TIMEOUT', `JWKS request to ${jwksUri} timed out after ${timeoutMs} ms`);
+}
+
+export function jwksInvalid(jwksUri: string, reason: string): JwksFailure {
+  return jwksFailure('ERR_JWKS_INVALID', `JWKS response from ${jwksUri} is invalid: ${reason}`);
+}
+
+/** A new error per rejection: one shared instance would carry one stack and could be changed by any catcher. */
+export function copyFailure(failure: JwksFailure): JwksFailure {
+  return jwksFailure(failure.code, failure.message);
+}
+
+export function isJwksFailure(error: unknown): error is JwksFailure {
+  return (
+    error instanceof DualAuthError &&
+    (error.code === 'ERR_JWKS_UNREACHABLE' || error.code === 'ERR_JWKS_TIMEOUT' || error.code === 'ERR_JWKS_INVALID')
+  );
+}
+
+/** Why an unknown kid was not looked up again, or why looking it up again did not help. */
+export interface KidUnknownContext {
+  /** The refresh that was attempted for this kid (or the last one) failed. */
+  readonly refreshFailure?: JwksFailure;
+  /** A refetch is not allowed for this long (cooldown). */
+  readonly retryInMs?: number;
+}
+
+export function kidUnknown(jwksUri: string, kid: string, context: KidUnknownContext = {}): DualAuthError {
+  let message = `No key for kid ${quote(kid)} in the JWKS at ${jwksUri}`;
+  if (context.refreshFailure) message += `; refreshing the key set failed: ${context.refreshFailure.message}`;
+  if (context.retryInMs !== undefined) message += `; next refresh allowed in ${Math.ceil(context.retryInMs / 1000)} s`;
+  return new DualAuthError('ERR_KID_UNKNOWN', message, PATH);
+}

@@ -1,0 +1,248 @@
+import type { KeyObject } from 'node:crypto';
+import type { DualAuthError } from '../errors';
+import { emit, type AuthEvent, type AuthEventListener } from '../events';
+import { copyFailure, isJwksFailure, jwksInvalid, jwksUnreachable, kidUnknown, type JwksFailure, type JwksFailureCode } from './errors';
+import { fetchJwks } from './fetch-jwks';
+import { usableKeys, type UsableKeySet } from './usable-keys';
+
+/** How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds. */
+export interface KeyStoreOptions {
+  /** The JWKS URL, already validated as http(s). */
+  jwksUri: string;
+  /**
+   * Algorithms the key-set path accepts (RS256/384/512, PS256/384/512, ES256/384/512, EdDSA). Keys that can
+   * verify none of them are skipped, and so is a key whose JWK `alg` is not one of them.
+   */
+  algorithms: readonly string[];
+  /**
+   * Minimum time between two fetches, counted from the end of the previous one, successful or not. A token
+   * with an unknown `kid` triggers a refetch only once this has passed; until then it is refused at once.
+   * Also how long a failed fetch holds off the next attempt, so a down IdP is not hammered. Default 30 000.
+   */
+  cooldownMs: number;
+  /**
+   * Age after which the key set is refreshed. The refresh is lazy: the first request that needs a key
+   * after this age starts it, and is still answered from the current set meanwhile. Default 600 000 (10 min).
+   */
+  maxAgeMs: number;
+  /**
+   * How long past `maxAgeMs` the last good key set keeps serving known keys while refreshes fail (RFC 5861
+   * stale-if-error). After that, requests are refused with the cause of the outage. Default 86 400 000 (24 h).
+   */
+  staleIfErrorMs: number;
+  /** Deadline for a whole fetch (connect, headers and body), not just socket idle time. Default 5 000. */
+  timeoutMs: number;
+  /** A JWKS answer larger than this is invalid. Default 524 288 (512 KiB). */
+  maxResponseBytes: number;
+  /** Receives `jwks-refreshed` and `jwks-refresh-failed` events. Optional. */
+  onEvent?: AuthEventListener;
+}
+
+/** The defaults of the numeric {@link KeyStoreOptions}, for configuration layers to reuse. */
+export const KEY_STORE_DEFAULTS: Readonly<
+  Pick<KeyStoreOptions, 'cooldownMs' | 'maxAgeMs' | 'staleIfErrorMs' | 'timeoutMs' | 'maxResponseBytes'>
+> = Object.freeze({
+  cooldownMs: 30_000,
+  maxAgeMs: 600_000,
+  staleIfErrorMs: 86_400_000,
+  timeoutMs: 5_000,
+  maxResponseBytes: 524_288,
+});
+
+/** A snapshot for diagnostics (CLI `doctor`, `verify`). Holds no key material. */
+export interface KeyStoreState {
+  readonly jwksUri: string;
+  /**
+   * `empty`: never loaded; `fresh`: younger than `maxAgeMs`; `stale`: older, still serving known keys while it
+   * is being refreshed or refreshes fail; `expired`: older than `maxAgeMs + staleIfErrorMs`, no longer served.
+   */
+  readonly status: 'empty' | 'fresh' | 'stale' | 'expired';
+  readonly kids: readonly string[];
+  /** Keys of the last good answer that were skipped as unusable. */
+  readonly skippedKeys: number;
+  /** When the last good key set was loaded. */
+  readonly fetchedAt: Date | undefined;
+  /** The last failed fetch, cleared by a successful one. */
+  readonly lastError: { readonly code: JwksFailureCode; readonly message: string; readonly at: Date } | undefined;
+  readonly fetches: { readonly started: number; readonly succeeded: number; readonly failed: number };
+  readonly refreshing: boolean;
+  readonly closed: boolean;
+}
+
+/**
+ * The identity provider's signing keys, by `kid`, as `KeyObject`s. One fetch at a time (concurrent needs
+ * share it), unknown kids refetch at most once per cooldown, and the last good set outlives outages for
+ * a bounded time. Deadlines use the monotonic clock, so a wall-clock jump neither expires nor revives keys.
+ */
+export class KeyStore {
+  private readonly options: KeyStoreOptions;
+  private keys: ReadonlyMap<string, KeyObject> = new Map();
+  private skipped = 0;
+  private fetchedAt: Date | undefined;
+  private freshUntil = -Infinity;
+  private servableUntil = -Infinity;
+  private nextFetchAt = -Infinity;
+  private lastFailure: { readonly error: JwksFailure; readonly at: Date } | undefined;
+  private inflight: Promise<JwksFailure | undefined> | undefined;
+  private abortFetch: AbortController | undefined;
+  private closed = false;
+  private readonly counts = { started: 0, succeeded: 0, failed: 0 };
+
+  constructor(options: KeyStoreOptions) {
+    this.options = { ...options };
+  }
+
+  /**
+   * The key for `kid`. Returned synchronously whenever it can be served without waiting (a fresh set, or a
+   * stale one being refreshed behind the request); otherwise a Promise that settles within `timeoutMs`.
+   * Fails with a {@link DualAuthError}: `ERR_KID_UNKNOWN`, or `ERR_JWKS_UNREACHABLE` / `ERR_JWKS_TIMEOUT` /
+   * `ERR_JWKS_INVALID` when no key set can be served.
+   */
+  getKey(kid: string): KeyObject | Promise<KeyObject> {
+    // Hot path: one map lookup and one clock read.
+    const key = this.keys.get(kid);
+    if (key !== undefined && performance.now() < this.freshUntil) return key;
+    return this.getKeySlowly(kid);
+  }
+
+  /** Loads the key set now, cooldown or not (warm-up at start). Rejects with the failure's {@link DualAuthError}. */
+  async prefetch(): Promise<void> {
+    if (this.closed) throw this.closedError();
+    const failure = await this.refresh();
+    if (failure) throw copyFailure(failure);
+  }
+
+  /** Aborts an in-flight fetch (its deadline timer goes with it) and stops fetching; fresh keys still answer. */
+  close(): void {
+    this.closed = true;
+    this.abortFetch?.abort();
+  }
+
+  describe(): KeyStoreState {
+    const failure = this.lastFailure;
+    return {
+      jwksUri: this.options.jwksUri,
+      status: this.status(performance.now()),
+      kids: [...this.keys.keys()],
+      skippedKeys: this.skipped,
+      fetchedAt: this.fetchedAt,
+      lastError: failure && { code: failure.error.code, message: failure.error.message, at: failure.at },
+      fetches: { ...this.counts },
+      refreshing: this.inflight !== undefined,
+      closed: this.closed,
+    };
+  }
+
+  private getKeySlowly(kid: string): KeyObject | Promise<KeyObject> {
+    if (this.closed) return Promise.reject(this.closedError());
+    const now = performance.now();
+    const key = now < this.servableUntil ? this.keys.get(kid) : undefined;
+    if (key !== undefined) {
+      // Stale but servable: answer now and refresh behind the request, so nobody waits for the IdP.
+      if (this.inflight === undefined && now >= this.nextFetchAt) void this.refresh();
+      return key;
+    }
+    if (this.inflight !== undefined || now >= this.nextFetchAt) {
+      return this.refresh().then((failure) => this.keyAfterRefresh(kid, failure));
+    }
+    return Promise.reject(this.refusal(kid, now));
+  }
+
+  private keyAfterRefresh(kid: string, failure: JwksFailure | undefined): KeyObject {
+    const servable = performance.now() < this.servableUntil;
+    const key = servable ? this.keys.get(kid) : undefined;
+    if (key !== undefined) return key;
+    if (!servable && failure) throw copyFailure(failure);
+    throw kidUnknown(this.options.jwksUri, kid, { refreshFailure: failure });
+  }
+
+  /** Why `kid` is refused without a fetch: the cooldown since the last one has not passed. */
+  private refusal(kid: string, now: number): DualAuthError {
+    const failure = this.lastFailure?.error;
+    // With no key set to look in, the outage is the answer; with one, the missing kid is.
+    if (failure && now >= this.servableUntil) return copyFailure(failure);
+    return kidUnknown(this.options.jwksUri, kid, { refreshFailure: failure, retryInMs: this.nextFetchAt - now });
+  }
+
+  /** Single flight: every caller during a fetch shares it. Never rejects; resolves to the failure, if any. */
+  private refresh(): Promise<JwksFailure | undefined> {
+    this.inflight ??= this.load().finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  private async load(): Promise<JwksFailure | undefined> {
+    const { jwksUri, algorithms, timeoutMs, maxResponseBytes } = this.options;
+    const started = performance.now();
+    const abort = new AbortController();
+    this.abortFetch = abort;
+    this.counts.started++;
+    try {
+      const document = await fetchJwks(jwksUri, { timeoutMs, maxResponseBytes, signal: abort.signal });
+      const set = await usableKeys(document, jwksUri, algorithms);
+      if (set.keys.size === 0) {
+        const found = document.keys.length;
+        throw jwksInvalid(jwksUri, `no usable signing keys for ${algorithms.join(', ')} (${found} ${found === 1 ? 'key' : 'keys'} in the set)`);
+      }
+      this.accept(set, started);
+      return undefined;
+    } catch (error) {
+      const failure = isJwksFailure(error) ? error : jwksInvalid(jwksUri, error instanceof Error ? error.message : 'unreadable key set');
+      this.fail(failure, started);
+      return failure;
+    } finally {
+      this.abortFetch = undefined;
+    }
+  }
+
+  private accept(set: UsableKeySet, started: number): void {
+    const now = performance.now();
+    this.keys = set.keys;
+    this.skipped = set.skipped;
+    this.fetchedAt = new Date();
+    this.freshUntil = now + this.options.maxAgeMs;
+    this.servableUntil = this.freshUntil + this.options.staleIfErrorMs;
+    this.nextFetchAt = now + this.options.cooldownMs;
+    this.lastFailure = undefined;
+    this.counts.succeeded++;
+    this.report({
+      type: 'jwks-refreshed',
+      jwksUri: this.options.jwksUri,
+      kids: [...set.keys.keys()],
+      skipped: set.skipped,
+      durationMs: Math.round(now - started),
+    });
+  }
+
+  private fail(error: JwksFailure, started: number): void {
+    const now = performance.now();
+    this.lastFailure = { error, at: new Date() };
+    this.nextFetchAt = now + this.options.cooldownMs;
+    this.counts.failed++;
+    this.report({
+      type: 'jwks-refresh-failed',
+      jwksUri: this.options.jwksUri,
+      code: error.code,
+      message: error.message,
+      servingStale: now < this.servableUntil,
+      durationMs: Math.round(now - started),
+    });
+  }
+
+  /** A store being shut down is not an IdP failure worth an operator's attention. */
+  private report(event: AuthEvent): void {
+    if (!this.closed) emit(this.options.onEvent, event);
+  }
+
+  private status(now: number): KeyStoreState['status'] {
+    if (this.fetchedAt === undefined) return 'empty';
+    if (now < this.freshUntil) return 'fresh';
+    return now < this.servableUntil ? 'stale' : 'expired';
+  }
+
+  private closedError(): JwksFailure {
+    return jwksUnreachable(this.options.jwksUri, 'key store closed');
+  }
+}
+

@@ -1,0 +1,59 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { JwksClient } from 'jwks-rsa';
+import type { KeySetAlgorithm } from '../config';
+import { keyFitsAlgorithm } from '../signature';
+import type { JwksDocument } from './fetch-jwks';
+
+/** The signing keys of one JWKS answer that can verify tokens of the allowed algorithms, by `kid`. */
+export interface UsableKeySet {
+  readonly keys: ReadonlyMap<string, KeyObject>;
+  /** Keys of the answer left out: not for signatures, no `kid`, malformed, private, unfit for the allowed algorithms, or a repeated `kid`. */
+  readonly skipped: number;
+}
+
+/** What jwks-rsa really returns: its typings promise `kid` and `alg`, but it sets them only when the JWK has them. */
+interface ParsedKey {
+  readonly kid?: string;
+  readonly alg?: string;
+  getPublicKey(): string;
+}
+
+/**
+ * Picks the usable keys of a JWKS and converts each to a `KeyObject` once, so that verifying a token
+ * never parses key material again.
+ */
+export async function usableKeys(
+  document: JwksDocument,
+  jwksUri: string,
+  algorithms: readonly string[],
+): Promise<UsableKeySet> {
+  const keys = new Map<string, KeyObject>();
+  for (const parsed of await parseSigningKeys(document, jwksUri)) {
+    // First one wins on a repeated kid: a token names a key by kid alone, so a second one would be a guess.
+    if (parsed.kid === undefined || keys.has(parsed.kid)) continue;
+    const key = createPublicKey(parsed.getPublicKey());
+    if (fitsAllowedAlgorithm(key, parsed.alg, algorithms)) keys.set(parsed.kid, key);
+  }
+  return { keys, skipped: document.keys.length - keys.size };
+}
+
+/**
+ * jwks-rsa keeps keys whose `use` is `sig` or absent and whose `kty` is RSA, EC or OKP, imports each one
+ * and drops those that fail to import or are private. Our fetcher hands it the document we already fetched.
+ */
+async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
+  const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys: document.keys }) });
+  try {
+    return await client.getSigningKeys();
+  } catch (error) {
+    // jwks-rsa throws when nothing is left; the key store reports an empty set with the JWKS URL.
+    if (error instanceof Error && error.name === 'JwksError') return [];
+    throw error;
+  }
+}
+
+/** A key that names its algorithm (JWK `alg`) is only for that one (RFC 7517, section 4.4). */
+function fitsAllowedAlgorithm(key: KeyObject, jwkAlg: string | undefined, algorithms: readonly string[]): boolean {
+  const candidates = jwkAlg === undefined ? algorithms : algorithms.filter((alg) => alg === jwkAlg);
+  return candidates.some((alg) => keyFitsAlgorithm(alg as KeySetAlgorithm, key));
+}

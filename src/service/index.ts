@@ -1,0 +1,39 @@
+/** The customer side of the service's API: typed client, errors, constants and paths. */
+export { createEmbeddableClient, type EmbeddableClient } from './client';
+export {
+  CUBE_API_SUFFIX,
+  CUBE_DATA_PROVIDER_TYPE,
+  EMBEDDABLE_SERVICE_DOMAIN,
+  ENVIRONMENT_TAGS,
+  MAX_LISTED_VERSIONS,
+  type EnvironmentTag,
+} from './constants';
+export {
+  BUILDER_CODE_EXPLANATIONS,
+  EmbeddableApiError,
+  EmbeddableError,
+  EmbeddableNetworkError,
+  EmbeddableResponseError,
+  EmbeddableValidationError,
+  type NetworkFailure,
+} from './errors';
+export type { EmbeddableClientOptions } from './options';
+export { endpoints as embeddableEndpoints, type Endpoint as EmbeddableEndpoint } from './paths';
+export type {
+  CreateDataProviderInput,
+  DashboardDataset,
+  DashboardDefinition,
+  DashboardVariable,
+  DashboardWidget,
+  DataProviderCredentials,
+  DataProviderRecord,
+  DatasetFilter,
+  SavedVersion,
+  SavedVersionList,
+  SecurityTokenRequest,
+  SecurityTokenResponse,
+  TagAssignment,
+  TagMap,
+  UpdateDataProviderInput,
+  WidgetInput,
+} from './types';

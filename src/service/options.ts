@@ -1,0 +1,122 @@
+/** The client's options, checked once when the client is created. */
+import { EMBEDDABLE_SERVICE_DOMAIN } from './constants';
+import { EmbeddableValidationError } from './errors';
+import { show } from './validate';
+
+/** Options of {@link createEmbeddableClient}. Give `region` or `baseUrl`, not both. */
+export interface EmbeddableClientOptions {
+  /**
+   * The workspace API key (found on the workspace home page), sent as `Authorization: Bearer <key>`.
+   * Required. Server-side only. It is never logged, never put in an error message, and not shown when
+   * the client is printed or inspected.
+   */
+  apiKey: string;
+  /** The service region, for example `us` or `eu`: the base URL becomes `https://api.<region>.<serviceDomain>`. */
+  region?: string;
+  /** The service's domain used with `region`. Default {@link EMBEDDABLE_SERVICE_DOMAIN} (`embeddable.com`). */
+  serviceDomain?: string;
+  /**
+   * The whole base URL instead of `region`, for example `https://api.us.embeddable.com`. Must be https
+   * (plain http only for localhost, for tests), without credentials, query or `/api/v1` (the client adds it).
+   */
+  baseUrl?: string;
+  /** Time allowed for each attempt, answer body included, in milliseconds. Default 10000. */
+  timeoutMs?: number;
+  /**
+   * Extra attempts for operations that are safe to repeat (the GET operations and publish, which is
+   * idempotent), after a network failure, a timeout or HTTP 408, 429, 502, 503 or 504. Creates,
+   * updates, deletes and token requests are never repeated. Default 2.
+   */
+  retries?: number;
+  /**
+   * Wait before the first retry, in milliseconds, doubled for each further one. A `Retry-After` header
+   * in seconds (up to 30) takes precedence. Default 250.
+   */
+  retryDelayMs?: number;
+  /** The `fetch` to use. Default: Node's global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** Options after checking, with defaults filled in. */
+export interface ResolvedOptions {
+  readonly apiKey: string;
+  /** Origin plus optional path prefix, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  readonly fetch: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_DELAY_MS = 250;
+
+const API_KEY = /^[\x21-\x7e]+$/;
+const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function fail(field: string, message: string): never {
+  throw new EmbeddableValidationError(field, message);
+}
+
+function apiKey(value: unknown): string {
+  if (typeof value !== 'string' || value === '') fail('apiKey', 'the workspace API key is required');
+  // Checked here so that a pasted newline or space fails clearly instead of inside fetch's header code.
+  if (!API_KEY.test(value)) fail('apiKey', 'must be the workspace API key: visible ASCII characters, no spaces or line breaks');
+  return value;
+}
+
+function baseUrlFromRegion(region: unknown, domain: unknown): string {
+  if (typeof region !== 'string' || !DNS_LABEL.test(region)) fail('region', `must be a region name such as us or eu, got ${show(region)}`);
+  const serviceDomain = domain ?? EMBEDDABLE_SERVICE_DOMAIN;
+  if (typeof serviceDomain !== 'string' || !serviceDomain.split('.').every((label) => DNS_LABEL.test(label))) {
+    fail('serviceDomain', `must be a domain name such as ${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(serviceDomain)}`);
+  }
+  return `https://api.${region}.${serviceDomain}`;
+}
+
+function explicitBaseUrl(value: unknown): string {
+  if (typeof value !== 'string') fail('baseUrl', `must be a string, got ${show(value)}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('baseUrl', `must be an absolute URL such as https://api.us.${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(value)}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+    fail('baseUrl', `must use https (plain http only for localhost), got ${show(value)}`);
+  }
+  if (url.username || url.password) fail('baseUrl', 'must not contain credentials; the API key goes in apiKey');
+  if (url.search || url.hash) fail('baseUrl', `must not have a query or fragment, got ${show(value)}`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${show(value)}`);
+  return `${url.origin}${path}`;
+}
+
+function count(field: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    fail(field, `must be a whole number of at least ${min}, got ${show(value)}`);
+  }
+  return value;
+}
+
+/** Checks the options and fills in the defaults; throws {@link EmbeddableValidationError} naming the option. */
+export function resolveOptions(options: EmbeddableClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) fail('options', `must be an object, got ${show(options)}`);
+  const { region, baseUrl } = options;
+  if (region !== undefined && baseUrl !== undefined) fail('baseUrl', 'give either region or baseUrl, not both');
+  if (region === undefined && baseUrl === undefined) fail('region', `give region (such as us or eu) or baseUrl`);
+  if (baseUrl !== undefined && options.serviceDomain !== undefined) fail('serviceDomain', 'applies only with region, not with baseUrl');
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') fail('fetch', 'no fetch implementation: use Node 18 or later, or pass one');
+  return {
+    apiKey: apiKey(options.apiKey),
+    baseUrl: baseUrl === undefined ? baseUrlFromRegion(region, options.serviceDomain) : explicitBaseUrl(baseUrl),
+    timeoutMs: count('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
+    retries: count('retries', options.retries, DEFAULT_RETRIES, 0),
+    retryDelayMs: count('retryDelayMs', options.retryDelayMs, DEFAULT_RETRY_DELAY_MS, 0),
+    fetch: fetchImpl,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Reads the service's successful answers into the client's types. Only what the client relies on is
+ * checked; unknown fields are kept. The one renaming: a tag's change time is always `updatedAt`.
+ */
+import { EmbeddableResponseError } from './errors';
+import type { Answer } from './transport';
+import type { DashboardDefinition, DataProviderRecord, JsonObject, SavedVersion, SavedVersionList, SecurityTokenResponse, TagAssignment, TagMap } from './types';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function object(operation: string, answer: Answer, what: string): JsonObject {
+  if (!isObject(answer.body)) throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
+  return answer.body;
+}
+
+/** Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt` (part 2.2). */
+function tagMap(operation: string, answer: Answer, raw: unknown): TagMap {
+  if (raw === undefined) return {};
+  if (!isObject(raw)) throw new EmbeddableResponseError(operation, answer.status, '`tags` is not an object');
+  const result: TagMap = {};
+  for (const [tag, value] of Object.entries(raw)) {
+    if (!isObject(value) || typeof value.version !== 'string') {
+      throw new EmbeddableResponseError(operation, answer.status, `tag ${JSON.stringify(tag)} has no version label`);
+    }
+    const { 'updated-at': kebab, updatedAt: camel, ...rest } = value;
+    const when = camel ?? kebab;
+    result[tag] = { ...rest, version: value.version, updatedAt: typeof when === 'string' ? when : undefined } satisfies TagAssignment;
+  }
+  return result;
+}
+
+/** Part 4.1: `{ tags, "saved-versions": [...] }`. */
+export function savedVersionList(operation: string, answer: Answer): SavedVersionList {
+  const body = object(operation, answer, 'the saved-versions list');
+  const versions = body['saved-versions'];
+  if (!Array.isArray(versions)) throw new EmbeddableResponseError(operation, answer.status, '`saved-versions` is not an array');
+  for (const entry of versions) {
+    if (!isObject(entry) || typeof entry.version !== 'string') {
+      throw new EmbeddableResponseError(operation, answer.status, 'a saved version has no `version` label');
+    }
+  }
+  return { tags: tagMap(operation, answer, body.tags), savedVersions: versions as SavedVersion[] };
+}
+
+/** Part 4.2: `{ tags }`. */
+export function publishedTags(operation: string, answer: Answer): TagMap {
+  return tagMap(operation, answer, object(operation, answer, 'the updated tag map').tags);
+}
+
+/** Part 4.3: the definition, kept whole. */
+export function definition(operation: string, answer: Answer): DashboardDefinition {
+  return object(operation, answer, 'the dashboard definition') as DashboardDefinition;
+}
+
+/** Create, update, read: the record is not shown in the interface, so any object (or nothing) is accepted. */
+export function optionalRecord(operation: string, answer: Answer): DataProviderRecord | undefined {
+  return answer.body === undefined ? undefined : object(operation, answer, 'a data-provider record');
+}
+
+/**
+ * The list answer is not shown (part 4.6). Accepted: an array of records, or an object holding exactly
+ * one array of records (a wrapper such as `{ "dataProviders": [...] }`).
+ */
+export function providerList(operation: string, answer: Answer): DataProviderRecord[] {
+  const body = answer.body;
+  const arrays = Array.isArray(body) ? [body] : isObject(body) ? Object.values(body).filter(Array.isArray) : [];
+  const list = arrays.length === 1 ? arrays[0] : undefined;
+  if (!list || !list.every(isObject)) {
+    throw new EmbeddableResponseError(operation, answer.status, 'expected a list of data providers (an array of objects)');
+  }
+  return list as DataProviderRecord[];
+}
+
+/** Part 4.7: shape not shown; an object, with `token` a string when present. */
+export function securityToken(operation: string, answer: Answer): SecurityTokenResponse {
+  const body = object(operation, answer, 'the token answer');
+  if (body.token !== undefined && typeof body.token !== 'string') {
+    throw new EmbeddableResponseError(operation, answer.status, '`token` is not a string');
+  }
+  return body as SecurityTokenResponse;
+}

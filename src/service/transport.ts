@@ -1,0 +1,177 @@
+/**
+ * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
+ * every failure into a typed error. The API key lives only in this closure.
+ */
+import {
+  BUILDER_CODE_EXPLANATIONS,
+  EmbeddableApiError,
+  EmbeddableNetworkError,
+  EmbeddableResponseError,
+} from './errors';
+import type { ResolvedOptions } from './options';
+import type { Endpoint } from './paths';
+
+/** One operation to send. */
+export interface Outgoing {
+  /** Client method name, used in messages. */
+  readonly operation: string;
+  readonly endpoint: Endpoint;
+  readonly body?: unknown;
+  /** Whether repeating the request is harmless (GET, idempotent publish). */
+  readonly retry: boolean;
+  /** Values besides the API key that must never appear in an error message (a data-provider secret). */
+  readonly secrets?: readonly string[];
+  /** Explanations of statuses specific to this operation, for answers without a known BUILDER code. */
+  readonly hints?: Readonly<Record<number, string>>;
+}
+
+/** A successful answer: its status and parsed JSON body (`undefined` when the body is empty). */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Sends an operation and returns the successful answer, or throws an `EmbeddableError`. */
+export type Send = (outgoing: Outgoing) => Promise<Answer>;
+
+const RETRYABLE_STATUS = new Set([408, 429, 502, 503, 504]);
+const MAX_RETRY_AFTER_S = 30;
+const MAX_SERVICE_MESSAGE = 200;
+const BUILDER_CODE = /\bBUILDER-\d+\b/;
+
+const STATUS_EXPLANATIONS: Readonly<Record<number, string>> = {
+  400: 'the service refused the request as malformed',
+  401: BUILDER_CODE_EXPLANATIONS['BUILDER-998'] ?? 'the API key is missing or invalid',
+  403: 'the API key is not allowed to do this',
+  404: 'not found',
+  409: 'the request conflicts with what exists (for example a data provider with this name)',
+  429: 'too many requests; try again later',
+};
+
+interface Received {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function retryDelay(options: ResolvedOptions, attempt: number, headers?: Headers): number {
+  const retryAfter = Number(headers?.get('retry-after') ?? Number.NaN);
+  if (Number.isInteger(retryAfter) && retryAfter >= 0 && retryAfter <= MAX_RETRY_AFTER_S) return retryAfter * 1000;
+  return options.retryDelayMs * 2 ** (attempt - 1);
+}
+
+/** Makes a message safe to show: secrets removed, printable characters only, shortened. */
+function clean(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) result = result.split(secret).join('[redacted]');
+  result = result.replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return result.length > MAX_SERVICE_MESSAGE ? `${result.slice(0, MAX_SERVICE_MESSAGE)}...` : result;
+}
+
+/** The service's own message. The error body's shape is not shown (part 7), so common fields are tried. */
+function serviceMessage(text: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text.trimStart().startsWith('<') ? undefined : text.split('\n')[0];
+  }
+  if (typeof parsed === 'string') return parsed;
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const body = parsed as Record<string, unknown>;
+  const nested = typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>).message : undefined;
+  const found = [body.message, body.errorMessage, body.error, nested, body.detail].find((v) => typeof v === 'string' && v !== '');
+  return found as string | undefined;
+}
+
+function explain(outgoing: Outgoing, status: number, code: string | undefined, location: string | null): string {
+  const known = code === undefined ? undefined : BUILDER_CODE_EXPLANATIONS[code];
+  if (known) return known;
+  if (status >= 300 && status < 400) return `the service answered with a redirect${location ? ` to ${location}` : ''}; check the base URL`;
+  const base = outgoing.hints?.[status] ?? STATUS_EXPLANATIONS[status] ?? (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
+  if (status === 404 && outgoing.endpoint.assumed) {
+    return `${base}; note that this client assumes the path ${outgoing.endpoint.method} ${outgoing.endpoint.path} (the interface does not show it), so a 404 may also mean the service uses another path`;
+  }
+  return base;
+}
+
+function apiError(outgoing: Outgoing, received: Received, attempts: number, secrets: readonly string[]): EmbeddableApiError {
+  const code = BUILDER_CODE.exec(received.text)?.[0];
+  const said = serviceMessage(received.text);
+  const location = received.headers.get('location');
+  return new EmbeddableApiError({
+    operation: outgoing.operation,
+    status: received.status,
+    code,
+    explanation: explain(outgoing, received.status, code, location === null ? null : clean(location, secrets)),
+    serviceMessage: said ? clean(said, secrets) || undefined : undefined,
+    attempts,
+  });
+}
+
+function networkError(outgoing: Outgoing, error: unknown, attempts: number, options: ResolvedOptions, secrets: readonly string[]): EmbeddableNetworkError {
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+  const where = `${outgoing.endpoint.method} ${options.baseUrl}${outgoing.endpoint.path}`;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return new EmbeddableNetworkError('ERR_TIMEOUT', `${outgoing.operation} failed: no answer within ${options.timeoutMs} ms from ${where}${tries}`, outgoing.operation, attempts, error);
+  }
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
+  return new EmbeddableNetworkError('ERR_NETWORK', `${outgoing.operation} failed: could not reach ${where}: ${clean(detail, secrets)}${tries}`, outgoing.operation, attempts, error);
+}
+
+function parseSuccess(outgoing: Outgoing, received: Received): Answer {
+  if (received.text.trim() === '') return { status: received.status, body: undefined };
+  try {
+    return { status: received.status, body: JSON.parse(received.text) as unknown };
+  } catch {
+    throw new EmbeddableResponseError(outgoing.operation, received.status, 'the body is not JSON');
+  }
+}
+
+/** Creates the sender for a set of resolved options. */
+export function createSender(options: ResolvedOptions): Send {
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json',
+    Authorization: `Bearer ${options.apiKey}`,
+  };
+
+  async function attempt(outgoing: Outgoing): Promise<Received> {
+    // The timeout covers the body too: a server that sends headers and then stalls must not hang us.
+    const response = await options.fetch(`${options.baseUrl}${outgoing.endpoint.path}`, {
+      method: outgoing.endpoint.method,
+      headers,
+      body: outgoing.body === undefined ? undefined : JSON.stringify(outgoing.body),
+      // A redirect would resend the key elsewhere, or turn a POST into a GET: report it instead.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  return async function send(outgoing) {
+    const secrets = [options.apiKey, ...(outgoing.secrets ?? [])];
+    const maxAttempts = outgoing.retry ? 1 + options.retries : 1;
+    for (let attempts = 1; ; attempts += 1) {
+      let received: Received;
+      try {
+        received = await attempt(outgoing);
+      } catch (error) {
+        if (attempts < maxAttempts) {
+          await sleep(retryDelay(options, attempts));
+          continue;
+        }
+        throw networkError(outgoing, error, attempts, options, secrets);
+      }
+      if (received.status >= 200 && received.status < 300) return parseSuccess(outgoing, received);
+      if (RETRYABLE_STATUS.has(received.status) && attempts < maxAttempts) {
+        await sleep(retryDelay(options, attempts, received.headers));
+        continue;
+      }
+      throw apiError(outgoing, received, attempts, secrets);
+    }
+  };
+}

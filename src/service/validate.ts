@@ -1,0 +1,140 @@
+/**
+ * Checks run before any request, so that bad input gets an error naming the field instead of a
+ * round trip, and the service's BUILDER refusals are caught early with the same code.
+ */
+import { CUBE_API_SUFFIX, ENVIRONMENT_TAGS, type EnvironmentTag } from './constants';
+import { EmbeddableValidationError } from './errors';
+import type { JsonObject } from './types';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const VERSION_LABEL = /^v[1-9][0-9]*$/;
+const SEMVER_WITH_V = /^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const MAX_ECHO = 64;
+
+/** Quotes a caller's value for a message: printable, shortened. Never used for secrets. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') {
+    const printable = value.replace(/[^\x20-\x7e]/g, '?');
+    return JSON.stringify(printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable);
+  }
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+function fail(field: string, message: string, operation: string | undefined, code?: string): never {
+  throw new EmbeddableValidationError(field, message, operation, code);
+}
+
+function isTag(value: string): value is EnvironmentTag {
+  return (ENVIRONMENT_TAGS as readonly string[]).includes(value);
+}
+
+/** A non-empty string without surrounding whitespace or control characters. */
+export function text(field: string, value: unknown, operation?: string): string {
+  if (typeof value !== 'string' || value === '') fail(field, `must be a non-empty string, got ${show(value)}`, operation);
+  if (value.trim() !== value) fail(field, `must not start or end with whitespace, got ${show(value)}`, operation);
+  if (CONTROL.test(value)) fail(field, 'must not contain control characters', operation);
+  return value;
+}
+
+/** A secret: like {@link text}, but the value is never echoed. */
+export function secret(field: string, value: unknown, operation?: string): string {
+  if (typeof value !== 'string' || value === '') fail(field, 'must be a non-empty string', operation);
+  if (value.trim() !== value) fail(field, 'must not start or end with whitespace (a stray newline from a secret store?)', operation);
+  if (CONTROL.test(value)) fail(field, 'must not contain control characters', operation);
+  return value;
+}
+
+/** A dashboard UUID (part 1). */
+export function embeddableId(value: unknown, operation: string, field = 'embeddableId'): string {
+  if (typeof value !== 'string' || !UUID.test(value)) fail(field, `must be the dashboard's UUID, got ${show(value)}`, operation);
+  return value;
+}
+
+/** A saved-version label `v<N>`; a tag name is refused as the service would (BUILDER-172). */
+export function versionLabel(value: unknown, operation: string, field = 'version'): string {
+  if (typeof value === 'string' && isTag(value)) {
+    fail(field, `${show(value)} is a tag name, not a version label; give an explicit label such as v3`, operation, 'BUILDER-172');
+  }
+  if (typeof value !== 'string' || !VERSION_LABEL.test(value)) fail(field, `must be a saved-version label v<N> such as v3, got ${show(value)}`, operation);
+  return value;
+}
+
+/** Publish tags: non-empty (BUILDER-996), each an environment tag (BUILDER-117); duplicates dropped. */
+export function tags(value: unknown, operation: string): EnvironmentTag[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    fail('tags', `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : show(value)}`, operation, 'BUILDER-996');
+  }
+  const bad = value.filter((tag) => typeof tag !== 'string' || !isTag(tag));
+  if (bad.length > 0) {
+    fail('tags', `${bad.map(show).join(', ')} ${bad.length === 1 ? 'is not an environment tag' : 'are not environment tags'}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
+  }
+  return [...new Set(value as EnvironmentTag[])];
+}
+
+/** A tag name or a version label, for a token's `savedVersion`. */
+export function savedVersion(value: unknown, operation: string): string {
+  if (typeof value === 'string' && (isTag(value) || VERSION_LABEL.test(value))) return value;
+  return fail('savedVersion', `must be a tag (${ENVIRONMENT_TAGS.join(', ')}) or a version label v<N>, got ${show(value)}`, operation);
+}
+
+/** A data-provider version `vMAJOR.MINOR.PATCH` (parts 2.4 and 9). */
+export function providerVersion(value: unknown, operation: string): string {
+  if (typeof value !== 'string' || !SEMVER_WITH_V.test(value)) {
+    fail('version', `must be vMAJOR.MINOR.PATCH such as v1.0.0 (required on create and update), got ${show(value)}`, operation);
+  }
+  return value;
+}
+
+/**
+ * The deployment's URL as the service wants it: an http(s) URL without Cube's `/cubejs-api/v1`
+ * suffix (part 2.4). The suffix and trailing slashes are trimmed; anything else is refused.
+ */
+export function instanceUrl(value: unknown, operation: string): string {
+  const field = 'credentials.instanceUrl';
+  const raw = text(field, value, operation);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(field, `must be an absolute http(s) URL, got ${show(raw)}`, operation);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(field, `must be an http(s) URL, got ${show(raw)}`, operation);
+  if (url.username || url.password) fail(field, 'must not contain credentials; the secret goes in credentials.secretKey', operation);
+  if (url.search || url.hash) fail(field, `must not have a query or fragment, got ${show(raw)}`, operation);
+  let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith(CUBE_API_SUFFIX)) path = path.slice(0, -CUBE_API_SUFFIX.length).replace(/\/+$/, '');
+  if (path.includes('/cubejs-api')) {
+    fail(field, `must be the deployment's URL up to ${CUBE_API_SUFFIX}, not an endpoint below it; got ${show(raw)}`, operation);
+  }
+  return `${url.origin}${path}`;
+}
+
+/** A security context: a plain JSON object (part 2.5). */
+export function securityContext(value: unknown, operation: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail('securityContext', `must be an object of key/value pairs, got ${show(value)}`, operation);
+  }
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    fail('securityContext', `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`, operation);
+  }
+  return value as JsonObject;
+}
+
+/** A positive whole number of seconds. */
+export function positiveInteger(field: string, value: unknown, operation: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(field, `must be a positive whole number, got ${show(value)}`, operation);
+  return value;
+}
+
+/** A plain object (an input or a nested group of fields). */
+export function object<T>(field: string, value: T, operation: string): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, `must be an object, got ${show(value)}`, operation);
+  return value;
+}

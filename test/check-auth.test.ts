@@ -1,0 +1,202 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createCheckAuth, DualAuthError, type AuthEvent } from '../src';
+import { randomSecret, timed, type TimedOptions } from './support/claims';
+import { base64url, signToken } from './support/tokens';
+import { appRequest, rejectionOf, serviceRequest } from './support/requests';
+
+const secret = randomSecret();
+const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) => signToken(timed(payload, options), { alg: 'HS256', key: secret });
+const unusedJwks = 'http://127.0.0.1:9/jwks.json';
+
+describe('checkAuth: token and request handling', () => {
+  const checkAuth = createCheckAuth({ apiSecret: secret });
+
+  it.each([undefined, '', 'Bearer ', '   '])('refuses a missing token (%j) with exactly "Authentication required"', async (auth) => {
+    const error = await rejectionOf(checkAuth(serviceRequest(), auth));
+    expect(error).toBeInstanceOf(DualAuthError);
+    expect(error).toMatchObject({ status: 403, code: 'ERR_TOKEN_MISSING', message: 'Authentication required', path: undefined });
+  });
+
+  it('reads the token from the Authorization header when Cube passes none', async () => {
+    const req = { headers: { 'request-origin': 'embeddable', authorization: `Bearer ${hs({ tenant: 'acme' })}` } };
+    await expect(checkAuth(req)).resolves.toMatchObject({ tenant: 'acme' });
+  });
+
+  it('reads headers from a Fetch Headers object and from Express-style req.get', async () => {
+    const fetchStyle = { headers: new Headers({ 'Request-Origin': 'embeddable' }) };
+    const expressStyle = { get: (name: string) => (name.toLowerCase() === 'request-origin' ? 'embeddable' : undefined) };
+    await expect(checkAuth(fetchStyle, hs({ a: 1 }))).resolves.toMatchObject({ a: 1 });
+    await expect(checkAuth(expressStyle, hs({ b: 2 }))).resolves.toMatchObject({ b: 2 });
+  });
+
+  it('sends a WebSocket call without headers to the key-set path, never a TypeError', async () => {
+    const error = await rejectionOf(checkAuth({ isSubscription: true, protocol: 'ws' }, hs({})));
+    expect(error.code).toBe('ERR_JWKS_NOT_CONFIGURED');
+    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(CUBEJS_JWK_URL is not set\)/);
+  });
+
+  it('sends a request without the origin header to the key-set path, so an HS256 token is refused there', async () => {
+    const withJwks = createCheckAuth({ apiSecret: secret, jwksUri: unusedJwks });
+    const error = await rejectionOf(withJwks(appRequest(), hs({})));
+    expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', path: 'key-set' });
+    expect(error.message).toBe(
+      'Algorithm "HS256" is not accepted on the key-set path (RS256 only): a token signed with the API secret needs the header "Request-Origin: embeddable"',
+    );
+    withJwks.close();
+  });
+
+  it('honours a configured origin value', async () => {
+    const partner = createCheckAuth({ apiSecret: secret, origin: 'Partner' });
+    await expect(partner(serviceRequest('partner'), hs({ ok: true }))).resolves.toMatchObject({ ok: true });
+    expect((await rejectionOf(partner(serviceRequest('embeddable'), hs({})))).path).toBe('key-set');
+  });
+
+  it.each([
+    ['a string', '"tenant"'],
+    ['an array', '[1,2]'],
+    ['null', 'null'],
+    ['a number', '42'],
+  ])('refuses a payload that is %s', async (_, json) => {
+    const token = signToken(JSON.parse(json), { alg: 'HS256', key: secret });
+    const error = await rejectionOf(checkAuth(serviceRequest(), token));
+    expect(error).toMatchObject({ code: 'ERR_PAYLOAD_NOT_OBJECT', message: 'Token payload is not a JSON object; a security context must be one' });
+  });
+
+  it.each([
+    ['one part', 'abc', /expected three dot-separated parts/],
+    ['four parts', 'a.b.c.d', /header is not JSON|expected three/],
+    ['a header that is not JSON', `${base64url('nope')}.${base64url(JSON.stringify({}))}.c2ln`, /header is not JSON/],
+    ['a header without alg', `${base64url(JSON.stringify({ typ: 'JWT' }))}.${base64url(JSON.stringify({}))}.c2ln`, /header has no "alg"/],
+    ['a crit header', `${base64url(JSON.stringify({ alg: 'HS256', crit: ['b64'] }))}.${base64url(JSON.stringify({}))}.c2ln`, /critical extensions/],
+    ['a payload that is not base64url', `${base64url(JSON.stringify({ alg: 'HS256' }))}.@@@.c2ln`, /payload is not base64url/],
+    ['an empty signature', `${base64url(JSON.stringify({ alg: 'HS256' }))}.${base64url(JSON.stringify({}))}.`, /signature is missing/],
+  ])('refuses a malformed token: %s', async (_, token, message) => {
+    const error = await rejectionOf(checkAuth(serviceRequest(), token));
+    expect(error.code).toBe('ERR_TOKEN_MALFORMED');
+    expect(error.message).toMatch(message);
+  });
+
+  it('refuses a 1 MB token at once, without decoding it', async () => {
+    const huge = `${base64url(JSON.stringify({ alg: 'HS256' }))}.${'A'.repeat(1024 * 1024)}.c2ln`;
+    const started = process.hrtime.bigint();
+    const error = await rejectionOf(checkAuth(serviceRequest(), huge));
+    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(error.message).toBe('Malformed token: longer than 16384 characters');
+    expect(elapsedMs).toBeLessThan(50);
+  });
+});
+
+describe('checkAuth: claims', () => {
+  const checkAuth = createCheckAuth({ apiSecret: secret, clockTolerance: 5, tokenCacheSize: 0 });
+  const now = Math.floor(Date.now() / 1000);
+
+  it('accepts a token inside the clock tolerance and refuses one beyond it', async () => {
+    await expect(checkAuth(serviceRequest(), hs({ exp: now - 2 }, { expiresIn: null }))).resolves.toBeTruthy();
+    expect((await rejectionOf(checkAuth(serviceRequest(), hs({ exp: now - 10 }, { expiresIn: null })))).code).toBe('ERR_TOKEN_EXPIRED');
+  });
+
+  it('refuses a token before its nbf, naming the time', async () => {
+    const error = await rejectionOf(checkAuth(serviceRequest(), hs({ nbf: now + 600 })));
+    expect(error.code).toBe('ERR_TOKEN_NOT_YET_VALID');
+    expect(error.message).toBe(`Token not valid before ${new Date((now + 600) * 1000).toISOString()}`);
+  });
+
+  it('accepts a token without exp (the service decides its lifetime)', async () => {
+    const token = signToken({ tenant: 'x' }, { alg: 'HS256', key: secret });
+    await expect(checkAuth(serviceRequest(), token)).resolves.toEqual({ tenant: 'x' });
+  });
+
+  it.each(['exp', 'nbf', 'iat'])('refuses a non-numeric %s', async (claim) => {
+    const error = await rejectionOf(checkAuth(serviceRequest(), hs({ [claim]: 'tomorrow' })));
+    expect(error).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a number of seconds since 1970` });
+  });
+
+  it('enforces a maximum token age by iat, which it then requires', async () => {
+    const strict = createCheckAuth({ apiSecret: secret, maxTokenAge: 60 });
+    await expect(strict(serviceRequest(), hs({}, { now: now - 30 }))).resolves.toBeTruthy();
+    expect((await rejectionOf(strict(serviceRequest(), hs({}, { now: now - 3600, expiresIn: 7200 })))).code).toBe('ERR_TOKEN_TOO_OLD');
+    const withoutIat = signToken({ exp: now + 60 }, { alg: 'HS256', key: secret });
+    const error = await rejectionOf(strict(serviceRequest(), withoutIat));
+    expect(error.message).toMatch(/Claim "iat" is required/);
+  });
+});
+
+describe('checkAuth: security context', () => {
+  it('sets req.securityContext and resolves to the same object', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret });
+    const req = serviceRequest();
+    const context = await checkAuth(req, hs({ tenant: 'acme' }));
+    expect(req.securityContext).toBe(context);
+  });
+
+  it('shapes the context per path with the securityContext function', async () => {
+    const checkAuth = createCheckAuth({
+      apiSecret: secret,
+      securityContext: (context, { path, payload }) => ({ tenant: context.tenant, via: path, iatSeen: typeof payload.iat }),
+    });
+    await expect(checkAuth(serviceRequest(), hs({ tenant: 'acme', other: 1 }))).resolves.toEqual({
+      tenant: 'acme',
+      via: 'shared-secret',
+      iatSeen: 'number',
+    });
+  });
+
+  it('refuses when the securityContext function throws or returns a non-object, reporting the fault', async () => {
+    const events: AuthEvent[] = [];
+    const throwing = createCheckAuth({
+      apiSecret: secret,
+      securityContext: () => { throw new Error('tenant lookup failed'); },
+      onEvent: (event) => events.push(event),
+    });
+    const error = await rejectionOf(throwing(serviceRequest(), hs({})));
+    expect(error).toMatchObject({ code: 'ERR_SECURITY_CONTEXT_INVALID', message: 'The securityContext function refused the token' });
+    expect(events).toContainEqual({ type: 'internal-error', message: 'securityContext function failed: tenant lookup failed' });
+
+    const nonObject = createCheckAuth({ apiSecret: secret, securityContext: () => 'acme' as never });
+    expect((await rejectionOf(nonObject(serviceRequest(), hs({})))).message).toBe('The securityContext function did not return an object');
+  });
+
+  it("passes a DualAuthError thrown by the securityContext function on with its own message", async () => {
+    const checkAuth = createCheckAuth({
+      apiSecret: secret,
+      securityContext: () => { throw new DualAuthError('ERR_SECURITY_CONTEXT_INVALID', 'Tenant "acme" is suspended'); },
+    });
+    expect((await rejectionOf(checkAuth(serviceRequest(), hs({})))).message).toBe('Tenant "acme" is suspended');
+  });
+});
+
+describe('checkAuth: events', () => {
+  it('reports accepted and rejected requests without the token', async () => {
+    const onEvent = vi.fn<(event: AuthEvent) => void>();
+    const checkAuth = createCheckAuth({ apiSecret: secret, onEvent });
+    const token = hs({ tenant: 'acme' });
+    await checkAuth(serviceRequest(), token);
+    await rejectionOf(checkAuth(serviceRequest(), `${token}x`));
+    const [accepted, rejected] = onEvent.mock.calls.map(([event]) => event);
+    expect(accepted).toMatchObject({ type: 'accepted', path: 'shared-secret', cached: false });
+    expect(rejected).toMatchObject({ type: 'rejected', path: 'shared-secret', code: 'ERR_SIGNATURE_INVALID' });
+    expect(JSON.stringify(onEvent.mock.calls)).not.toContain(token.split('.')[2]);
+  });
+
+  it('keeps working when the listener throws', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret, onEvent: () => { throw new Error('log sink down'); } });
+    await expect(checkAuth(serviceRequest(), hs({ ok: 1 }))).resolves.toMatchObject({ ok: 1 });
+  });
+});
+
+describe('checkAuth: explain', () => {
+  it('reports the path, the reason and the outcome without throwing', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret });
+    const verdict = await checkAuth.explain(serviceRequest(), hs({ tenant: 'acme' }));
+    expect(verdict).toMatchObject({
+      accepted: true,
+      path: 'shared-secret',
+      pathReason: 'Request-Origin is "embeddable": the shared-secret path (service tokens)',
+      header: { alg: 'HS256', typ: 'JWT' },
+      securityContext: { tenant: 'acme' },
+    });
+    const refused = await checkAuth.explain(appRequest(), hs({}));
+    expect(refused).toMatchObject({ accepted: false, path: 'key-set', error: { code: 'ERR_JWKS_NOT_CONFIGURED' } });
+    expect(refused.pathReason).toBe('no Request-Origin header: the key-set path (identity provider tokens)');
+  });
+});

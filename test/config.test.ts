@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { DualAuthConfigError, resolveOptions, type DualAuthOptions } from '../src/config';
+import { ENV_NAMES, optionsFromEnv } from '../src/env';
+
+const SECRET = 'a'.repeat(40);
+
+function configError(options: unknown, names = {}): DualAuthConfigError {
+  try {
+    resolveOptions(options as DualAuthOptions, names);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DualAuthConfigError);
+    return error as DualAuthConfigError;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('resolveOptions', () => {
+  it('applies the documented defaults', () => {
+    const resolved = resolveOptions({ apiSecret: SECRET });
+    expect(resolved).toMatchObject({
+      origin: 'embeddable',
+      algorithms: ['RS256'],
+      clockTolerance: 5,
+      jwksUri: undefined,
+      jwksCooldownMs: 30_000,
+      jwksMaxAgeMs: 600_000,
+      jwksStaleIfErrorMs: 86_400_000,
+      jwksTimeoutMs: 5_000,
+      jwksMaxResponseBytes: 524_288,
+    });
+    expect(resolved.secretKeys).toHaveLength(1);
+    expect(resolved.secretKeys[0]?.type).toBe('secret');
+  });
+
+  it.each([
+    [{}, /option "apiSecret" and option "jwksUri" are both unset/],
+    [{ apiSecret: '' }, /option "apiSecret" must be a non-empty string/],
+    [{ apiSecret: [] }, /option "apiSecret" must be a non-empty string or a non-empty list/],
+    [{ jwksUri: 'ftp://idp.example/jwks' }, /option "jwksUri" must be an http\(s\) URL/],
+    [{ jwksUri: 'not a url' }, /option "jwksUri" is not a URL/],
+    [{ jwksUri: 'https://user:pw@idp.example/jwks' }, /option "jwksUri" must not carry credentials/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['HS256'] }, /option "algorithms" contains "HS256", which is not allowed on the key-set path/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['none'] }, /"none", which is not allowed on the key-set path/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['RS1'] }, /"RS1", which is not supported/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: [] }, /option "algorithms" must be a non-empty list/],
+    [{ apiSecret: SECRET, clockTolerance: -1 }, /option "clockTolerance" must be a finite number of at least 0/],
+    [{ apiSecret: SECRET, jwksTimeoutMs: Number.NaN }, /option "jwksTimeoutMs" must be a finite number/],
+    [{ apiSecret: SECRET, securityContext: 'tenant' }, /option "securityContext" must be a function/],
+    [{ apiSecret: SECRET, jwksUrl: 'https://idp.example/jwks' }, /option "jwksUrl" is not an option of createCheckAuth/],
+    [null, /options must be an object/],
+  ])('refuses %j, naming the option', (options, message) => {
+    expect(configError(options).message).toMatch(message);
+  });
+
+  it('names environment variables when the options came from the environment', () => {
+    expect(configError({ jwksUri: 'ftp://x' }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
+  });
+
+  it('never puts a secret into a message', () => {
+    const secret = 'super-secret-value-0123456789abcdef';
+    const error = configError({ apiSecret: secret, algorithms: ['HS256'], jwksUri: 'https://idp.example/jwks' });
+    expect(error.message).not.toContain(secret);
+  });
+});
+
+describe('optionsFromEnv', () => {
+  it("reads Cube's variable names and the package's own", () => {
+    const options = optionsFromEnv({
+      CUBEJS_API_SECRET: SECRET,
+      CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'old-secret-1, old-secret-2',
+      CUBEJS_JWK_URL: 'https://idp.example/.well-known/jwks.json',
+      CUBEJS_JWT_ALGS: 'RS256,ES256',
+      CUBEJS_JWT_AUDIENCE: 'cube-api',
+      CUBEJS_JWT_ISSUER: 'https://idp.example/, https://idp2.example/',
+      CUBEJS_JWT_SUBJECT: 'app',
+      CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.dev/',
+      CUBE_DUAL_AUTH_ORIGIN: 'partner',
+      CUBE_DUAL_AUTH_CLOCK_TOLERANCE: '10',
+      CUBE_DUAL_AUTH_MAX_TOKEN_AGE: '3600',
+      CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '2000',
+    });
+    expect(options).toEqual({
+      apiSecret: [SECRET, 'old-secret-1', 'old-secret-2'],
+      jwksUri: 'https://idp.example/.well-known/jwks.json',
+      algorithms: ['RS256', 'ES256'],
+      audience: ['cube-api'],
+      issuer: ['https://idp.example/', 'https://idp2.example/'],
+      subject: 'app',
+      claimsNamespace: 'https://cube.dev/',
+      origin: 'partner',
+      clockTolerance: 10,
+      maxTokenAge: 3600,
+      jwksTimeoutMs: 2000,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(optionsFromEnv({ CUBEJS_API_SECRET: '', CUBEJS_JWK_URL: '  ' })).toEqual({});
+  });
+
+  it('refuses a number that is not one, naming the variable', () => {
+    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '5s' })).toThrow(
+      /CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS must be a number, got "5s"/,
+    );
+    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' })).toThrow(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off"/);
+  });
+});

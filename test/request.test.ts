@@ -1,0 +1,72 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { extractToken, isServiceOrigin, readHeader } from '../src/request';
+
+function nodeRequest(headers: Record<string, string>): IncomingMessage {
+  const req = new IncomingMessage(new Socket());
+  for (const [name, value] of Object.entries(headers)) req.headers[name.toLowerCase()] = value;
+  return req;
+}
+
+function expressLike(headers: Record<string, string>) {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return { get: (name: string) => lower[name.toLowerCase()] };
+}
+
+describe('readHeader', () => {
+  const cases: [string, unknown][] = [
+    ['Node IncomingMessage', nodeRequest({ 'Request-Origin': 'embeddable' })],
+    ['Express req.get only', expressLike({ 'Request-Origin': 'embeddable' })],
+    ['Fetch Headers', { headers: new Headers({ 'Request-Origin': 'embeddable' }) }],
+    ['hand-built headers in sender case', { headers: { 'REQUEST-ORIGIN': 'embeddable' } }],
+    ['repeated header as array', { headers: { 'request-origin': ['embeddable', 'other'] } }],
+  ];
+  it.each(cases)('reads a header from a %s', (_, req) => {
+    expect(readHeader(req, 'request-origin')).toBe('embeddable');
+  });
+
+  it.each([
+    ['WebSocket call without headers', { isSubscription: true, protocol: 'ws' }],
+    ['undefined', undefined],
+    ['null', null],
+    ['a string', 'GET /'],
+    ['headers that is a number', { headers: 42 }],
+    ['a get that throws', { get: () => { throw new Error('boom'); } }],
+  ])('returns undefined for %s, without throwing', (_, req) => {
+    expect(readHeader(req, 'request-origin')).toBeUndefined();
+  });
+});
+
+describe('extractToken', () => {
+  it('prefers the auth argument Cube passes', () => {
+    expect(extractToken(nodeRequest({ Authorization: 'header-token' }), 'argument-token')).toBe('argument-token');
+  });
+
+  it.each(['Bearer abc.def.ghi', 'bearer abc.def.ghi', 'BEARER   abc.def.ghi', '  abc.def.ghi  ', 'abc.def.ghi'])(
+    'accepts %j', (value) => {
+      expect(extractToken({}, value)).toBe('abc.def.ghi');
+    },
+  );
+
+  it('falls back to Authorization, then X-Cube-Authorization', () => {
+    expect(extractToken(nodeRequest({ Authorization: 'Bearer from-authorization' }), undefined)).toBe('from-authorization');
+    expect(extractToken(nodeRequest({ 'X-Cube-Authorization': 'from-cube-header' }), undefined)).toBe('from-cube-header');
+  });
+
+  it.each([undefined, '', '   ', 'Bearer', 'Bearer   ', 42, {}])('finds no token in %j', (auth) => {
+    expect(extractToken({ protocol: 'ws' }, auth)).toBeUndefined();
+  });
+});
+
+describe('isServiceOrigin', () => {
+  it('matches the origin ignoring case and surrounding space', () => {
+    expect(isServiceOrigin(nodeRequest({ 'Request-Origin': ' Embeddable ' }), 'embeddable')).toBe(true);
+  });
+
+  it('does not match another value, a missing header or a WebSocket call', () => {
+    expect(isServiceOrigin(nodeRequest({ 'Request-Origin': 'embeddable-evil' }), 'embeddable')).toBe(false);
+    expect(isServiceOrigin(nodeRequest({}), 'embeddable')).toBe(false);
+    expect(isServiceOrigin({ isSubscription: true, protocol: 'ws' }, 'embeddable')).toBe(false);
+  });
+});
