@@ -95,8 +95,11 @@ class Authenticator {
     this.keySet = new KeySetPath(options, this.keyStore);
   }
 
-  /** `useCache` is off for `explain`, which must show a real verification. */
-  async authenticate(req: unknown, auth: unknown, trace: Trace, useCache: boolean): Promise<SecurityContext> {
+  /**
+   * Verifies the request. Answers synchronously when nothing has to be fetched or awaited (the common case), so
+   * the hot path creates no promise of its own. `useCache` is off for `explain`, which must show a real verification.
+   */
+  authenticate(req: unknown, auth: unknown, trace: Trace, useCache: boolean): SecurityContext | Promise<SecurityContext> {
     const token = extractToken(req, auth);
     if (token === undefined) throw new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required');
     const path = (trace.path = isServiceOrigin(req, this.options.origin) ? 'shared-secret' : 'key-set');
@@ -110,18 +113,36 @@ class Authenticator {
     const decoded = decodeToken(token, path);
     trace.header = decoded.header;
     trace.payload = decoded.payload;
-    const { payload } = decoded;
-    if (path === 'shared-secret') this.sharedSecret.verify(decoded, nowSeconds);
-    else trace.kid = await this.keySet.verify(decoded, nowSeconds);
-    const context = await this.shape(payload, path);
-    if (cache) {
-      const { clockTolerance, maxTokenAge } = this.options;
-      cache.set(token, path, context, trace.kid, refusedFrom(payload, clockTolerance, maxTokenAge), Date.now());
+    if (path === 'shared-secret') {
+      this.sharedSecret.verify(decoded, nowSeconds);
+      return this.finish(token, decoded.payload, trace, cache);
     }
+    const kid = this.keySet.verify(decoded, nowSeconds);
+    if (typeof kid === 'string') {
+      trace.kid = kid;
+      return this.finish(token, decoded.payload, trace, cache);
+    }
+    return kid.then((verifiedKid) => {
+      trace.kid = verifiedKid;
+      return this.finish(token, decoded.payload, trace, cache);
+    });
+  }
+
+  /** Shapes the security context of a verified token and remembers it. */
+  private finish(token: string, payload: Record<string, unknown>, trace: Trace, cache: TokenCache | undefined): SecurityContext | Promise<SecurityContext> {
+    const context = this.shape(payload, trace.path as AuthPath);
+    if (!cache) return context;
+    if (context instanceof Promise) return context.then((shaped) => this.remember(cache, token, payload, trace, shaped));
+    return this.remember(cache, token, payload, trace, context);
+  }
+
+  private remember(cache: TokenCache, token: string, payload: Record<string, unknown>, trace: Trace, context: SecurityContext): SecurityContext {
+    const until = refusedFrom(payload, this.options.clockTolerance, this.options.maxTokenAge);
+    cache.set(token, trace.path as AuthPath, context, trace.kid, until, Date.now());
     return context;
   }
 
-  private async shape(payload: Record<string, unknown>, path: AuthPath): Promise<SecurityContext> {
+  private shape(payload: Record<string, unknown>, path: AuthPath): SecurityContext | Promise<SecurityContext> {
     const { claimsNamespace, securityContext } = this.options;
     let context: unknown = payload;
     if (path === 'key-set' && claimsNamespace !== undefined) {
@@ -175,24 +196,38 @@ function build(options: ResolvedOptions): CheckAuth {
   const authenticator = new Authenticator(options);
   const { onEvent } = options;
 
-  async function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+  function accepted(req: unknown, context: SecurityContext, trace: Trace, started: number): SecurityContext {
+    assignContext(req, context);
+    if (onEvent) {
+      const { path, kid, cached } = trace;
+      emit(onEvent, { type: 'accepted', path: path as AuthPath, kid, cached: cached === true, durationMs: performance.now() - started });
+    }
+    return context;
+  }
+
+  function rejected(error: unknown, trace: Trace, started: number): Error {
+    const rejection = asRejection(error, trace, onEvent);
+    if (onEvent) {
+      const { code, message, path } = rejection;
+      emit(onEvent, { type: 'rejected', path, code, message, kid: trace.kid, durationMs: performance.now() - started });
+    }
+    return toThrowable(rejection);
+  }
+
+  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
     const started = onEvent ? performance.now() : 0;
     const trace: Trace = {};
+    let outcome: SecurityContext | Promise<SecurityContext>;
     try {
-      const context = await authenticator.authenticate(req, auth, trace, true);
-      assignContext(req, context);
-      if (onEvent) {
-        emit(onEvent, { type: 'accepted', path: trace.path as AuthPath, kid: trace.kid, cached: trace.cached === true, durationMs: performance.now() - started });
-      }
-      return context;
+      outcome = authenticator.authenticate(req, auth, trace, true);
     } catch (error) {
-      const rejection = asRejection(error, trace, onEvent);
-      if (onEvent) {
-        const { code, message, path } = rejection;
-        emit(onEvent, { type: 'rejected', path, code, message, kid: trace.kid, durationMs: performance.now() - started });
-      }
-      throw toThrowable(rejection);
+      return Promise.reject(rejected(error, trace, started));
     }
+    if (!(outcome instanceof Promise)) return Promise.resolve(accepted(req, outcome, trace, started));
+    return outcome.then(
+      (context) => accepted(req, context, trace, started),
+      (error: unknown) => Promise.reject(rejected(error, trace, started)),
+    );
   }
 
   async function explain(req: unknown, auth?: unknown): Promise<Verdict> {

@@ -19,8 +19,17 @@ const CURVE: Partial<Record<KeySetAlgorithm, string>> = { ES256: 'prime256v1', E
 /** Smallest RSA modulus accepted, as in jsonwebtoken 9 and NIST SP 800-131A. */
 const MIN_RSA_BITS = 2048;
 
+/** Answers of {@link keyFitsAlgorithm} per key: reading a key's details crosses into C++ and allocates. */
+const fits = new WeakMap<KeyObject, Partial<Record<KeySetAlgorithm, boolean>>>();
+
 /** True when `key` is of the type (and curve, and size) that `alg` requires. */
 export function keyFitsAlgorithm(alg: KeySetAlgorithm, key: KeyObject): boolean {
+  let known = fits.get(key);
+  if (known === undefined) fits.set(key, (known = {}));
+  return (known[alg] ??= inspectKey(alg, key));
+}
+
+function inspectKey(alg: KeySetAlgorithm, key: KeyObject): boolean {
   const type = key.asymmetricKeyType;
   switch (alg[0]) {
     case 'R':

@@ -20,16 +20,28 @@ export interface DecodedToken {
   readonly signature: Buffer;
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+/** Decoded headers by their encoded form: an issuer sends the same few headers, so each is parsed once. */
+const headerCache = new Map<string, TokenHeader>();
+const HEADER_CACHE_SIZE = 64;
 
 function malformed(detail: string, path?: AuthPath): DualAuthError {
   return new DualAuthError('ERR_TOKEN_MALFORMED', `Malformed token: ${detail}`, path);
 }
 
+/**
+ * Strict base64url: Node's decoder skips characters outside the alphabet, padding and white space, so a
+ * decoded length short of what the text's length promises means the text was not canonical base64url.
+ */
+function fromBase64url(part: string, what: string, path?: AuthPath): Buffer {
+  const bytes = Buffer.from(part, 'base64url');
+  if (part.length % 4 === 1 || bytes.length !== Math.floor((part.length * 3) / 4)) throw malformed(`${what} is not base64url`, path);
+  return bytes;
+}
+
 function decodeJson(part: string, what: string, path?: AuthPath): unknown {
-  if (!BASE64URL.test(part)) throw malformed(`${what} is not base64url`, path);
+  const text = fromBase64url(part, what, path).toString('utf8');
   try {
-    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw malformed(`${what} is not JSON`, path);
   }
@@ -39,34 +51,45 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The header alone, for choosing how to verify; no signature check. */
-export function decodeHeader(token: string, path?: AuthPath): TokenHeader {
-  if (token.length > MAX_TOKEN_LENGTH) throw malformed(`longer than ${MAX_TOKEN_LENGTH} characters`, path);
-  const dot = token.indexOf('.');
-  if (dot <= 0) throw malformed('expected three dot-separated parts (header.payload.signature)', path);
-  const header = decodeJson(token.slice(0, dot), 'header', path);
+function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
+  const header = decodeJson(encoded, 'header', path);
   if (!isObject(header)) throw malformed('header is not a JSON object', path);
   if (typeof header.alg !== 'string') throw malformed('header has no "alg"', path);
+  if (header.alg.toLowerCase() === 'none') {
+    throw new DualAuthError('ERR_ALG_NOT_ALLOWED', 'Unsigned tokens (alg "none") are never accepted', path);
+  }
   // RFC 7515 4.1.11: an extension we do not understand, listed as critical, must make us refuse the token.
   if (header.crit !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
-  return header as TokenHeader;
+  return Object.freeze(header) as TokenHeader;
+}
+
+function headerOf(encoded: string, path?: AuthPath): TokenHeader {
+  let header = headerCache.get(encoded);
+  if (header === undefined) {
+    header = parseHeader(encoded, path);
+    if (headerCache.size < HEADER_CACHE_SIZE) headerCache.set(encoded, header);
+  }
+  return header;
 }
 
 /** Splits a compact JWS and decodes header and payload. The payload must be a JSON object. */
 export function decodeToken(token: string, path?: AuthPath): DecodedToken {
-  const header = decodeHeader(token, path);
-  const parts = token.split('.');
-  if (parts.length !== 3) throw malformed('expected three dot-separated parts (header.payload.signature)', path);
-  const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
-  if (encodedSignature === '' || !BASE64URL.test(encodedSignature)) throw malformed('signature is missing or not base64url', path);
-  const payload = decodeJson(encodedPayload, 'payload', path);
+  if (token.length > MAX_TOKEN_LENGTH) throw malformed(`longer than ${MAX_TOKEN_LENGTH} characters`, path);
+  const first = token.indexOf('.');
+  const last = token.lastIndexOf('.');
+  if (first <= 0 || last === first || token.indexOf('.', first + 1) !== last) {
+    throw malformed('expected three dot-separated parts (header.payload.signature)', path);
+  }
+  const header = headerOf(token.slice(0, first), path);
+  const payload = decodeJson(token.slice(first + 1, last), 'payload', path);
   if (!isObject(payload)) {
     throw new DualAuthError('ERR_PAYLOAD_NOT_OBJECT', 'Token payload is not a JSON object; a security context must be one', path);
   }
+  if (last === token.length - 1) throw malformed('signature is missing', path);
   return {
     header,
     payload,
-    signingInput: `${encodedHeader}.${encodedPayload}`,
-    signature: Buffer.from(encodedSignature, 'base64url'),
+    signingInput: token.slice(0, last),
+    signature: fromBase64url(token.slice(last + 1), 'signature', path),
   };
 }

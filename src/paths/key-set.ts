@@ -56,10 +56,17 @@ export class KeySetPath {
     return kid;
   }
 
-  /** Verifies the token; resolves to the `kid` of the key that verified it. */
-  async verify(token: DecodedToken, now: () => number): Promise<string> {
+  /**
+   * Verifies the token and gives the `kid` of the key that verified it: at once when the key is in memory,
+   * as a promise when the key set has to be fetched first.
+   */
+  verify(token: DecodedToken, now: () => number): string | Promise<string> {
     const kid = this.kidOf(token);
-    const key = await (this.keys as KeySource).getKey(kid);
+    const key = (this.keys as KeySource).getKey(kid);
+    return key instanceof Promise ? key.then((loaded) => this.check(token, kid, loaded, now)) : this.check(token, kid, key, now);
+  }
+
+  private check(token: DecodedToken, kid: string, key: KeyObject, now: () => number): string {
     const alg = token.header.alg as KeySetAlgorithm;
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);

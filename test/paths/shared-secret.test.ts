@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthError } from '../../src';
 import { randomSecret, timed, type TimedOptions } from '../support/claims';
 import { generateKeyPair } from '../support/keys';
-import { base64url, signToken } from '../support/tokens';
+import { signToken } from '../support/tokens';
 import { rejectionOf, serviceRequest } from '../support/requests';
 
 const secret = randomSecret();
@@ -49,7 +49,7 @@ describe('shared-secret path', () => {
   it.each(['none', 'HS384', 'HS512'])('refuses alg %s', async (alg) => {
     const token = signToken(timed({ tenant: 'acme' }), { alg, key: secret });
     const error = await rejectionOf(checkAuth(serviceRequest(), token));
-    expect(error.code).toBe(alg === 'none' ? 'ERR_TOKEN_MALFORMED' : 'ERR_ALG_NOT_ALLOWED');
+    expect(error.code).toBe('ERR_ALG_NOT_ALLOWED');
   });
 
   it('says the path is not configured when there is no API secret', async () => {

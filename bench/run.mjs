@@ -1,0 +1,210 @@
+// npm run bench: every way of verifying the same generated tokens, in one run, as ratios to the node:crypto floor.
+// Also a memory run (100k distinct tokens through checkAuth). Writes bench/results/latest.json.
+import { createHmac, createSecretKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+
+const require = createRequire(import.meta.url);
+const jwt = require('jsonwebtoken');
+const { createVerifier } = require('fast-jwt');
+const { createCheckAuth } = require('../dist/index.js');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes('--quick');
+const TIME_MS = quick ? 150 : 1000;
+const DISTINCT = 4000; // more than the package's cache holds in this run, so every distinct lookup misses
+const CACHE_FOR_DISTINCT = 1000;
+
+const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const now = () => Math.floor(Date.now() / 1000);
+
+function makeTokens(count, header, signer) {
+  return Array.from({ length: count }, (_, i) => {
+    const payload = { sub: `user-${i}`, tenant: 'acme', region: 'eu', roles: ['viewer'], iat: now(), exp: now() + 3600, jti: randomBytes(8).toString('hex') };
+    const input = `${b64(header)}.${b64(payload)}`;
+    return `${input}.${signer(input).toString('base64url')}`;
+  });
+}
+
+function cycler(tokens) {
+  let i = 0;
+  return () => tokens[i++ % tokens.length];
+}
+
+/** The floor: what any correct verifier must do at least (verify the signature, decode the payload). */
+function floorHs256(key) {
+  return (token) => {
+    const dot = token.lastIndexOf('.');
+    const mac = createHmac('sha256', key).update(token.slice(0, dot)).digest();
+    if (!timingSafeEqual(mac, Buffer.from(token.slice(dot + 1), 'base64url'))) throw new Error('bad');
+    return JSON.parse(Buffer.from(token.slice(token.indexOf('.') + 1, dot), 'base64url').toString());
+  };
+}
+
+function floorRs256(key) {
+  return (token) => {
+    const dot = token.lastIndexOf('.');
+    if (!verify('sha256', Buffer.from(token.slice(0, dot)), key, Buffer.from(token.slice(dot + 1), 'base64url'))) throw new Error('bad');
+    return JSON.parse(Buffer.from(token.slice(token.indexOf('.') + 1, dot), 'base64url').toString());
+  };
+}
+
+async function serveJwks(jwk) {
+  const server = createServer((_, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${server.address().port}/jwks.json` };
+}
+
+async function main() {
+  const secret = randomBytes(32).toString('hex');
+  const secretKey = createSecretKey(Buffer.from(secret));
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const publicPem = publicKey.export({ format: 'pem', type: 'spki' });
+  const kid = 'bench-key';
+  const jwks = await serveJwks({ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' });
+
+  process.stdout.write(`Generating ${DISTINCT} HS256 and ${DISTINCT} RS256 tokens...\n`);
+  const hsTokens = makeTokens(DISTINCT, { alg: 'HS256', typ: 'JWT' }, (input) => createHmac('sha256', secretKey).update(input).digest());
+  const rsTokens = makeTokens(DISTINCT, { alg: 'RS256', typ: 'JWT', kid }, (input) => sign('sha256', Buffer.from(input), privateKey));
+
+  const options = { apiSecret: secret, jwksUri: jwks.url };
+  const distinctAuth = createCheckAuth({ ...options, tokenCacheSize: CACHE_FOR_DISTINCT });
+  const repeatedAuth = createCheckAuth(options);
+  await distinctAuth.prefetch();
+  await repeatedAuth.prefetch();
+  const serviceReq = { headers: { 'request-origin': 'embeddable' } };
+  const appReq = { headers: {} };
+
+  const fastHs = createVerifier({ key: secret, algorithms: ['HS256'] });
+  const fastHsCached = createVerifier({ key: secret, algorithms: ['HS256'], cache: true });
+  const fastRs = createVerifier({ key: publicPem, algorithms: ['RS256'] });
+  const fastRsCached = createVerifier({ key: publicPem, algorithms: ['RS256'], cache: true });
+
+  const ways = [
+    ['HS256', 'floor: node:crypto HMAC + payload decode', 'distinct', (t) => floorHs256(secretKey)(t), hsTokens],
+    ['HS256', 'jsonwebtoken, secret as string (the usual snippet)', 'distinct', (t) => jwt.verify(t, secret, { algorithms: ['HS256'] }), hsTokens],
+    ['HS256', 'jsonwebtoken, secret as KeyObject', 'distinct', (t) => jwt.verify(t, secretKey, { algorithms: ['HS256'] }), hsTokens],
+    ['HS256', 'fast-jwt, no cache', 'distinct', (t) => fastHs(t), hsTokens],
+    ['HS256', 'fast-jwt, cache', 'repeated', (t) => fastHsCached(t), hsTokens.slice(0, 1)],
+    ['HS256', 'cube-dual-auth checkAuth', 'distinct', (t) => distinctAuth(serviceReq, t), hsTokens],
+    ['HS256', 'cube-dual-auth checkAuth', 'repeated', (t) => repeatedAuth(serviceReq, t), hsTokens.slice(0, 1)],
+    ['RS256', 'floor: node:crypto RSA verify + payload decode', 'distinct', (t) => floorRs256(publicKey)(t), rsTokens],
+    ['RS256', 'jsonwebtoken, key as PEM string (the usual snippet)', 'distinct', (t) => jwt.verify(t, publicPem, { algorithms: ['RS256'] }), rsTokens],
+    ['RS256', 'jsonwebtoken, key as KeyObject', 'distinct', (t) => jwt.verify(t, publicKey, { algorithms: ['RS256'] }), rsTokens],
+    ['RS256', 'fast-jwt, no cache', 'distinct', (t) => fastRs(t), rsTokens],
+    ['RS256', 'fast-jwt, cache', 'repeated', (t) => fastRsCached(t), rsTokens.slice(0, 1)],
+    ['RS256', 'cube-dual-auth checkAuth', 'distinct', (t) => distinctAuth(appReq, t), rsTokens],
+    ['RS256', 'cube-dual-auth checkAuth', 'repeated', (t) => repeatedAuth(appReq, t), rsTokens.slice(0, 1)],
+  ];
+
+  const bench = new Bench({ time: TIME_MS, warmupTime: Math.min(TIME_MS, 300) });
+  for (const [alg, name, tokens, fn, list] of ways) {
+    const next = cycler(list);
+    const sample = fn(next());
+    const task = sample instanceof Promise ? async () => { await fn(next()); } : () => { fn(next()); };
+    await sample;
+    bench.add(`${alg} | ${name} | ${tokens}`, task);
+  }
+  process.stdout.write(`Running ${ways.length} benchmarks (${TIME_MS} ms each)...\n`);
+  await bench.run();
+
+  const rows = bench.tasks.map((task, i) => {
+    const [alg, name, tokens] = ways[i];
+    const result = task.result;
+    return { alg, way: name, tokens, usPerOp: result.latency.mean * 1000, rmePercent: result.latency.rme, samples: result.latency.samplesCount ?? result.latency.samples?.length };
+  });
+  const floors = { HS256: rows[0].usPerOp, RS256: rows[7].usPerOp };
+  for (const row of rows) {
+    row.ratioToFloor = row.usPerOp / floors[row.alg];
+    row.ratioToHs256Floor = row.usPerOp / floors.HS256;
+  }
+
+  const memory = await memoryRun(secret, options);
+  distinctAuth.close();
+  repeatedAuth.close();
+  jwks.server.close();
+
+  const find = (alg, way, tokens) => rows.find((r) => r.alg === alg && r.way === way && r.tokens === tokens);
+  const ours = (alg, tokens) => find(alg, 'cube-dual-auth checkAuth', tokens);
+  const naiveHs = find('HS256', 'jsonwebtoken, secret as string (the usual snippet)', 'distinct');
+  const targets = [
+    ['distinct HS256 <= 2x floor', ours('HS256', 'distinct').ratioToFloor, 2],
+    ['distinct RS256 <= 1.15x floor', ours('RS256', 'distinct').ratioToFloor, 1.15],
+    ['repeated HS256 <= 0.5x HS256 floor', ours('HS256', 'repeated').ratioToHs256Floor, 0.5],
+    ['repeated RS256 <= 0.5x HS256 floor', ours('RS256', 'repeated').ratioToHs256Floor, 0.5],
+    ['jsonwebtoken string secret / ours, HS256 >= 40x', naiveHs.usPerOp / ours('HS256', 'distinct').usPerOp, 40, 'min'],
+    ['heap growth bounded by the cache (MB)', memory.heapGrowthMb, memory.boundMb],
+  ].map(([target, value, limit, kind]) => ({ target, value, limit, met: kind === 'min' ? value >= limit : value <= limit }));
+
+  const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
+  printTable(rows, machine);
+  printMemory(memory);
+  printTargets(targets);
+  mkdirSync(join(here, 'results'), { recursive: true });
+  const file = join(here, 'results', 'latest.json');
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, quick, rows, memory, targets }, null, 2)}\n`);
+  process.stdout.write(`\nResults written to ${file}\n`);
+  if (!targets.every((t) => t.met)) process.exitCode = 1;
+}
+
+/** 100k distinct tokens through checkAuth with the default cache: heap growth must stay within the cache's bound. */
+async function memoryRun(secret, options) {
+  const count = 100_000;
+  const cacheSize = 10_000;
+  const key = createSecretKey(Buffer.from(secret));
+  const checkAuth = createCheckAuth({ ...options, tokenCacheSize: cacheSize });
+  const req = { headers: { 'request-origin': 'embeddable' } };
+  const header = b64({ alg: 'HS256', typ: 'JWT' });
+  const gc = globalThis.gc ?? (() => {});
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  for (let i = 0; i < count; i++) {
+    const input = `${header}.${b64({ sub: `user-${i}`, tenant: 'acme', region: 'eu', roles: ['viewer'], iat: now(), exp: now() + 3600 })}`;
+    await checkAuth(req, `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`);
+    if (i % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  checkAuth.close();
+  const perEntryBytes = 1_500;
+  return {
+    tokens: count,
+    cacheSize,
+    gcExposed: globalThis.gc !== undefined,
+    heapGrowthMb: (after - before) / 2 ** 20,
+    peakGrowthMb: (peak - before) / 2 ** 20,
+    boundMb: (cacheSize * perEntryBytes) / 2 ** 20,
+  };
+}
+
+function printTable(rows, machine) {
+  const header = ['alg', 'way', 'tokens', 'µs/op', '± %', 'x floor'];
+  const lines = rows.map((r) => [r.alg, r.way, r.tokens, r.usPerOp.toFixed(2), r.rmePercent.toFixed(1), r.ratioToFloor.toFixed(2)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+  const fmt = (cells) => `| ${cells.map((c, i) => (i >= 3 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ')} |`;
+  process.stdout.write(`\nMachine: ${machine}\n\n${fmt(header)}\n|${widths.map((w, i) => (i >= 3 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|\n`);
+  for (const line of lines) process.stdout.write(`${fmt(line)}\n`);
+}
+
+function printMemory(memory) {
+  process.stdout.write(
+    `\nMemory: ${memory.tokens} distinct tokens through checkAuth (cache ${memory.cacheSize}): heap growth ${memory.heapGrowthMb.toFixed(1)} MB after GC ` +
+      `(peak ${memory.peakGrowthMb.toFixed(1)} MB), bound ${memory.boundMb.toFixed(1)} MB${memory.gcExposed ? '' : ' (run with --expose-gc for exact figures)'}\n`,
+  );
+}
+
+function printTargets(targets) {
+  process.stdout.write('\nTargets:\n');
+  for (const t of targets) process.stdout.write(`  ${t.met ? 'MET ' : 'MISS'}  ${t.target}: ${t.value.toFixed(2)} (limit ${t.limit})\n`);
+}
+
+await main();

@@ -1,0 +1,57 @@
+import { createRequire } from 'node:module';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCheckAuth, DualAuthError } from '../src';
+import { quote, resetHostErrorClass, toThrowable } from '../src/errors';
+import { rejectionOf, serviceRequest } from './support/requests';
+
+const nodeRequire = createRequire(import.meta.url);
+const gatewayModuleId = '/srv/cube/node_modules/@cubejs-backend/api-gateway/dist/src/CubejsHandlerError.js';
+
+/** The shape of Cube's class (packages/cubejs-api-gateway/src/CubejsHandlerError.ts), loaded as Cube loads it. */
+class CubejsHandlerError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message || type);
+  }
+}
+
+function loadFakeGateway(): void {
+  nodeRequire.cache[gatewayModuleId] = { id: gatewayModuleId, loaded: true, exports: { CubejsHandlerError } } as never;
+  resetHostErrorClass();
+}
+
+afterEach(() => {
+  delete nodeRequire.cache[gatewayModuleId];
+  resetHostErrorClass();
+});
+
+describe('rejections outside Cube', () => {
+  it('are DualAuthErrors with status 403, type Forbidden and a stable code', () => {
+    const thrown = toThrowable(new DualAuthError('ERR_TOKEN_EXPIRED', 'Token expired at x', 'key-set'));
+    expect(thrown).toBeInstanceOf(DualAuthError);
+    expect(thrown).toMatchObject({ status: 403, type: 'Forbidden', code: 'ERR_TOKEN_EXPIRED', path: 'key-set', name: 'DualAuthError' });
+  });
+});
+
+describe('rejections inside Cube', () => {
+  it("are instances of the loaded Cube's CubejsHandlerError, and still DualAuthErrors", async () => {
+    loadFakeGateway();
+    const checkAuth = createCheckAuth({ apiSecret: 'x'.repeat(32) });
+    const error = await rejectionOf(checkAuth(serviceRequest(), undefined));
+    expect(error).toBeInstanceOf(CubejsHandlerError);
+    expect(error).toBeInstanceOf(DualAuthError);
+    expect(error).toMatchObject({ status: 403, type: 'Forbidden', message: 'Authentication required', code: 'ERR_TOKEN_MISSING' });
+  });
+});
+
+describe('quote', () => {
+  it('caps length and strips control characters from values taken from a token', () => {
+    expect(quote('k1')).toBe('"k1"');
+    expect(quote('a\nb\u0000c')).toBe('"a?b?c"');
+    expect(quote('x'.repeat(500))).toBe(`"${'x'.repeat(64)}..."`);
+    expect(quote(['aud'])).toBe('"[\\"aud\\"]"');
+  });
+});

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createCheckAuth, type AuthEvent } from '../src';
+import { TokenCache } from '../src/token-cache';
+import { randomSecret, timed } from './support/claims';
+import { appRequest, rejectionOf, serviceRequest } from './support/requests';
+import { signToken } from './support/tokens';
+
+const secret = randomSecret();
+const hs = (payload: Record<string, unknown>, expiresIn = 300) => signToken(timed(payload, { expiresIn }), { alg: 'HS256', key: secret });
+
+function recorder() {
+  const events: AuthEvent[] = [];
+  return { events, onEvent: (event: AuthEvent) => events.push(event), cached: () => events.map((e) => e.type === 'accepted' && e.cached) };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('TokenCache', () => {
+  it('answers only on the path that verified the token', () => {
+    const cache = new TokenCache(10, 60_000);
+    cache.set('t', 'shared-secret', { a: 1 }, undefined, Infinity, 0);
+    expect(cache.get('t', 'key-set', 1)).toBeUndefined();
+    expect(cache.get('t', 'shared-secret', 1)).toEqual({ context: { a: 1 }, kid: undefined });
+  });
+
+  it('stops answering at expiry and at its own maximum age, dropping the entry', () => {
+    const cache = new TokenCache(10, 1_000);
+    cache.set('exp', 'key-set', {}, 'k', 500, 0);
+    cache.set('age', 'key-set', {}, 'k', Infinity, 0);
+    expect(cache.get('exp', 'key-set', 499)).toBeDefined();
+    expect(cache.get('exp', 'key-set', 500)).toBeUndefined();
+    expect(cache.get('age', 'key-set', 999)).toBeDefined();
+    expect(cache.get('age', 'key-set', 1_000)).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('keeps at most maxEntries, evicting the least recently used', () => {
+    const cache = new TokenCache(3, 60_000);
+    for (const token of ['a', 'b', 'c']) cache.set(token, 'key-set', {}, undefined, Infinity, 0);
+    cache.get('a', 'key-set', 1);
+    cache.set('d', 'key-set', {}, undefined, Infinity, 1);
+    expect(cache.size).toBe(3);
+    expect(cache.get('b', 'key-set', 2)).toBeUndefined();
+    expect(cache.get('a', 'key-set', 2)).toBeDefined();
+  });
+
+  it('hands out copies: neither the stored nor a returned context can be changed by a caller', () => {
+    const cache = new TokenCache(10, 60_000);
+    const context = { tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } };
+    cache.set('t', 'key-set', context, undefined, Infinity, 0);
+    context.roles.push('admin');
+    const first = cache.get('t', 'key-set', 1)?.context as typeof context;
+    first.nested.region = 'us';
+    first.roles.push('admin');
+    expect(cache.get('t', 'key-set', 2)?.context).toEqual({ tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } });
+  });
+});
+
+describe('checkAuth with the verified-token cache', () => {
+  it('answers a repeated token from the cache, with a private copy each time', async () => {
+    const { onEvent, cached } = recorder();
+    const checkAuth = createCheckAuth({ apiSecret: secret, onEvent });
+    const token = hs({ tenant: 'acme', roles: ['viewer'] });
+    const first = await checkAuth(serviceRequest(), token);
+    (first.roles as string[]).push('admin');
+    const second = await checkAuth(serviceRequest(), token);
+    expect(second.roles).toEqual(['viewer']);
+    expect(cached()).toEqual([false, true]);
+  });
+
+  it('re-checks expiry on every hit', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const checkAuth = createCheckAuth({ apiSecret: secret, clockTolerance: 0 });
+    const token = hs({}, 10);
+    await checkAuth(serviceRequest(), token);
+    vi.setSystemTime(Date.now() + 11_000);
+    expect((await rejectionOf(checkAuth(serviceRequest(), token))).code).toBe('ERR_TOKEN_EXPIRED');
+  });
+
+  it('never lets a token accepted on one path answer on the other', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: 'http://127.0.0.1:9/jwks.json' });
+    const token = hs({});
+    await checkAuth(serviceRequest(), token);
+    expect((await rejectionOf(checkAuth(appRequest(), token))).code).toBe('ERR_ALG_NOT_ALLOWED');
+    checkAuth.close();
+  });
+
+  it('can be turned off', async () => {
+    const { onEvent, cached } = recorder();
+    const checkAuth = createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, onEvent });
+    const token = hs({});
+    await checkAuth(serviceRequest(), token);
+    await checkAuth(serviceRequest(), token);
+    expect(cached()).toEqual([false, false]);
+  });
+
+  it('is bypassed by explain, which always shows a real verification', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret });
+    const token = hs({});
+    await checkAuth(serviceRequest(), token);
+    const verdict = await checkAuth.explain(serviceRequest(), token);
+    expect(verdict).toMatchObject({ accepted: true, header: { alg: 'HS256' } });
+    expect(verdict).not.toHaveProperty('cached');
+  });
+});
