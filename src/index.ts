@@ -14,3 +14,4 @@ export type {
   KeySetRefreshFailedEvent,
   RejectedEvent,
 } from './events';
+export * from './service';

@@ -134,7 +134,14 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         version: check.providerVersion(version, operation),
         credentials: { secretKey: check.secret('credentials.secretKey', secretKey, operation), instanceUrl: check.instanceUrl(instanceUrl, operation) },
       };
-      const answer = await send({ operation, endpoint: endpoints.createDataProvider(), body, retry: false, secrets: [body.credentials.secretKey], hints: { 400: PROVIDER_400 } });
+      const answer = await send({
+        operation,
+        endpoint: endpoints.createDataProvider(),
+        body,
+        retry: false,
+        secrets: [body.credentials.secretKey],
+        hints: { 400: PROVIDER_400 },
+      });
       return read.optionalRecord(operation, answer);
     },
 
@@ -146,7 +153,8 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const credentials = credentialsForUpdate(fields, operation);
       const body = { type: CUBE_DATA_PROVIDER_TYPE, version, ...(credentials && { credentials }) };
       const secrets = credentials?.secretKey === undefined ? [] : [credentials.secretKey];
-      const answer = await send({ operation, endpoint: endpoints.updateDataProvider(providerName), body, retry: false, secrets, hints: { 400: PROVIDER_400 } });
+      const endpoint = endpoints.updateDataProvider(providerName);
+      const answer = await send({ operation, endpoint, body, retry: false, secrets, hints: { 400: PROVIDER_400 } });
       return read.optionalRecord(operation, answer);
     },
 

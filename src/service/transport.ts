@@ -92,7 +92,8 @@ function explain(outgoing: Outgoing, status: number, code: string | undefined, l
   if (status >= 300 && status < 400) return `the service answered with a redirect${location ? ` to ${location}` : ''}; check the base URL`;
   const base = outgoing.hints?.[status] ?? STATUS_EXPLANATIONS[status] ?? (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
   if (status === 404 && outgoing.endpoint.assumed) {
-    return `${base}; note that this client assumes the path ${outgoing.endpoint.method} ${outgoing.endpoint.path} (the interface does not show it), so a 404 may also mean the service uses another path`;
+    const { method, path } = outgoing.endpoint;
+    return `${base}; note that this client assumes the path ${method} ${path} (the interface does not show it), so a 404 may also mean the service uses another path`;
   }
   return base;
 }
@@ -112,14 +113,17 @@ function apiError(outgoing: Outgoing, received: Received, attempts: number, secr
 }
 
 function networkError(outgoing: Outgoing, error: unknown, attempts: number, options: ResolvedOptions, secrets: readonly string[]): EmbeddableNetworkError {
+  const { operation, endpoint } = outgoing;
   const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
-  const where = `${outgoing.endpoint.method} ${options.baseUrl}${outgoing.endpoint.path}`;
+  const where = `${endpoint.method} ${options.baseUrl}${endpoint.path}`;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return new EmbeddableNetworkError('ERR_TIMEOUT', `${outgoing.operation} failed: no answer within ${options.timeoutMs} ms from ${where}${tries}`, outgoing.operation, attempts, error);
+    const message = `${operation} failed: no answer within ${options.timeoutMs} ms from ${where}${tries}`;
+    return new EmbeddableNetworkError('ERR_TIMEOUT', message, operation, attempts, error);
   }
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
-  return new EmbeddableNetworkError('ERR_NETWORK', `${outgoing.operation} failed: could not reach ${where}: ${clean(detail, secrets)}${tries}`, outgoing.operation, attempts, error);
+  const message = `${operation} failed: could not reach ${where}: ${clean(detail, secrets)}${tries}`;
+  return new EmbeddableNetworkError('ERR_NETWORK', message, operation, attempts, error);
 }
 
 function parseSuccess(outgoing: Outgoing, received: Received): Answer {

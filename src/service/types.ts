@@ -51,6 +51,7 @@ export interface SavedVersionList {
 
 /** A dashboard variable (part 2.3). */
 export interface DashboardVariable {
+  /** The variable's name, which dataset filters refer to. */
   name: string;
   /** For example a time-range type; the full list is not shown in the interface. */
   type: string;
@@ -74,8 +75,11 @@ export interface DatasetFilter {
 
 /** A dataset of the dashboard (part 2.3). */
 export interface DashboardDataset {
+  /** The dataset's name. */
   name: string;
+  /** The data model (cube) it reads. */
   model: string;
+  /** Filters applied to it. */
   filters: DatasetFilter[];
   [field: string]: unknown;
 }
@@ -95,8 +99,11 @@ export interface WidgetInput {
 export interface DashboardWidget {
   /** For example a chart component name. */
   component: string;
+  /** Place on the dashboard grid. */
   position: { x: number; y: number; [field: string]: unknown };
+  /** Size on the dashboard grid. */
   dimensions: { width: number; height: number; [field: string]: unknown };
+  /** What the component shows. */
   inputs: WidgetInput[];
   [field: string]: unknown;
 }
@@ -107,7 +114,9 @@ export interface DashboardWidget {
  * a JSON object and keeps every field, including those the interface does not show.
  */
 export interface DashboardDefinition {
+  /** Identifier of the dashboard. */
   name: string;
+  /** Display title. */
   title: string;
   variables: DashboardVariable[];
   datasets: DashboardDataset[];
@@ -150,8 +159,11 @@ export interface UpdateDataProviderInput {
  * only the likely ones are named and everything is kept.
  */
 export interface DataProviderRecord {
+  /** The provider's name, if the service returns it. */
   name?: string;
+  /** Its type (`cube` for those created by this client), if returned. */
   type?: string;
+  /** Its `vMAJOR.MINOR.PATCH` version, if returned. */
   version?: string;
   [field: string]: unknown;
 }
@@ -180,6 +192,7 @@ export interface SecurityTokenRequest {
 
 /** The answer to a token request. Its shape is not shown in the interface; `token` is named when present. */
 export interface SecurityTokenResponse {
+  /** The token to hand to the embedding page, when the answer has one. */
   token?: string;
   [field: string]: unknown;
 }

@@ -71,7 +71,8 @@ export function tags(value: unknown, operation: string): EnvironmentTag[] {
   }
   const bad = value.filter((tag) => typeof tag !== 'string' || !isTag(tag));
   if (bad.length > 0) {
-    fail('tags', `${bad.map(show).join(', ')} ${bad.length === 1 ? 'is not an environment tag' : 'are not environment tags'}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
+    const verb = bad.length === 1 ? 'is not an environment tag' : 'are not environment tags';
+    fail('tags', `${bad.map(show).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
   }
   return [...new Set(value as EnvironmentTag[])];
 }

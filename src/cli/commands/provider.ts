@@ -1,0 +1,132 @@
+import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
+import { UsageError, type CliIO, type Command } from '../io';
+import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parse, required, runService, table } from '../service-options';
+
+/** Where `provider create` reads the deployment's API secret unless `--secret-env` names another variable. */
+export const DEFAULT_SECRET_ENV = 'CUBEJS_API_SECRET';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Options of `create` and `update`. */
+const WRITE_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  name: { type: 'string' },
+  'instance-url': { type: 'string' },
+  'provider-version': { type: 'string' },
+  'secret-env': { type: 'string' },
+} as const;
+
+const help = `Usage: cube-dual-auth provider <action> [options]
+
+Registers Cube deployments with the service as data providers (type "${CUBE_DATA_PROVIDER_TYPE}").
+
+Actions:
+  create --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
+      Register a deployment. The secret (the deployment's CUBEJS_API_SECRET) is read from
+      $${DEFAULT_SECRET_ENV}, or from the variable named by --secret-env; never from the command line.
+      --instance-url may end in /cubejs-api/v1: the suffix is trimmed, as the service requires.
+  update --name <name> --provider-version <vX.Y.Z> [--instance-url <url>] [--secret-env <VAR>]
+      Update a deployment. The secret is sent only when --secret-env is given.
+  list                        List the data providers (assumed path: GET /api/v1/data-providers)
+  show --name <name>          Show one (assumed path: GET /api/v1/data-providers/{name})
+  delete --name <name> --yes  Delete one (assumed path: DELETE /api/v1/data-providers/{name})
+
+Secrets in answers (any "secretKey" field) are printed as [redacted].
+
+${CONNECTION_HELP}
+
+Examples:
+  export ${API_KEY_ENV}=... CUBEJS_API_SECRET=...
+  cube-dual-auth provider create --region us --name cube-main \\
+    --instance-url https://example.cubecloudapp.dev/cubejs-api/v1 --provider-version v1.0.0
+  PREVIEW_SECRET=... cube-dual-auth provider create --region us --name cube-preview \\
+    --instance-url https://preview--example.cubecloudapp.dev --provider-version v1.0.0 --secret-env PREVIEW_SECRET
+  cube-dual-auth provider list --region us --json
+`;
+
+function secretFrom(env: NodeJS.ProcessEnv, variable: string): string {
+  if (!ENV_NAME.test(variable)) throw new UsageError(`--secret-env must name an environment variable, got ${JSON.stringify(variable)}`);
+  const value = env[variable];
+  if (!value) throw new UsageError(`${variable} is not set: it must hold the deployment's API secret`);
+  return value;
+}
+
+function describeRecord(record: DataProviderRecord | undefined, name: string, verb: string): string {
+  const version = typeof record?.version === 'string' ? ` (version ${record.version})` : '';
+  return `${verb} data provider ${name}${version}.\n`;
+}
+
+async function create(args: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, WRITE_OPTIONS, []);
+  const name = required(values.name, '--name');
+  const instanceUrl = required(values['instance-url'], '--instance-url');
+  const version = required(values['provider-version'], '--provider-version');
+  const secretKey = secretFrom(io.env, values['secret-env'] ?? DEFAULT_SECRET_ENV);
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV], secretKey]);
+  return runService('provider create', output, async () => {
+    const client = connect(values, io.env);
+    const record = await client.createDataProvider({ name, version, credentials: { secretKey, instanceUrl } });
+    output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Created'));
+  });
+}
+
+async function update(args: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, WRITE_OPTIONS, []);
+  const name = required(values.name, '--name');
+  const version = required(values['provider-version'], '--provider-version');
+  const secretKey = values['secret-env'] === undefined ? undefined : secretFrom(io.env, values['secret-env']);
+  const instanceUrl = values['instance-url'];
+  const credentials = { ...(secretKey !== undefined && { secretKey }), ...(instanceUrl !== undefined && { instanceUrl }) };
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV], secretKey]);
+  return runService('provider update', output, async () => {
+    const client = connect(values, io.env);
+    const record = await client.updateDataProvider(name, { version, ...(Object.keys(credentials).length > 0 && { credentials }) });
+    output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Updated'));
+  });
+}
+
+async function list(args: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, CONNECTION_OPTIONS, []);
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  return runService('provider list', output, async () => {
+    const client = connect(values, io.env);
+    const records = await client.listDataProviders();
+    const cell = (value: unknown) => (typeof value === 'string' ? value : '');
+    output.result(records, () =>
+      records.length === 0 ? 'No data providers.\n' : table(['NAME', 'TYPE', 'VERSION'], records.map((r) => [cell(r.name), cell(r.type), cell(r.version)])),
+    );
+  });
+}
+
+async function show(args: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, { ...CONNECTION_OPTIONS, name: { type: 'string' } }, []);
+  const name = required(values.name, '--name');
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  return runService('provider show', output, async () => {
+    const client = connect(values, io.env);
+    const record = await client.getDataProvider(name);
+    // The record's fields are not shown in the interface, so its text form is its JSON too.
+    output.result(record);
+  });
+}
+
+async function remove(args: readonly string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, { ...CONNECTION_OPTIONS, name: { type: 'string' }, yes: { type: 'boolean', default: false } }, []);
+  const name = required(values.name, '--name');
+  // Dashboards and security contexts that name the provider stop working: make the deletion explicit.
+  if (!values.yes) throw new UsageError(`deleting ${JSON.stringify(name)} needs --yes (dashboards that use it will stop working)`);
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  return runService('provider delete', output, async () => {
+    const client = connect(values, io.env);
+    await client.deleteDataProvider(name);
+    output.result({ name, deleted: true }, () => `Deleted data provider ${name}.\n`);
+  });
+}
+
+/** `cube-dual-auth provider create|update|list|show|delete`. */
+export const provider: Command = {
+  name: 'provider',
+  summary: 'Register and manage the Cube deployments the service queries (data providers)',
+  help,
+  run: dispatch({ create, update, list, show, delete: remove }),
+};

@@ -1,0 +1,173 @@
+/**
+ * What the service subcommands (`provider`, `versions`, `security-token`) share: the connection
+ * options, the API key from the environment, argument parsing, output (JSON or text, secrets
+ * removed) and the mapping of failures to exit statuses.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createEmbeddableClient, EMBEDDABLE_SERVICE_DOMAIN, EmbeddableError, type EmbeddableClient } from '../service';
+import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO, type Command } from './io';
+
+/** Environment variable holding the workspace API key. */
+export const API_KEY_ENV = 'EMBEDDABLE_API_KEY';
+/** Environment variable holding the base URL, used when neither `--base-url` nor `--region` is given. */
+export const BASE_URL_ENV = 'EMBEDDABLE_BASE_URL';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every service command takes. */
+export const CONNECTION_OPTIONS = {
+  'base-url': { type: 'string' },
+  region: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const satisfies Options;
+
+/** The help text for {@link CONNECTION_OPTIONS} and the environment. */
+export const CONNECTION_HELP = `Connection:
+  --region <name>     Service region (us, eu, ...): https://api.<region>.${EMBEDDABLE_SERVICE_DOMAIN}
+  --base-url <url>    Whole base URL instead (default: $${BASE_URL_ENV})
+  --timeout-ms <ms>   Time allowed per attempt (default 10000)
+  --json              Print JSON on stdout (errors too, as {"error": ...})
+
+Environment:
+  ${API_KEY_ENV}  The workspace API key (required). It is never taken from the command line
+                      and never printed.
+  ${BASE_URL_ENV} Base URL used when neither --base-url nor --region is given.
+
+Exit status: 0 done, 1 refused (by the service or by validation; the message names the cause and the
+BUILDER code), 2 usage error.`;
+
+const MIN_REDACTED_LENGTH = 6;
+
+// Options that would put a credential on the command line (shell history, process list, CI logs).
+const CREDENTIAL_FLAG = /^--(api-key|key|secret|secret-key|token)(=|$)/;
+
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
+/** Parses strictly; a mistake becomes a {@link UsageError}. `positionals` names the arguments expected. */
+export function parse<O extends Options>(args: readonly string[], options: O, positionals: readonly string[]): Parsed<O> {
+  const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
+  if (credential) {
+    throw new UsageError(
+      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. Set ${API_KEY_ENV} for the API key; see --help for secrets.`,
+    );
+  }
+  let parsed: Parsed<O>;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.positionals.length !== positionals.length) {
+    const expected = positionals.length === 0 ? 'no arguments' : positionals.map((p) => `<${p}>`).join(' ');
+    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length} argument(s)`);
+  }
+  return parsed;
+}
+
+/** Reads a required option, or fails with a usage error naming it. */
+export function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, and `$EMBEDDABLE_API_KEY`. */
+export function connect(values: { 'base-url'?: string; region?: string; 'timeout-ms'?: string }, env: NodeJS.ProcessEnv): EmbeddableClient {
+  const apiKey = env[API_KEY_ENV];
+  if (!apiKey) throw new UsageError(`${API_KEY_ENV} is not set: put the workspace API key in it`);
+  if (values['base-url'] !== undefined && values.region !== undefined) throw new UsageError('give --base-url or --region, not both');
+  const baseUrl = values['base-url'] ?? (values.region === undefined ? env[BASE_URL_ENV] || undefined : undefined);
+  if (baseUrl === undefined && values.region === undefined) {
+    throw new UsageError(`no service address: give --region (such as us or eu) or --base-url, or set ${BASE_URL_ENV}`);
+  }
+  const timeout = values['timeout-ms'];
+  if (timeout !== undefined && !/^[1-9][0-9]*$/.test(timeout)) {
+    throw new UsageError(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeout)}`);
+  }
+  return createEmbeddableClient({
+    apiKey,
+    ...(baseUrl === undefined ? { region: values.region } : { baseUrl }),
+    ...(timeout !== undefined && { timeoutMs: Number(timeout) }),
+  });
+}
+
+/** Writes results: JSON or text, with control characters and secrets kept out of the terminal. */
+export class Output {
+  private readonly secrets: string[];
+
+  constructor(
+    private readonly io: CliIO,
+    readonly json: boolean,
+    secrets: ReadonlyArray<string | undefined>,
+  ) {
+    // Very short values would garble ordinary text if replaced; real keys and secrets are long.
+    this.secrets = secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_REDACTED_LENGTH);
+  }
+
+  /** Prints `value` as JSON with `--json` or without `human`, otherwise the text `human()` makes. */
+  result(value: unknown, human?: () => string): void {
+    this.write(this.json || !human ? `${JSON.stringify(withoutSecretKeys(value), null, 2)}\n` : human());
+  }
+
+  /** Prints the error; exit status 1. */
+  refused(command: string, error: EmbeddableError): number {
+    if (this.json) {
+      const { name, message, operation } = error;
+      const details = error as unknown as Record<string, unknown>;
+      const fields = Object.fromEntries(['status', 'code', 'field', 'attempts'].filter((k) => details[k] !== undefined).map((k) => [k, details[k]]));
+      this.write(`${JSON.stringify({ error: { type: name, operation, ...fields, message } }, null, 2)}\n`);
+    }
+    this.io.stderr.write(this.clean(`cube-dual-auth ${command}: ${error.message}\n`));
+    return EXIT_REFUSED;
+  }
+
+  private write(text: string): void {
+    this.io.stdout.write(this.clean(text));
+  }
+
+  /** Removes known secrets and terminal control sequences (service data is printed as text). */
+  private clean(text: string): string {
+    let result = text;
+    for (const secret of this.secrets) result = result.split(secret).join('[redacted]');
+    // eslint-disable-next-line no-control-regex -- control characters other than newline are what is removed
+    return result.replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ');
+  }
+}
+
+/** Replaces every `secretKey` value (a data-provider record may echo it) with a placeholder. */
+function withoutSecretKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecretKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'secretKey' ? '[redacted]' : withoutSecretKeys(v)]));
+}
+
+/** Runs a service action: exit 0 when it resolves, 1 when the client refuses or the service does. */
+export async function runService(command: string, output: Output, action: () => Promise<void>): Promise<number> {
+  try {
+    await action();
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof EmbeddableError) return output.refused(command, error);
+    throw error;
+  }
+}
+
+/** An action of a command with actions (`provider create`, `versions list`, ...). */
+export type Action = (args: readonly string[], io: CliIO) => Promise<number>;
+
+/** A command's `run` that hands the arguments after the first to the action the first one names. */
+export function dispatch(actions: Readonly<Record<string, Action>>): Command['run'] {
+  return async (args, io) => {
+    const [name, ...rest] = args;
+    const action = name === undefined ? undefined : actions[name];
+    if (!action) throw new UsageError(`expected an action (${Object.keys(actions).join(', ')})${name === undefined ? '' : `, got ${JSON.stringify(name)}`}`);
+    return action(rest, io);
+  };
+}
+
+/** Lays out rows under a header, columns padded to their widest cell. */
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
