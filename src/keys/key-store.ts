@@ -188,6 +188,7 @@ export class KeyStore {
       this.accept(set, started);
       return undefined;
     } catch (error) {
+      // Anything but a JwksFailure would be a bug in parsing; its text (jwks-rsa, node:crypto) holds no key material.
       const failure = isJwksFailure(error) ? error : jwksInvalid(jwksUri, error instanceof Error ? error.message : 'unreadable key set');
       this.fail(failure, started);
       return failure;

@@ -42,7 +42,9 @@ export async function usableKeys(
  * and drops those that fail to import or are private. Our fetcher hands it the document we already fetched.
  */
 async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
-  const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys: document.keys }) });
+  // jwks-rsa destructures every entry, so a single `null` in the array would make it throw for the whole set.
+  const keys = document.keys.filter((key) => typeof key === 'object' && key !== null);
+  const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });
   try {
     return await client.getSigningKeys();
   } catch (error) {

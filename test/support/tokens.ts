@@ -1,4 +1,4 @@
-import { constants, createHmac, sign, type KeyObject } from 'node:crypto';
+import { constants, createHmac, createPrivateKey, KeyObject, sign } from 'node:crypto';
 import type { TestKeyPair } from './keys';
 
 export interface SignTokenOptions {
@@ -7,7 +7,10 @@ export interface SignTokenOptions {
    * empty signature. Default: the key pair's `alg`, else RS256.
    */
   alg?: string;
-  /** A generated key pair (its private key signs, its kid and alg are the defaults), a private KeyObject, or an HMAC secret. */
+  /**
+   * A generated key pair (its private key signs; its kid and alg are the defaults), a private key, or an HMAC
+   * secret. For the algorithm-confusion attack, pass the RSA public key's PEM text as the HS256 secret.
+   */
   key?: TestKeyPair | KeyObject | string | Buffer;
   /** Default: the key pair's kid; none otherwise. */
   kid?: string;
@@ -29,7 +32,7 @@ export function signToken(payload: unknown, options: SignTokenOptions = {}): str
   const header: Record<string, unknown> = { alg, typ: 'JWT', ...(kid === undefined ? {} : { kid }), ...options.header };
   for (const name of Object.keys(header)) if (header[name] === undefined) delete header[name];
   const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
-  const key = pair ? pair.privateKey : options.key;
+  const key = isKeyPair(options.key) ? options.key.privateKey : options.key;
   return `${signingInput}.${signature(alg, signingInput, key)}`;
 }
 
@@ -38,17 +41,17 @@ function signature(alg: string, signingInput: string, key: KeyObject | string | 
   if (key === undefined) throw new TypeError(`signToken: alg ${alg} needs a key`);
   const hash = HASH[alg.slice(2)] ?? 'sha256';
   const data = Buffer.from(signingInput);
+  if (alg.startsWith('HS')) return createHmac(hash, key).update(data).digest('base64url');
+  const privateKey = key instanceof KeyObject ? key : createPrivateKey(key);
   switch (alg.slice(0, 2)) {
-    case 'HS':
-      return createHmac(hash, key).update(data).digest('base64url');
     case 'PS':
-      return sign(hash, data, { key: key as KeyObject, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }).toString('base64url');
+      return sign(hash, data, { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }).toString('base64url');
     case 'ES':
-      return sign(hash, data, { key: key as KeyObject, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+      return sign(hash, data, { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
     case 'Ed':
-      return sign(null, data, key as KeyObject).toString('base64url');
+      return sign(null, data, privateKey).toString('base64url');
     default:
-      return sign(hash, data, key as KeyObject).toString('base64url');
+      return sign(hash, data, privateKey).toString('base64url');
   }
 }
 

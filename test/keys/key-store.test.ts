@@ -1,0 +1,449 @@
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DualAuthError, quote } from '../../src/errors';
+import type { AuthEvent } from '../../src/events';
+import { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions } from '../../src/keys';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
+
+const COOLDOWN = 200;
+const TIMEOUT = 300;
+const FAST = { cooldownMs: COOLDOWN, maxAgeMs: 60_000, staleIfErrorMs: 60_000, timeoutMs: TIMEOUT, maxResponseBytes: 524_288 };
+
+let A: TestKeyPair;
+let B: TestKeyPair;
+let server: JwksServer;
+let events: AuthEvent[];
+const stores: KeyStore[] = [];
+
+beforeAll(() => {
+  A = generateKeyPair('RS256', { kid: 'key-a' });
+  B = generateKeyPair('RS256', { kid: 'key-b' });
+});
+beforeEach(async () => {
+  server = await startJwksServer(jwks(A, B));
+  events = [];
+});
+afterEach(async () => {
+  for (const store of stores.splice(0)) store.close();
+  await server.close();
+});
+
+function makeStore(overrides: Partial<KeyStoreOptions> = {}): KeyStore {
+  const store = new KeyStore({ jwksUri: server.url, algorithms: ['RS256'], ...FAST, onEvent: (event) => events.push(event), ...overrides });
+  stores.push(store);
+  return store;
+}
+
+async function rejection(result: KeyObject | Promise<KeyObject> | Promise<void>): Promise<DualAuthError> {
+  expect(result).toBeInstanceOf(Promise);
+  const error = await (result as Promise<unknown>).then(
+    () => expect.fail('expected a rejection'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DualAuthError);
+  expect((error as DualAuthError).path).toBe('key-set');
+  return error as DualAuthError;
+}
+
+function sameKey(actual: KeyObject, pair: TestKeyPair): void {
+  expect(actual.export({ format: 'jwk' })).toEqual(pair.publicKey.export({ format: 'jwk' }));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(5);
+  }
+}
+
+function timeouts(): number {
+  return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+const unreachable = (uri: string, cause: string): string => `JWKS URL ${uri} unreachable: ${cause}`;
+const invalid = (uri: string, reason: string): string => `JWKS response from ${uri} is invalid: ${reason}`;
+const timedOut = (uri: string): string => `JWKS request to ${uri} timed out after ${TIMEOUT} ms`;
+
+describe('KeyStore', () => {
+  it('exports the documented defaults', () => {
+    expect(KEY_STORE_DEFAULTS).toEqual({ cooldownMs: 30_000, maxAgeMs: 600_000, staleIfErrorMs: 86_400_000, timeoutMs: 5_000, maxResponseBytes: 524_288 });
+    expect(Object.isFrozen(KEY_STORE_DEFAULTS)).toBe(true);
+  });
+
+  describe('cold start and warm-up', () => {
+    it('200 concurrent requests on a cold store share exactly one fetch', async () => {
+      const store = makeStore();
+      const keys = await Promise.all(Array.from({ length: 200 }, () => store.getKey(A.kid)));
+      expect(server.requests).toBe(1);
+      expect(new Set(keys).size).toBe(1);
+      sameKey(keys[0] as KeyObject, A);
+      expect(events).toEqual([{ type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 0, durationMs: expect.any(Number) }]);
+    });
+
+    it('prefetch() loads the set; known kids are then answered synchronously, with the KeyObject made at load', async () => {
+      const store = makeStore();
+      expect(store.describe()).toMatchObject({ status: 'empty', kids: [], fetchedAt: undefined });
+      await store.prefetch();
+      const key = store.getKey(B.kid);
+      expect(key).not.toBeInstanceOf(Promise);
+      expect(store.getKey(B.kid)).toBe(key);
+      sameKey(key as KeyObject, B);
+      expect(store.describe()).toMatchObject({
+        jwksUri: server.url,
+        status: 'fresh',
+        kids: [A.kid, B.kid],
+        skippedKeys: 0,
+        lastError: undefined,
+        fetches: { started: 1, succeeded: 1, failed: 0 },
+        refreshing: false,
+        closed: false,
+      });
+      expect(store.describe().fetchedAt).toBeInstanceOf(Date);
+    });
+
+    it('prefetch() during a fetch joins it', async () => {
+      const store = makeStore();
+      await Promise.all([store.prefetch(), store.getKey(A.kid), store.prefetch()]);
+      expect(server.requests).toBe(1);
+    });
+  });
+
+  describe('unknown kids', () => {
+    it('within the cooldown an unknown kid is refused at once, without a fetch, saying when a refresh is allowed', async () => {
+      const store = makeStore({ cooldownMs: 5_000 });
+      await store.prefetch();
+      const started = performance.now();
+      const error = await rejection(store.getKey('rotated-in'));
+      expect(performance.now() - started).toBeLessThan(50);
+      expect(error.code).toBe('ERR_KID_UNKNOWN');
+      expect(error.message).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(server.requests).toBe(1);
+    });
+
+    it('after the cooldown an unknown kid triggers one refetch; still absent, it is refused', async () => {
+      const store = makeStore();
+      await store.prefetch();
+      await sleep(COOLDOWN + 20);
+      const error = await rejection(store.getKey('nope'));
+      expect(error.code).toBe('ERR_KID_UNKNOWN');
+      expect(error.message).toBe(`No key for kid "nope" in the JWKS at ${server.url}`);
+      expect(server.requests).toBe(2);
+    });
+
+    it('echoes the kid quoted, printable and capped', async () => {
+      const store = makeStore({ cooldownMs: 5_000 });
+      await store.prefetch();
+      const kid = `${'k'.repeat(500)}\n"`;
+      const error = await rejection(store.getKey(kid));
+      expect(error.message).toBe(`No key for kid ${quote(kid)} in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(error.message.length).toBeLessThan(200);
+    });
+
+    it('a burst of 500 random kids after the cooldown costs one fetch; known kids keep working', async () => {
+      const store = makeStore();
+      await store.prefetch();
+      await sleep(COOLDOWN + 20);
+      const known = store.getKey(A.kid);
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const results = await Promise.allSettled(
+        Array.from({ length: 500 }, () => {
+          expect(store.getKey(A.kid)).toBe(known);
+          return store.getKey(randomUUID());
+        }),
+      );
+      const elapsed = performance.now() - started;
+      const cpuUsed = cpuMs(cpu);
+      expect(server.requests - 1).toBe(1);
+      for (const result of results) {
+        expect(result.status).toBe('rejected');
+        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'ERR_KID_UNKNOWN' });
+      }
+      expect(cpuUsed).toBeLessThan(1_000);
+      console.info(`[figures] burst of 500 random kids: ${server.requests - 1} fetch, ${elapsed.toFixed(1)} ms elapsed, ${cpuUsed.toFixed(1)} ms CPU`);
+    });
+
+    it('a sustained flood of 500 random kids over 5 cooldowns costs at most one fetch per cooldown; known kids keep working', async () => {
+      const cooldownMs = 100;
+      const store = makeStore({ cooldownMs });
+      await store.prefetch();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const outcomes: Promise<unknown>[] = [];
+      for (let wave = 0; wave < 10; wave++) {
+        for (let i = 0; i < 50; i++) {
+          outcomes.push(Promise.resolve(store.getKey(randomUUID())).catch((error: unknown) => error));
+          // Each refresh converts the keys anew, so the KeyObject is equal, not identical, across refreshes.
+          expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+        }
+        await sleep(cooldownMs / 2);
+      }
+      const errors = await Promise.all(outcomes);
+      const elapsed = performance.now() - started;
+      const cpuUsed = cpuMs(cpu);
+      const fetches = server.requests - 1;
+      expect(errors.every((error) => error instanceof DualAuthError && error.code === 'ERR_KID_UNKNOWN')).toBe(true);
+      expect(fetches).toBeGreaterThanOrEqual(1);
+      expect(fetches).toBeLessThanOrEqual(Math.ceil(elapsed / cooldownMs) + 1);
+      expect(cpuUsed).toBeLessThan(1_000);
+      console.info(
+        `[figures] sustained flood of 500 random kids over ${elapsed.toFixed(0)} ms (cooldown ${cooldownMs} ms): ` +
+          `${fetches} fetches, ${cpuUsed.toFixed(1)} ms CPU`,
+      );
+    });
+
+    it('with the default cooldown (30 s) the same flood costs no fetch at all after warm-up', async () => {
+      const store = makeStore({ cooldownMs: KEY_STORE_DEFAULTS.cooldownMs });
+      await store.prefetch();
+      const errors = await Promise.all(Array.from({ length: 500 }, () => rejection(store.getKey(randomUUID()))));
+      expect(server.requests).toBe(1);
+      expect(errors[0]?.message).toMatch(/; next refresh allowed in (29|30) s$/);
+    });
+  });
+
+  describe('rotation and freshness', () => {
+    it('rotation mid-traffic: a new kid is picked up after the cooldown, the retired one stops after the next refresh', async () => {
+      server.jwks = jwks(A);
+      const cooldownMs = 400;
+      const store = makeStore({ cooldownMs, maxAgeMs: 600 });
+      await store.prefetch();
+      let served = 0;
+      const refused: DualAuthError[] = [];
+      let running = true;
+      const traffic = (async () => {
+        while (running) {
+          try {
+            await store.getKey(A.kid);
+            served++;
+          } catch (error) {
+            refused.push(error as DualAuthError);
+          }
+          await sleep(5);
+        }
+      })();
+
+      server.jwks = jwks(A, B); // the IdP publishes its next key next to the current one
+      const early = await rejection(store.getKey(B.kid));
+      expect(early.message).toBe(`No key for kid "key-b" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      await sleep(cooldownMs + 20);
+      sameKey(await store.getKey(B.kid), B);
+
+      expect(refused).toEqual([]);
+      server.jwks = jwks(B); // ...then retires the old one
+      await until(() => refused.length > 0);
+      running = false;
+      await traffic;
+
+      expect(served).toBeGreaterThan(20);
+      expect(refused[0]?.code).toBe('ERR_KID_UNKNOWN');
+      expect(refused[0]?.message).toMatch(new RegExp(`^No key for kid "key-a" in the JWKS at ${server.url}`));
+      expect(store.getKey(B.kid)).not.toBeInstanceOf(Promise);
+      expect(events.filter((event) => event.type === 'jwks-refreshed').map((event) => 'kids' in event && event.kids)).toEqual([
+        [A.kid],
+        [A.kid, B.kid],
+        [B.kid],
+      ]);
+    });
+
+    it('a set older than maxAgeMs is refreshed behind the request that notices: nobody waits for the IdP', async () => {
+      const store = makeStore({ maxAgeMs: 150, cooldownMs: 50 });
+      await store.prefetch();
+      server.mode = { kind: 'slow', delayMs: 200 };
+      await sleep(170);
+      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+      expect(store.describe()).toMatchObject({ status: 'stale', refreshing: true });
+      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+      await until(() => !store.describe().refreshing);
+      expect(server.requests).toBe(2);
+      expect(store.describe()).toMatchObject({ status: 'fresh', fetches: { started: 2, succeeded: 2, failed: 0 } });
+    });
+  });
+
+  describe('outage after a good fetch', () => {
+    const outages: [string, (s: JwksServer) => Promise<void> | void, string, (uri: string) => string][] = [
+      ['port closed', (s) => s.stop(), 'ERR_JWKS_UNREACHABLE', (u) => unreachable(u, 'ECONNREFUSED')],
+      ['connection reset', (s) => void (s.mode = { kind: 'reset' }), 'ERR_JWKS_UNREACHABLE', (u) => unreachable(u, 'ECONNRESET')],
+      ['HTTP 503', (s) => void (s.mode = { kind: 'status', status: 503 }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'HTTP 503')],
+      ['hanging', (s) => void (s.mode = { kind: 'hang' }), 'ERR_JWKS_TIMEOUT', timedOut],
+      ['HTML page', (s) => void (s.mode = { kind: 'body', body: '<html></html>', contentType: 'text/html' }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'not JSON (content-type "text/html")')],
+      ['JSON without keys', (s) => void (s.mode = { kind: 'body', body: '{}' }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'not a JWKS (no "keys" array)')],
+      ['empty key set', (s) => void (s.jwks = { keys: [] }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'no usable signing keys for RS256 (0 keys in the set)')],
+      ['only unusable keys', (s) => void (s.jwks = { keys: [{ kty: 'oct', kid: 'h', k: 'c2VjcmV0' }] }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'no usable signing keys for RS256 (1 key in the set)')],
+      ['oversized', (s) => void (s.mode = { kind: 'oversized', bytes: 2_000_000 }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'larger than 524288 bytes')],
+    ];
+
+    it.each(outages)('%s: known kids keep working, an unknown kid is refused naming the outage', async (_name, breakIt, code, cause) => {
+      const store = makeStore();
+      await store.prefetch();
+      await breakIt(server);
+      await sleep(COOLDOWN + 20);
+      const uri = server.url;
+
+      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+      const first = await rejection(store.getKey('new-kid'));
+      expect(first.code).toBe('ERR_KID_UNKNOWN');
+      expect(first.message).toBe(`No key for kid "new-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}`);
+      const second = await rejection(store.getKey('other-kid'));
+      expect(second.message).toBe(
+        `No key for kid "other-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}; next refresh allowed in 1 s`,
+      );
+      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+
+      expect(events.at(-1)).toEqual({ type: 'jwks-refresh-failed', jwksUri: uri, code, message: cause(uri), servingStale: true, durationMs: expect.any(Number) });
+      expect(store.describe()).toMatchObject({
+        status: 'fresh',
+        kids: [A.kid, B.kid],
+        lastError: { code, message: cause(uri) },
+        fetches: { started: 2, succeeded: 1, failed: 1 },
+      });
+    });
+
+    it('past maxAgeMs, known kids are served stale while refreshes fail, and the IdP is tried once per cooldown only', async () => {
+      const store = makeStore({ maxAgeMs: 100, cooldownMs: 100 });
+      await store.prefetch();
+      await server.stop();
+      await sleep(120);
+      const started = performance.now();
+      for (let i = 0; i < 60; i++) {
+        expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+        await sleep(5);
+      }
+      await until(() => !store.describe().refreshing);
+      const elapsed = performance.now() - started;
+      const attempts = store.describe().fetches.started - 1;
+      expect(attempts).toBeGreaterThanOrEqual(1);
+      expect(attempts).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+      expect(store.describe()).toMatchObject({ status: 'stale', lastError: { code: 'ERR_JWKS_UNREACHABLE' } });
+      expect(events.filter((event) => event.type === 'jwks-refresh-failed')).toContainEqual(
+        expect.objectContaining({ servingStale: true, message: unreachable(server.url, 'ECONNREFUSED') }),
+      );
+    });
+
+    it('stops serving the last good set after maxAgeMs + staleIfErrorMs, refusing with the cause; recovers when the IdP does', async () => {
+      const store = makeStore({ maxAgeMs: 100, staleIfErrorMs: 200, cooldownMs: 50 });
+      await store.prefetch();
+      server.mode = { kind: 'status', status: 503 };
+      await sleep(150);
+      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+      await sleep(200);
+
+      const error = await rejection(store.getKey(A.kid));
+      expect(error.code).toBe('ERR_JWKS_INVALID');
+      expect(error.message).toBe(invalid(server.url, 'HTTP 503'));
+      expect(store.describe().status).toBe('expired');
+      expect(events.at(-1)).toMatchObject({ type: 'jwks-refresh-failed', servingStale: false });
+      const atOnce = await rejection(store.getKey(A.kid));
+      expect(atOnce.message).toBe(invalid(server.url, 'HTTP 503'));
+
+      server.mode = { kind: 'ok' };
+      await sleep(60);
+      sameKey(await store.getKey(A.kid), A);
+      expect(store.describe()).toMatchObject({ status: 'fresh', lastError: undefined });
+    });
+  });
+
+  describe('no good key set at all', () => {
+    it('IdP down from the start: refused with the cause, fast; no new attempt before the cooldown; recovers after', async () => {
+      await server.stop();
+      const store = makeStore();
+      const started = performance.now();
+      const first = await rejection(store.getKey(A.kid));
+      const firstMs = performance.now() - started;
+      expect(first.code).toBe('ERR_JWKS_UNREACHABLE');
+      expect(first.message).toBe(unreachable(server.url, 'ECONNREFUSED'));
+      expect(firstMs).toBeLessThan(TIMEOUT);
+
+      const burstStarted = performance.now();
+      const rest = await Promise.all(Array.from({ length: 100 }, () => rejection(store.getKey(A.kid))));
+      expect(performance.now() - burstStarted).toBeLessThan(100);
+      expect(new Set(rest.map((error) => error.message))).toEqual(new Set([unreachable(server.url, 'ECONNREFUSED')]));
+      expect(store.describe().fetches.started).toBe(1);
+      expect(events).toEqual([
+        { type: 'jwks-refresh-failed', jwksUri: server.url, code: 'ERR_JWKS_UNREACHABLE', message: first.message, servingStale: false, durationMs: expect.any(Number) },
+      ]);
+
+      const warmUp = await rejection(store.prefetch());
+      expect(warmUp.message).toBe(first.message);
+
+      await server.start();
+      await sleep(COOLDOWN + 20);
+      sameKey(await store.getKey(A.kid), A);
+      console.info(`[figures] IdP down (connection refused) from the start: first request refused after ${firstMs.toFixed(1)} ms`);
+    });
+
+    it('IdP hanging from the start: concurrent requests share one attempt and are refused with ERR_JWKS_TIMEOUT at timeoutMs', async () => {
+      server.mode = { kind: 'hang' };
+      const store = makeStore();
+      const started = performance.now();
+      const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
+      const elapsed = performance.now() - started;
+      expect(server.requests).toBe(1);
+      for (const error of errors) {
+        expect(error.code).toBe('ERR_JWKS_TIMEOUT');
+        expect(error.message).toBe(timedOut(server.url));
+      }
+      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
+      expect(elapsed).toBeLessThan(TIMEOUT + 700);
+      const next = performance.now();
+      expect((await rejection(store.getKey(A.kid))).code).toBe('ERR_JWKS_TIMEOUT');
+      expect(performance.now() - next).toBeLessThan(50);
+      console.info(`[figures] IdP hanging, timeoutMs ${TIMEOUT}: 50 concurrent requests refused after ${elapsed.toFixed(1)} ms, 1 fetch; the next one at once`);
+    });
+
+    it('garbage from the start is ERR_JWKS_INVALID naming what was wrong', async () => {
+      server.mode = { kind: 'body', body: '<!doctype html><title>Maintenance</title>', contentType: 'text/html' };
+      const error = await rejection(makeStore().getKey(A.kid));
+      expect(error.code).toBe('ERR_JWKS_INVALID');
+      expect(error.message).toBe(invalid(server.url, 'not JSON (content-type "text/html")'));
+    });
+  });
+
+  it('malformed individual keys are skipped and counted; the rest of the set loads', async () => {
+    server.jwks = {
+      keys: [A.jwk, { kty: 'RSA', kid: 'broken', n: '!!', e: 'AQAB' }, null, { kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' }, { ...B.jwk, use: 'enc' }, B.jwk],
+    };
+    const store = makeStore();
+    await store.prefetch();
+    expect(store.describe()).toMatchObject({ kids: [A.kid, B.kid], skippedKeys: 4 });
+    expect(events).toEqual([{ type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 4, durationMs: expect.any(Number) }]);
+  });
+
+  describe('close()', () => {
+    it('aborts an in-flight fetch at once, leaves no timer, reports nothing, and fetches no more', async () => {
+      server.mode = { kind: 'hang' };
+      const store = makeStore({ timeoutMs: 10_000 });
+      const baseline = timeouts();
+      const pending = rejection(store.prefetch());
+      await until(() => server.requests === 1);
+      const started = performance.now();
+      store.close();
+      const error = await pending;
+      expect(performance.now() - started).toBeLessThan(100);
+      expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
+      expect(error.message).toBe(unreachable(server.url, 'key store closed'));
+      expect(timeouts()).toBeLessThanOrEqual(baseline);
+
+      expect((await rejection(store.getKey('any'))).message).toBe(unreachable(server.url, 'key store closed'));
+      expect((await rejection(store.prefetch())).message).toBe(unreachable(server.url, 'key store closed'));
+      expect(server.requests).toBe(1);
+      expect(events).toEqual([]);
+      expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
+    });
+
+    it('keeps answering fresh known keys, which needs no timer or socket', async () => {
+      const store = makeStore();
+      await store.prefetch();
+      store.close();
+      sameKey(store.getKey(A.kid) as KeyObject, A);
+    });
+  });
+});
