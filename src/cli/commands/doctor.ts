@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { diagnose } from '../../doctor';
+import { ENV } from '../../env';
+import { checklist, plural } from '../format';
+import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+
+const HELP = `Usage: cube-dual-auth doctor [--json]
+
+Checks the environment a deployment would run with, using the checkAuth hook's own code:
+  configuration           every variable is valid (the hook would start)
+  api-secret              ${ENV.apiSecret} is set, at least 32 bytes and not guessable
+  additional-api-secrets  the same for ${ENV.additionalApiSecrets} (when set)
+  origin                  the Request-Origin value that selects the shared-secret path
+  jwks-url                ${ENV.jwksUri} is set (https unless on this machine)
+  jwks-keys               the JWKS answers within the timeout with signing keys for ${ENV.algorithms}
+  audience, issuer        ${ENV.audience} and ${ENV.issuer} are set (key-set path)
+  cube-gateway            @cubejs-backend/api-gateway resolves from the current directory,
+                          so that rejections become HTTP 403 inside Cube, not 500
+Run it where Cube runs: in the Cube project directory, with Cube's environment.
+
+Options:
+  --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message"}]}
+
+Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 wrong command line.
+Secrets are never printed.
+
+Examples:
+  cube-dual-auth doctor
+  (set -a; . ./.env; cube-dual-auth doctor)
+  cube-dual-auth doctor --json | jq '.checks[] | select(.status != "ok")'
+`;
+
+function parse(args: readonly string[]): { json: boolean } {
+  try {
+    const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean' } }, strict: true });
+    return { json: values.json === true };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  const { json } = parse(argv);
+  const diagnosis = await diagnose(io.env);
+  const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
+  if (json) {
+    writeJson(io.stdout, diagnosis);
+    return code;
+  }
+  const paint = painter(io.stdout, io.env);
+  const failures = diagnosis.checks.filter((c) => c.status === 'fail').length;
+  const warnings = diagnosis.checks.filter((c) => c.status === 'warn').length;
+  const summary = `${plural(failures, 'failure')}, ${plural(warnings, 'warning')}`;
+  io.stdout.write(checklist(diagnosis.checks, paint));
+  io.stdout.write(`\n${failures > 0 ? paint('red', 'FAIL') : paint('green', 'OK')}: ${summary}\n`);
+  return code;
+}
+
+export const doctor: Command = {
+  name: 'doctor',
+  summary: "check this environment's configuration: secrets, JWKS reachability and keys, claims, Cube",
+  help: HELP,
+  run,
+};

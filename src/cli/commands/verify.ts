@@ -1,0 +1,262 @@
+import { parseArgs } from 'node:util';
+import { createCheckAuthWithNames, type CheckAuth, type Verdict } from '../../check-auth';
+import { DEFAULTS, DualAuthConfigError, type DualAuthOptions } from '../../config';
+import { ENV, ENV_NAMES, optionsFromEnv } from '../../env';
+import type { AuthPath, RejectionCode } from '../../errors';
+import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
+import { hintFor } from '../hints';
+import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
+
+const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--json]
+
+Runs the same verification as the checkAuth hook, with the same environment variables
+(${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), and explains the outcome: the path
+chosen and why, the token's header and claims (times as dates), the key used, and either
+the security context Cube would receive or the rejection with a one-line fix.
+
+Arguments:
+  <token>            the token, with or without "Bearer "; - reads it from standard input
+
+Options:
+  --origin [<value>] send "Request-Origin: <value>", as the service does; without a value
+                     (last, or before another option) the configured origin
+                     (${ENV.origin}, default "${DEFAULTS.origin}"), i.e. the shared-secret path
+  --no-origin        send no Request-Origin header: the key-set path (the default)
+  --json             print the result as JSON (see docs/readme-cli.md)
+
+Exit status: 0 accepted, 1 rejected or misconfigured, 2 wrong command line.
+The secret is never printed; the token only shortened.
+
+Examples:
+  cube-dual-auth verify "$ID_TOKEN"
+  cube-dual-auth verify "$SERVICE_TOKEN" --origin
+  cube-dual-auth verify --origin embeddable "$SERVICE_TOKEN"
+  pbpaste | cube-dual-auth verify - --json | jq .error
+`;
+
+/** A claim holding a date, for people and for `--json`. */
+interface TimeInfo {
+  readonly value: unknown;
+  /** ISO 8601, whole seconds; null when the claim is not a number. */
+  readonly iso: string | null;
+  /** `in 59 min` / `3 h ago`; null when the claim is not a number. */
+  readonly relative: string | null;
+}
+
+type KeyInfo =
+  | { readonly source: 'jwks'; readonly kid: string | null; readonly jwksUri: string | null }
+  | { readonly source: 'api-secret'; readonly secrets: number };
+
+/** The `--json` document; every member is always present (null when it does not apply). */
+interface VerifyReport {
+  readonly accepted: boolean;
+  readonly token: string;
+  readonly requestOrigin: string | null;
+  readonly path: AuthPath | null;
+  readonly pathReason: string | null;
+  readonly header: Record<string, unknown> | null;
+  readonly claims: Record<string, unknown> | null;
+  readonly times: Partial<Record<'exp' | 'nbf' | 'iat', TimeInfo>>;
+  readonly key: KeyInfo | null;
+  readonly securityContext: Record<string, unknown> | null;
+  readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
+}
+
+interface VerifyArgs {
+  readonly token: string;
+  /** undefined: no header; '': the configured origin; else the value given. */
+  readonly origin: string | undefined;
+  readonly json: boolean;
+}
+
+const TIME_CLAIMS = ['exp', 'nbf', 'iat'] as const;
+
+/**
+ * `parseArgs` has no options with an optional value: a bare `--origin` (last, or followed by another
+ * option or by `-`) becomes `--origin=`, which means "the configured origin".
+ */
+function expandBareOrigin(args: readonly string[]): string[] {
+  return args.map((arg, i) => {
+    const next = args[i + 1];
+    return arg === '--origin' && (next === undefined || next.startsWith('-')) ? '--origin=' : arg;
+  });
+}
+
+async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: expandBareOrigin(args),
+      options: { origin: { type: 'string' }, 'no-origin': { type: 'boolean' }, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.origin !== undefined && values['no-origin']) throw new UsageError('--origin and --no-origin exclude each other');
+  if (positionals.length > 1) throw new UsageError(`expected one token, got ${positionals.length} arguments`);
+  const [given] = positionals;
+  if (given === undefined) {
+    // Never echo the value: it is the token when someone wrote `--origin "$TOKEN"`.
+    const tokenAsOrigin = values.origin?.startsWith('eyJ') === true;
+    throw new UsageError(
+      tokenAsOrigin
+        ? 'missing <token>: --origin took the token as its value; write the token first, or --origin <value> <token>'
+        : 'missing <token> (use - to read it from standard input)',
+    );
+  }
+  return { token: given === '-' ? await readStdin(io.stdin) : given, origin: values.origin, json: values.json === true };
+}
+
+function times(claims: Record<string, unknown> | undefined, now: number): VerifyReport['times'] {
+  const result: Partial<Record<(typeof TIME_CLAIMS)[number], TimeInfo>> = {};
+  for (const claim of TIME_CLAIMS) {
+    const value = claims?.[claim];
+    if (value === undefined) continue;
+    const seconds = asNumericDate(value);
+    result[claim] = {
+      value,
+      iso: seconds === undefined ? null : isoSeconds(seconds),
+      relative: seconds === undefined ? null : relative(seconds, now),
+    };
+  }
+  return result;
+}
+
+function keyInfo(verdict: Verdict, options: DualAuthOptions): KeyInfo | null {
+  if (verdict.path === 'shared-secret') {
+    const { apiSecret } = options;
+    return { source: 'api-secret', secrets: apiSecret === undefined ? 0 : typeof apiSecret === 'string' ? 1 : apiSecret.length };
+  }
+  if (verdict.path === 'key-set') {
+    const kid = verdict.kid ?? verdict.header?.kid;
+    return { source: 'jwks', kid: typeof kid === 'string' ? kid : null, jwksUri: verdict.jwksUri ?? null };
+  }
+  return null;
+}
+
+/** Shortened after the `Bearer ` prefix, which would otherwise hide that it is a JWS. */
+function shownToken(token: string): string {
+  return shortenToken(token.replace(/^bearer\s+/i, ''));
+}
+
+function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Verdict, options: DualAuthOptions): VerifyReport {
+  const { error } = verdict;
+  return {
+    accepted: verdict.accepted,
+    token: shownToken(args.token),
+    requestOrigin: requestOrigin ?? null,
+    path: verdict.path ?? null,
+    pathReason: verdict.pathReason,
+    header: verdict.header ?? null,
+    claims: verdict.payload ?? null,
+    times: times(verdict.payload, Date.now() / 1000),
+    key: keyInfo(verdict, options),
+    securityContext: verdict.securityContext ?? null,
+    error: error ? { ...error, hint: hintFor(error.code, verdict.path, configuredOrigin(options)) } : null,
+  };
+}
+
+function configurationReport(args: VerifyArgs, error: DualAuthConfigError): VerifyReport {
+  return {
+    accepted: false,
+    token: shownToken(args.token),
+    requestOrigin: null,
+    path: null,
+    pathReason: null,
+    header: null,
+    claims: null,
+    times: {},
+    key: null,
+    securityContext: null,
+    error: { code: error.code, message: error.message, hint: hintFor(error.code, undefined, DEFAULTS.origin) },
+  };
+}
+
+/** Token-controlled values are printed through JSON.stringify, which escapes control characters. */
+function describeHeader(header: Record<string, unknown>): string {
+  return Object.entries(header).map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(', ');
+}
+
+function describeClaims(claims: Record<string, unknown>, now: number): string {
+  const width = Math.max(0, ...Object.keys(claims).map((name) => name.length));
+  return Object.entries(claims)
+    .map(([name, value]) => {
+      const shown = (TIME_CLAIMS as readonly string[]).includes(name) ? `${JSON.stringify(value)}  ${describeNumericDate(value, now)}` : JSON.stringify(value);
+      return `${name.padEnd(width)}  ${shown}`;
+    })
+    .join('\n');
+}
+
+function describeKey(key: KeyInfo): string {
+  if (key.source === 'api-secret') {
+    if (key.secrets === 0) return `the API secret: none configured (${ENV.apiSecret})`;
+    const more = key.secrets > 1 ? ` or one of ${key.secrets - 1} in ${ENV.additionalApiSecrets}` : '';
+    return `the API secret (${ENV.apiSecret}${more})`;
+  }
+  const kid = key.kid === null ? 'no kid in the header' : `kid ${JSON.stringify(key.kid)}`;
+  return `${kid}, ${key.jwksUri === null ? `${ENV.jwksUri} is not set` : `from ${key.jwksUri}`}`;
+}
+
+function printReport(result: VerifyReport, io: CliIO): void {
+  const paint = painter(io.stdout, io.env);
+  const now = Date.now() / 1000;
+  const entries: [string, string][] = [['Token', result.token]];
+  if (result.pathReason !== null) entries.push(['Path', result.pathReason]);
+  if (result.header) entries.push(['Header', describeHeader(result.header)]);
+  if (result.claims) entries.push(['Claims', describeClaims(result.claims, now)]);
+  if (result.key) entries.push(['Key', describeKey(result.key)]);
+  if (result.error) {
+    entries.push(['Verdict', `${paint('red', 'REJECTED')} ${result.error.code}: ${result.error.message}`]);
+    entries.push(['Fix', paint('yellow', result.error.hint)]);
+  } else {
+    entries.push(['Verdict', `${paint('green', 'OK')}, accepted on the ${result.path} path`]);
+    entries.push(['Context', JSON.stringify(result.securityContext, null, 2)]);
+  }
+  io.stdout.write(rows(entries, paint));
+}
+
+function configuredOrigin(options: DualAuthOptions): string {
+  return options.origin ?? DEFAULTS.origin;
+}
+
+/** The `Request-Origin` value to send: none, the configured origin, or the one given. */
+function requestOriginFor(args: VerifyArgs, options: DualAuthOptions): string | undefined {
+  return args.origin === '' ? configuredOrigin(options) : args.origin;
+}
+
+async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth: CheckAuth): Promise<VerifyReport> {
+  const requestOrigin = requestOriginFor(args, options);
+  const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
+  const verdict = await checkAuth.explain({ headers }, args.token);
+  return report(args, requestOrigin, verdict, options);
+}
+
+async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  const args = await parse(argv, io);
+  let result: VerifyReport;
+  let checkAuth: CheckAuth | undefined;
+  try {
+    const options = optionsFromEnv(io.env);
+    checkAuth = createCheckAuthWithNames(options, ENV_NAMES);
+    result = await verifyWith(args, options, checkAuth);
+  } catch (error) {
+    if (!(error instanceof DualAuthConfigError)) throw error;
+    result = configurationReport(args, error);
+  } finally {
+    // An open JWKS connection or timer would keep the process alive after the answer.
+    checkAuth?.close();
+  }
+  if (args.json) writeJson(io.stdout, result);
+  else printReport(result, io);
+  return result.accepted ? EXIT_OK : EXIT_REFUSED;
+}
+
+export const verify: Command = {
+  name: 'verify',
+  summary: 'explain how the checkAuth hook judges a token: path, header, claims, key, verdict and fix',
+  help: HELP,
+  run,
+};

@@ -1,0 +1,43 @@
+/** One-line fixes for each rejection code, as `verify` prints them under the rejection message. */
+import { ENV } from '../env';
+import type { AuthPath, RejectionCode } from '../errors';
+
+/** The code table is a `Record` over every code, so adding a code without a hint fails to compile. */
+function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, string>> {
+  return {
+    ERR_TOKEN_MISSING: 'Pass the token itself: cube-dual-auth verify <token> (or - to read it from standard input).',
+    ERR_TOKEN_MALFORMED: 'Pass the compact JWT (header.payload.signature) without quotes, spaces or line breaks; a "Bearer " prefix is fine.',
+    ERR_PAYLOAD_NOT_OBJECT: "The token's payload must be a JSON object of claims: fix whatever issues the token.",
+    ERR_ALG_NOT_ALLOWED: {
+      'key-set': `If this is a service token (HS256), send it with "Request-Origin: ${origin}" (--origin); if the identity provider signs with another algorithm, add it to ${ENV.algorithms}.`,
+      'shared-secret': `Only HS256 tokens signed with the API secret use "Request-Origin: ${origin}": send identity-provider tokens without that header (--no-origin).`,
+    },
+    ERR_KID_MISSING: 'The identity provider must name its signing key ("kid") in the token header; if this is a service token, send it with --origin.',
+    ERR_KID_UNKNOWN: `Check that ${ENV.jwksUri} is the JWKS of the issuer of this token; after a key rotation the new key is picked up on the next JWKS refresh.`,
+    ERR_SIGNATURE_INVALID: {
+      'shared-secret': `${ENV.apiSecret} must be the secret the service signs with; during a rotation, list the other one in ${ENV.additionalApiSecrets}.`,
+      'key-set': `The token was not signed by that key of ${ENV.jwksUri}: it comes from another identity provider or tenant, or was altered.`,
+    },
+    ERR_TOKEN_EXPIRED: `Get a fresh token; if the clocks of issuer and server differ, sync them (NTP) or raise ${ENV.clockTolerance}.`,
+    ERR_TOKEN_NOT_YET_VALID: `The issuer's clock is ahead of this machine's: sync the clocks (NTP) or raise ${ENV.clockTolerance}.`,
+    ERR_TOKEN_TOO_OLD: `Get a fresh token, or raise ${ENV.maxTokenAge} if tokens are meant to live longer.`,
+    ERR_CLAIM_INVALID: 'exp, nbf and iat must be numbers of seconds since 1970 (and iat is required when a maximum token age is set).',
+    ERR_AUDIENCE_MISMATCH: `Request a token for this API from the identity provider, or add its audience to ${ENV.audience}.`,
+    ERR_ISSUER_MISMATCH: `${ENV.issuer} must equal the token's "iss" exactly (scheme and trailing slash included).`,
+    ERR_SUBJECT_MISMATCH: `${ENV.subject} restricts the key-set path to one subject: unset it or use a token for that subject.`,
+    ERR_SECURITY_CONTEXT_INVALID: `Check that ${ENV.claimsNamespace} names a claim of the token whose value is an object.`,
+    ERR_SHARED_SECRET_NOT_CONFIGURED: `Set ${ENV.apiSecret} to the secret shared with the service.`,
+    ERR_JWKS_NOT_CONFIGURED: `Set ${ENV.jwksUri} to the identity provider's JWKS URL; if this is a service token, send it with --origin.`,
+    ERR_JWKS_UNREACHABLE: `Check ${ENV.jwksUri} and that this host can reach it (DNS, firewall, proxy); cube-dual-auth doctor tests it.`,
+    ERR_JWKS_TIMEOUT: `The identity provider answered too slowly: check the network path, or raise ${ENV.jwksTimeoutMs}.`,
+    ERR_JWKS_INVALID: `${ENV.jwksUri} must answer a JWKS ({"keys": [...]}) with signing keys for ${ENV.algorithms}; an OIDC discovery URL is not one (use its jwks_uri).`,
+    ERR_CONFIG_INVALID: 'Fix the environment variable named in the message; cube-dual-auth doctor checks all of them.',
+    ERR_INTERNAL: 'The cause is printed on standard error: please report it as a bug of cube-dual-auth.',
+  };
+}
+
+/** The fix for a rejection; `path` picks between the two paths' variants where they differ. */
+export function hintFor(code: RejectionCode, path: AuthPath | undefined, origin: string): string {
+  const hint = hints(origin)[code];
+  return typeof hint === 'string' ? hint : hint[path ?? 'key-set'];
+}

@@ -1,0 +1,230 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, runCli, type CliResult } from '../support/cli';
+import { randomSecret } from '../support/claims';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, publicJwk, type TestKeyPair } from '../support/keys';
+
+/** The `--json` document of doctor, as documented in docs/readme-cli.md. */
+interface DoctorJson {
+  ok: boolean;
+  checks: { id: string; status: 'ok' | 'warn' | 'fail'; message: string }[];
+}
+
+const SECRET = randomSecret(32);
+let server: JwksServer;
+let key: TestKeyPair;
+/** A directory where `@cubejs-backend/api-gateway` resolves, like a Cube project; and one where it does not. */
+let cubeProject: string;
+let elsewhere: string;
+let good: Record<string, string>;
+
+beforeAll(async () => {
+  key = generateKeyPair('RS256', { kid: 'k1' });
+  server = await startJwksServer({ keys: [key.jwk] });
+  good = {
+    CUBEJS_API_SECRET: SECRET,
+    CUBEJS_JWK_URL: server.url,
+    CUBEJS_JWT_AUDIENCE: 'cube-api',
+    CUBEJS_JWT_ISSUER: 'https://idp.example/',
+  };
+  cubeProject = mkdtempSync(join(tmpdir(), 'doctor-cube-'));
+  const gateway = join(cubeProject, 'node_modules/@cubejs-backend/api-gateway');
+  mkdirSync(gateway, { recursive: true });
+  writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '1.7.43', main: 'index.js' }));
+  writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+  elsewhere = mkdtempSync(join(tmpdir(), 'doctor-empty-'));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(cubeProject, { recursive: true, force: true });
+  rmSync(elsewhere, { recursive: true, force: true });
+});
+
+async function doctor(env: Record<string, string>, args: string[] = ['--json'], cwd = cubeProject): Promise<CliResult> {
+  const result = await runCli(['doctor', ...args], { env, cwd });
+  // Whatever the environment, no secret is printed.
+  for (const [name, value] of Object.entries(env)) {
+    if (name.includes('SECRET')) for (const secret of value.split(',')) expect(result.stdout + result.stderr).not.toContain(secret);
+  }
+  return result;
+}
+
+function without(env: Record<string, string>, ...names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
+}
+
+function checkOf(json: DoctorJson, id: string): DoctorJson['checks'][number] | undefined {
+  return json.checks.find((c) => c.id === id);
+}
+
+describe('cube-dual-auth doctor', () => {
+  it('passes a sound configuration, every check OK, exit 0', async () => {
+    const result = await doctor(good);
+    expect(result.code).toBe(0);
+    const json = jsonOf<DoctorJson>(result);
+    expect(json.ok).toBe(true);
+    expect(json.checks.map((c) => [c.id, c.status])).toEqual([
+      ['configuration', 'ok'],
+      ['api-secret', 'ok'],
+      ['origin', 'ok'],
+      ['jwks-url', 'ok'],
+      ['jwks-keys', 'ok'],
+      ['audience', 'ok'],
+      ['issuer', 'ok'],
+      ['cube-gateway', 'ok'],
+    ]);
+    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (64 bytes)');
+    expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
+    expect(checkOf(json, 'cube-gateway')?.message).toMatch(/@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/);
+  });
+
+  it('prints a checklist and a summary line', async () => {
+    const result = await doctor(good, []);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}OK {4}configuration {2}the checkAuth hook accepts this environment$/m);
+    expect(result.stdout).toMatch(/^ {2}OK {4}jwks-keys {6}1 signing key for RS256: "k1"/m);
+    expect(result.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(result.stdout).not.toContain('\x1b[');
+  });
+
+  it.each([
+    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET is 14 bytes, under 32: anyone can choose the shared-secret path/],
+    ['few distinct characters', 'ab'.repeat(20), /has only 2 distinct characters/],
+    ['words', 'correct horse battery staple embeddable', /looks like words/],
+    ['a placeholder', `changeme-${randomSecret(16)}`, /placeholder word/],
+  ])('warns about %s, exit 0', async (_name, secret, message) => {
+    const result = await doctor({ ...good, CUBEJS_API_SECRET: secret });
+    expect(result.code).toBe(0);
+    const json = jsonOf<DoctorJson>(result);
+    expect(json.ok).toBe(true);
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'warn', message: expect.stringMatching(message) });
+  });
+
+  it('checks the additional secrets too', async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: `${randomSecret(32)},short-one` }));
+    expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 is 9 bytes, under 32/),
+    });
+  });
+
+  it('fails without any API secret, exit 1', async () => {
+    const result = await doctor(without(good, 'CUBEJS_API_SECRET'));
+    expect(result.code).toBe(1);
+    const json = jsonOf<DoctorJson>(result);
+    expect(json.ok).toBe(false);
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set/) });
+  });
+
+  it('fails on an unreachable JWKS URL, exit 1', async () => {
+    const down = await startJwksServer({ keys: [key.jwk] });
+    await down.stop();
+    const result = await doctor({ ...good, CUBEJS_JWK_URL: down.url }, []);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(new RegExp(`^ {2}FAIL {2}jwks-keys {6}JWKS URL ${down.url.replace(/\./g, '\\.')} unreachable: ECONNREFUSED$`, 'm'));
+    expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
+  });
+
+  it('fails within the configured timeout on a JWKS that does not answer', async () => {
+    const hanging = await startJwksServer({ keys: [key.jwk] });
+    hanging.mode = { kind: 'hang' };
+    try {
+      const result = await doctor({ ...good, CUBEJS_JWK_URL: hanging.url, CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '300' });
+      expect(result.code).toBe(1);
+      expect(checkOf(jsonOf<DoctorJson>(result), 'jwks-keys')?.message).toMatch(/timed out after 300 ms/);
+      expect(result.ms).toBeLessThan(3_000);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('fails on a JWKS without usable signing keys, exit 1', async () => {
+    const encryption = generateKeyPair('RS256', { kid: 'enc-1' });
+    const unusable = await startJwksServer({
+      keys: [publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' }), generateKeyPair('ES256', { kid: 'ec-1' }).jwk],
+    });
+    try {
+      const result = await doctor({ ...good, CUBEJS_JWK_URL: unusable.url });
+      expect(result.code).toBe(1);
+      expect(checkOf(jsonOf<DoctorJson>(result), 'jwks-keys')).toMatchObject({
+        status: 'fail',
+        message: expect.stringMatching(/invalid: no usable signing keys for RS256 \(2 keys in the set\)/),
+      });
+    } finally {
+      await unusable.close();
+    }
+  });
+
+  it('counts the keys it skipped next to the usable ones', async () => {
+    const encryption = generateKeyPair('RS256', { kid: 'enc-1' });
+    const mixed = await startJwksServer({ keys: [key.jwk, publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' })] });
+    try {
+      const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: mixed.url }));
+      expect(checkOf(json, 'jwks-keys')).toMatchObject({
+        status: 'ok',
+        message: expect.stringMatching(/^1 signing key for RS256: "k1", answered in \d+ ms; 1 other key skipped \(encryption, or not for RS256\)$/),
+      });
+    } finally {
+      await mixed.close();
+    }
+  });
+
+  it('fails on an answer that is not a JWKS', async () => {
+    server.mode = { kind: 'body', body: '<html>login</html>', contentType: 'text/html' };
+    try {
+      const json = jsonOf<DoctorJson>(await doctor(good));
+      expect(checkOf(json, 'jwks-keys')).toMatchObject({ status: 'fail', message: expect.stringMatching(/not JSON \(content-type "text\/html"\)/) });
+    } finally {
+      server.mode = { kind: 'ok' };
+    }
+  });
+
+  it('fails on HS256 in CUBEJS_JWT_ALGS, naming the variable, and skips the checks that need a valid configuration', async () => {
+    const result = await doctor({ ...good, CUBEJS_JWT_ALGS: 'RS256,HS256' });
+    expect(result.code).toBe(1);
+    const json = jsonOf<DoctorJson>(result);
+    expect(json.checks[0]).toMatchObject({
+      id: 'configuration',
+      status: 'fail',
+      message: expect.stringMatching(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/),
+    });
+    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway']);
+  });
+
+  it('warns when audience and issuer are not checked', async () => {
+    const json = jsonOf<DoctorJson>(await doctor(without(good, 'CUBEJS_JWT_AUDIENCE', 'CUBEJS_JWT_ISSUER')));
+    expect(json.ok).toBe(true);
+    expect(checkOf(json, 'audience')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWT_AUDIENCE is not set/) });
+    expect(checkOf(json, 'issuer')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWT_ISSUER is not set/) });
+  });
+
+  it('warns when the key-set path is off, and leaves out its checks', async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ CUBEJS_API_SECRET: SECRET }));
+    expect(json.ok).toBe(true);
+    expect(checkOf(json, 'jwks-url')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWK_URL is not set/) });
+    expect(json.checks.map((c) => c.id)).not.toContain('jwks-keys');
+  });
+
+  it('warns about a plain-http JWKS URL on another host', async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: 'http://idp.invalid/jwks', CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '500' }));
+    expect(checkOf(json, 'jwks-url')).toMatchObject({ status: 'warn', message: expect.stringMatching(/is plain http/) });
+  });
+
+  it('warns when @cubejs-backend/api-gateway does not resolve from the current directory', async () => {
+    const json = jsonOf<DoctorJson>(await doctor(good, ['--json'], elsewhere));
+    expect(json.ok).toBe(true);
+    expect(checkOf(json, 'cube-gateway')).toMatchObject({ status: 'warn', message: expect.stringMatching(/HTTP 500 instead of 403/) });
+  });
+
+  it('prints help with examples (exit 0) and refuses unknown options (exit 2)', async () => {
+    const help = await runCli(['doctor', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    const wrong = await runCli(['doctor', '--verbose']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/Unknown option '--verbose'/);
+  });
+});

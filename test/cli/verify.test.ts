@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, runCli, type CliOptions, type CliResult } from '../support/cli';
+import { randomSecret, timed } from '../support/claims';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, type TestKeyPair } from '../support/keys';
+import { signToken } from '../support/tokens';
+
+/** The `--json` document of verify, as documented in docs/readme-cli.md. */
+interface VerifyJson {
+  accepted: boolean;
+  token: string;
+  requestOrigin: string | null;
+  path: 'shared-secret' | 'key-set' | null;
+  pathReason: string | null;
+  header: Record<string, unknown> | null;
+  claims: Record<string, unknown> | null;
+  times: Record<string, { value: unknown; iso: string | null; relative: string | null }>;
+  key: { source: 'jwks'; kid: string | null; jwksUri: string | null } | { source: 'api-secret'; secrets: number } | null;
+  securityContext: Record<string, unknown> | null;
+  error: { code: string; message: string; hint: string } | null;
+}
+
+const SECRET = randomSecret(32);
+let server: JwksServer;
+let key: TestKeyPair;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  key = generateKeyPair('RS256', { kid: 'k1' });
+  server = await startJwksServer({ keys: [key.jwk] });
+  env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url };
+});
+afterAll(() => server.close());
+
+const idpToken = (payload: Record<string, unknown> = {}, options: Parameters<typeof signToken>[1] = {}): string =>
+  signToken(timed({ sub: 'user-1', tenant: 'acme', ...payload }), { key, ...options });
+const serviceToken = (payload: Record<string, unknown> = {}, secret = SECRET): string =>
+  signToken(timed({ securityContext: { tenant: 'acme' }, ...payload }), { alg: 'HS256', key: secret });
+
+/** Runs verify and checks what must hold for every run: neither the secret nor the whole token is printed. */
+async function verify(token: string, args: string[] = [], options: CliOptions = {}): Promise<CliResult> {
+  const result = await runCli(['verify', ...args], { env, ...options });
+  const output = result.stdout + result.stderr;
+  expect(output).not.toContain(SECRET);
+  if (token.length > 0) expect(output).not.toContain(token);
+  return result;
+}
+
+async function verifyJson(token: string, args: string[] = [], options: CliOptions = {}): Promise<{ result: CliResult; json: VerifyJson }> {
+  const result = await verify(token, [token, '--json', ...args], options);
+  return { result, json: jsonOf<VerifyJson>(result) };
+}
+
+describe('cube-dual-auth verify: accepted', () => {
+  it('accepts an identity-provider token on the key-set path and names the key', async () => {
+    const token = idpToken();
+    const { result, json } = await verifyJson(token);
+    expect(result.code).toBe(0);
+    expect(json).toMatchObject({
+      accepted: true,
+      requestOrigin: null,
+      path: 'key-set',
+      header: { alg: 'RS256', kid: 'k1', typ: 'JWT' },
+      key: { source: 'jwks', kid: 'k1', jwksUri: server.url },
+      securityContext: { sub: 'user-1', tenant: 'acme' },
+      error: null,
+    });
+    expect(json.pathReason).toMatch(/no Request-Origin header/);
+    expect(json.token).toMatch(/^eyJhbGciOi…\(\d+ chars\)….{3}$/);
+    expect(json.times.exp).toMatchObject({ iso: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), relative: 'in 4 min' });
+    expect(json.times.iat?.relative).toMatch(/^(now|\d s ago)$/);
+  });
+
+  it('accepts a service token with a bare --origin (the configured origin) on the shared-secret path', async () => {
+    const token = serviceToken();
+    const { result, json } = await verifyJson(token, ['--origin']);
+    expect(result.code).toBe(0);
+    expect(json).toMatchObject({
+      accepted: true,
+      requestOrigin: 'embeddable',
+      path: 'shared-secret',
+      key: { source: 'api-secret', secrets: 1 },
+      securityContext: { securityContext: { tenant: 'acme' } },
+    });
+  });
+
+  it('takes --origin <value> before the token, and a custom configured origin', async () => {
+    const token = serviceToken();
+    const result = await verify(token, ['--origin', 'partner', token, '--json'], { env: { ...env, CUBE_DUAL_AUTH_ORIGIN: 'partner' } });
+    expect(result.code).toBe(0);
+    expect(jsonOf<VerifyJson>(result)).toMatchObject({ requestOrigin: 'partner', path: 'shared-secret' });
+  });
+
+  it('reads the token from standard input with -, "Bearer " prefix included', async () => {
+    const token = idpToken();
+    const result = await verify(token, ['-', '--json'], { stdin: `Bearer ${token}\n` });
+    expect(result.code).toBe(0);
+    expect(jsonOf<VerifyJson>(result).accepted).toBe(true);
+  });
+
+  it('prints a readable report: path, header, dated claims, key, verdict and security context', async () => {
+    const token = idpToken();
+    const result = await verify(token, [token]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^Token {4}eyJhbGciOi…\(\d+ chars\)…/);
+    expect(result.stdout).toMatch(/^Path {5}no Request-Origin header: the key-set path/m);
+    expect(result.stdout).toMatch(/^Header {3}alg "RS256", typ "JWT", kid "k1"$/m);
+    expect(result.stdout).toMatch(/exp {5}\d+ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 4 min\)/);
+    expect(result.stdout).toContain(`Key      kid "k1", from ${server.url}`);
+    expect(result.stdout).toMatch(/^Verdict {2}OK, accepted on the key-set path$/m);
+    expect(result.stdout).toMatch(/^Context {2}\{$/m);
+    expect(result.stdout).toMatch(/^ {11}"sub": "user-1",$/m);
+    // Not a terminal: no colour codes.
+    expect(result.stdout).not.toContain('\x1b[');
+  });
+
+  it('closes the key store: the process exits as soon as the answer is printed', async () => {
+    const token = idpToken();
+    const result = await verify(token, [token, '--json']);
+    expect(result.code).toBe(0);
+    // Node starts in well under a second; a leftover JWKS socket or timer would hold it for seconds.
+    expect(result.ms).toBeLessThan(3_000);
+  });
+});
+
+describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
+  const stranger = generateKeyPair('RS256', { kid: 'k1' });
+  const past = Math.floor(Date.now() / 1000) - 7200;
+
+  it.each([
+    ['an expired token', (): string => signToken(timed({}, { now: past, expiresIn: 3600 }), { key }), [], 'key-set', 'ERR_TOKEN_EXPIRED', /fresh token/],
+    ['a stranger signing with a known kid', (): string => signToken(timed({ sub: 'x' }), { key: stranger }), [], 'key-set', 'ERR_SIGNATURE_INVALID', /another identity provider/],
+    ['a service token signed with another secret', (): string => serviceToken({}, randomSecret(32)), ['--origin'], 'shared-secret', 'ERR_SIGNATURE_INVALID', /CUBEJS_API_SECRET must be the secret/],
+    ['a service token sent without Request-Origin', (): string => serviceToken(), [], 'key-set', 'ERR_ALG_NOT_ALLOWED', /--origin/],
+    ['an identity-provider token sent with Request-Origin', (): string => idpToken(), ['--origin'], 'shared-secret', 'ERR_ALG_NOT_ALLOWED', /--no-origin/],
+    ['an unknown kid', (): string => signToken(timed({}), { key, kid: 'rotated-away' }), [], 'key-set', 'ERR_KID_UNKNOWN', /CUBEJS_JWK_URL/],
+    ['a token without kid', (): string => signToken(timed({}), { key, header: { kid: undefined } }), [], 'key-set', 'ERR_KID_MISSING', /kid/],
+    ['garbage', (): string => 'not-a-token', [], 'key-set', 'ERR_TOKEN_MALFORMED', /compact JWT/],
+  ] as const)('%s', async (_name, make, args, path, code, hint) => {
+    const { result, json } = await verifyJson(make(), [...args]);
+    expect(result.code).toBe(1);
+    expect(json).toMatchObject({ accepted: false, path, securityContext: null, error: { code, hint: expect.stringMatching(hint) } });
+    if (code === 'ERR_TOKEN_EXPIRED') expect(json.times.exp?.relative).toBe('1 h ago');
+  });
+
+  it('reports an empty token from standard input as missing', async () => {
+    const result = await verify('', ['-', '--json'], { stdin: '\n' });
+    expect(result.code).toBe(1);
+    expect(jsonOf<VerifyJson>(result)).toMatchObject({ path: null, error: { code: 'ERR_TOKEN_MISSING', message: 'Authentication required' } });
+  });
+
+  it('prints the rejection and the fix in the readable report', async () => {
+    const token = serviceToken();
+    const result = await verify(token, [token]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^Verdict {2}REJECTED ERR_ALG_NOT_ALLOWED: Algorithm "HS256" is not accepted on the key-set path/m);
+    expect(result.stdout).toMatch(/^Fix {6}If this is a service token \(HS256\), send it with "Request-Origin: embeddable" \(--origin\)/m);
+  });
+
+  it('reports an unreachable JWKS with its cause', async () => {
+    const down = await startJwksServer({ keys: [key.jwk] });
+    await down.stop();
+    const token = idpToken();
+    const { result, json } = await verifyJson(token, [], { env: { ...env, CUBEJS_JWK_URL: down.url } });
+    expect(result.code).toBe(1);
+    expect(json.error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('gives up on a hanging JWKS after the configured timeout and exits', async () => {
+    const hanging = await startJwksServer({ keys: [key.jwk] });
+    hanging.mode = { kind: 'hang' };
+    try {
+      const token = idpToken();
+      const { result, json } = await verifyJson(token, [], { env: { ...env, CUBEJS_JWK_URL: hanging.url, CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '300' } });
+      expect(result.code).toBe(1);
+      expect(json.error?.code).toBe('ERR_JWKS_TIMEOUT');
+      expect(result.ms).toBeLessThan(3_000);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('reports a configuration error naming the variable, with exit 1', async () => {
+    const token = idpToken();
+    const { result, json } = await verifyJson(token, [], { env: { ...env, CUBEJS_JWT_ALGS: 'RS256,HS256' } });
+    expect(result.code).toBe(1);
+    expect(json).toMatchObject({ accepted: false, path: null, header: null, error: { code: 'ERR_CONFIG_INVALID' } });
+    expect(json.error?.message).toMatch(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/);
+  });
+});
+
+describe('cube-dual-auth verify: command line', () => {
+  it('prints help with examples, exit 0', async () => {
+    const result = await runCli(['verify', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: cube-dual-auth verify <token>/);
+    expect(result.stdout).toContain('Examples:');
+  });
+
+  it.each([
+    [['--bogus', 'x'], /Unknown option '--bogus'/],
+    [[], /missing <token>/],
+    [['a', 'b'], /expected one token, got 2/],
+    [['x', '--origin', 'embeddable', '--no-origin'], /exclude each other/],
+  ])('refuses %j with exit 2', async (args, message) => {
+    const result = await runCli(['verify', ...args], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain("Run 'cube-dual-auth verify --help'");
+  });
+
+  it('explains "--origin <token>" without echoing the token', async () => {
+    const token = serviceToken();
+    const result = await verify(token, ['--origin', token]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--origin took the token as its value/);
+  });
+});
