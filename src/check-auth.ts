@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { resolveOptions, type DualAuthOptions, type OptionNames, type ResolvedOptions } from './config';
+import { keyStoreOptions, resolveOptions, type DualAuthOptions, type OptionNames, type ResolvedOptions } from './config';
 import { refusedFrom } from './claims';
 import { ENV_NAMES, optionsFromEnv } from './env';
 import { DualAuthError, toThrowable, type AuthPath } from './errors';
@@ -78,19 +78,14 @@ class Authenticator {
   private readonly cache: TokenCache | undefined;
 
   constructor(readonly options: ResolvedOptions) {
-    this.keyStore = options.jwksUri === undefined
-      ? undefined
-      : new KeyStore({
-        jwksUri: options.jwksUri,
-        algorithms: options.algorithms,
-        cooldownMs: options.jwksCooldownMs,
-        maxAgeMs: options.jwksMaxAgeMs,
-        staleIfErrorMs: options.jwksStaleIfErrorMs,
-        timeoutMs: options.jwksTimeoutMs,
-        maxResponseBytes: options.jwksMaxResponseBytes,
-        onEvent: options.onEvent,
-      });
     this.cache = options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
+    const { jwksUri } = options;
+    this.keyStore = jwksUri === undefined
+      ? undefined
+      : new KeyStore(keyStoreOptions({ ...options, jwksUri }, (event) => {
+        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(event.kids);
+        emit(options.onEvent, event);
+      }));
     this.sharedSecret = new SharedSecretPath(options);
     this.keySet = new KeySetPath(options, this.keyStore);
   }
@@ -117,15 +112,10 @@ class Authenticator {
       this.sharedSecret.verify(decoded, nowSeconds);
       return this.finish(token, decoded.payload, trace, cache);
     }
-    const kid = this.keySet.verify(decoded, nowSeconds);
-    if (typeof kid === 'string') {
-      trace.kid = kid;
-      return this.finish(token, decoded.payload, trace, cache);
-    }
-    return kid.then((verifiedKid) => {
-      trace.kid = verifiedKid;
-      return this.finish(token, decoded.payload, trace, cache);
-    });
+    const kid = (trace.kid = this.keySet.kidOf(decoded));
+    const verified = this.keySet.verify(decoded, kid, nowSeconds);
+    if (verified instanceof Promise) return verified.then(() => this.finish(token, decoded.payload, trace, cache));
+    return this.finish(token, decoded.payload, trace, cache);
   }
 
   /** Shapes the security context of a verified token and remembers it. */

@@ -13,7 +13,7 @@ export interface ClaimPolicy {
 
 function iso(seconds: number): string {
   const date = new Date(seconds * 1000);
-  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString();
+  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function numericDate(payload: Record<string, unknown>, claim: 'exp' | 'nbf' | 'iat', path: AuthPath): number | undefined {

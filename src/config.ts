@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { AuthPath } from './errors';
 import type { AuthEventListener } from './events';
+import type { KeyStoreOptions } from './keys';
 
 /** Algorithms the key-set path can be configured with: asymmetric only, never HS* or `none`. */
 export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -79,7 +80,8 @@ export interface DualAuthOptions {
   /** Age after which the key set is fetched again, in ms. Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000 */
   jwksMaxAgeMs?: number;
   /**
-   * How long the last good key set keeps serving while the JWKS URL fails, in ms.
+   * How long past `jwksMaxAgeMs` the last good key set keeps serving while the JWKS URL fails, in ms
+   * (as `stale-if-error` in RFC 5861).
    * Env: `CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS`. @default 86400000
    */
   jwksStaleIfErrorMs?: number;
@@ -272,5 +274,19 @@ export function resolveOptions(options: DualAuthOptions, names: OptionNames = {}
     tokenCacheSize: Math.floor(v.number('tokenCacheSize', DEFAULTS.tokenCacheSize, 0)),
     tokenCacheMaxAgeMs: v.number('tokenCacheMaxAgeMs', DEFAULTS.tokenCacheMaxAgeMs, 0),
     onEvent: v.func('onEvent'),
+  };
+}
+
+/** The key store's settings from resolved options: one mapping for the hook and for `doctor`. */
+export function keyStoreOptions(options: ResolvedOptions & { jwksUri: string }, onEvent?: AuthEventListener): KeyStoreOptions {
+  return {
+    jwksUri: options.jwksUri,
+    algorithms: options.algorithms,
+    cooldownMs: options.jwksCooldownMs,
+    maxAgeMs: options.jwksMaxAgeMs,
+    staleIfErrorMs: options.jwksStaleIfErrorMs,
+    timeoutMs: options.jwksTimeoutMs,
+    maxResponseBytes: options.jwksMaxResponseBytes,
+    onEvent,
   };
 }

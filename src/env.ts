@@ -38,18 +38,19 @@ export const ENV_NAMES: OptionNames = {
   apiSecret: `${ENV.apiSecret} / ${ENV.additionalApiSecrets}`,
 };
 
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+/** A variable as the hook reads it: trimmed, and unset when empty. */
+export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
 }
 
 function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
-  const items = read(env, name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = readEnv(env, name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
   return items && items.length > 0 ? items : undefined;
 }
 
 function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const text = read(env, name);
+  const text = readEnv(env, name);
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!Number.isFinite(value)) throw new DualAuthConfigError(name, `must be a number, got ${JSON.stringify(text.slice(0, 32))}`);
@@ -58,13 +59,13 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
 
 function secrets(env: NodeJS.ProcessEnv): string[] | undefined {
   // Secrets are never trimmed of inner characters, but a list is split on commas: base64 and hex never contain one.
-  const all = [read(env, ENV.apiSecret), ...(list(env, ENV.additionalApiSecrets) ?? [])].filter((s): s is string => !!s);
+  const all = [readEnv(env, ENV.apiSecret), ...(list(env, ENV.additionalApiSecrets) ?? [])].filter((s): s is string => !!s);
   return all.length > 0 ? all : undefined;
 }
 
 /** A listener that writes events as JSON lines to stderr; `rejected` logs refusals and JWKS failures only. */
 function logListener(env: NodeJS.ProcessEnv): AuthEventListener | undefined {
-  const level = read(env, ENV.log)?.toLowerCase();
+  const level = readEnv(env, ENV.log)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
     throw new DualAuthConfigError(ENV.log, `must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}`);
@@ -79,13 +80,13 @@ function logListener(env: NodeJS.ProcessEnv): AuthEventListener | undefined {
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DualAuthOptions {
   const options: DualAuthOptions = {
     apiSecret: secrets(env),
-    jwksUri: read(env, ENV.jwksUri),
-    origin: read(env, ENV.origin),
+    jwksUri: readEnv(env, ENV.jwksUri),
+    origin: readEnv(env, ENV.origin),
     algorithms: list(env, ENV.algorithms) as KeySetAlgorithm[] | undefined,
     audience: list(env, ENV.audience),
     issuer: list(env, ENV.issuer),
-    subject: read(env, ENV.subject),
-    claimsNamespace: read(env, ENV.claimsNamespace),
+    subject: readEnv(env, ENV.subject),
+    claimsNamespace: readEnv(env, ENV.claimsNamespace),
     onEvent: logListener(env),
   };
   for (const key of NUMERIC) options[key] = number(env, ENV[key]);

@@ -72,7 +72,11 @@ export class TokenCache {
     }
   }
 
-  clear(): void {
-    this.entries.clear();
+  /** Forgets key-set tokens verified by a key that the JWKS no longer has (rotation), so they are verified again. */
+  forgetKeysOtherThan(kids: readonly string[]): void {
+    const kept = new Set(kids);
+    for (const [token, entry] of this.entries) {
+      if (entry.kid !== undefined && !kept.has(entry.kid)) this.entries.delete(token);
+    }
   }
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEFAULTS, DualAuthConfigError, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
+import { DEFAULTS, DualAuthConfigError, keyStoreOptions, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
 import { ENV, ENV_NAMES, optionsFromEnv } from '../env';
 import { KeyStore } from '../keys';
 import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
@@ -102,15 +102,7 @@ function jwksUrlCheck(jwksUri: string | undefined): Check {
 
 /** Loads the key set with the hook's own key store and settings, so reachability, timeout and key vetting are the runtime's. */
 async function jwksKeysCheck(options: ResolvedOptions & { jwksUri: string }): Promise<Check> {
-  const store = new KeyStore({
-    jwksUri: options.jwksUri,
-    algorithms: options.algorithms,
-    cooldownMs: options.jwksCooldownMs,
-    maxAgeMs: options.jwksMaxAgeMs,
-    staleIfErrorMs: options.jwksStaleIfErrorMs,
-    timeoutMs: options.jwksTimeoutMs,
-    maxResponseBytes: options.jwksMaxResponseBytes,
-  });
+  const store = new KeyStore(keyStoreOptions(options));
   const started = performance.now();
   try {
     await store.prefetch();

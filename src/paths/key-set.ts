@@ -57,16 +57,15 @@ export class KeySetPath {
   }
 
   /**
-   * Verifies the token and gives the `kid` of the key that verified it: at once when the key is in memory,
-   * as a promise when the key set has to be fetched first.
+   * Verifies the token with the key of `kid` (from {@link kidOf}): at once when the key is in memory, as a promise
+   * when the key set has to be fetched first.
    */
-  verify(token: DecodedToken, now: () => number): string | Promise<string> {
-    const kid = this.kidOf(token);
+  verify(token: DecodedToken, kid: string, now: () => number): void | Promise<void> {
     const key = (this.keys as KeySource).getKey(kid);
     return key instanceof Promise ? key.then((loaded) => this.check(token, kid, loaded, now)) : this.check(token, kid, key, now);
   }
 
-  private check(token: DecodedToken, kid: string, key: KeyObject, now: () => number): string {
+  private check(token: DecodedToken, kid: string, key: KeyObject, now: () => number): void {
     const alg = token.header.alg as KeySetAlgorithm;
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
@@ -75,7 +74,6 @@ export class KeySetPath {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${quote(kid)} of the JWKS`, PATH);
     }
     checkClaims(token.payload, this.policy, now());
-    return kid;
   }
 
   private algorithmRefused(alg: string): DualAuthError {

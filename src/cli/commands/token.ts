@@ -2,7 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config';
-import { ENV } from '../../env';
+import { ENV, readEnv } from '../../env';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 
@@ -79,12 +79,6 @@ function parse(args: readonly string[]): TokenArgs {
   return { claims, expiresIn, json: values.json === true };
 }
 
-/** The secret exactly as the hook reads it (trimmed), so the token verifies against the running deployment. */
-function apiSecret(env: NodeJS.ProcessEnv): string | undefined {
-  const value = env[ENV.apiSecret]?.trim();
-  return value === '' ? undefined : value;
-}
-
 function mint(secret: string, args: TokenArgs): string {
   try {
     return sign(args.claims, createSecretKey(Buffer.from(secret, 'utf8')), {
@@ -99,7 +93,7 @@ function mint(secret: string, args: TokenArgs): string {
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv);
-  const secret = apiSecret(io.env);
+  const secret = readEnv(io.env, ENV.apiSecret);
   if (secret === undefined) {
     io.stderr.write(`cube-dual-auth token: ${ENV.apiSecret} is not set: there is no secret to sign with\n`);
     return EXIT_REFUSED;
