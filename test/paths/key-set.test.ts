@@ -175,6 +175,18 @@ describe('key-set path', () => {
     });
   });
 
+  it('stops answering cached tokens of a key that rotation removed, once the key set is refreshed', async () => {
+    const rotating = await startJwksServer(jwks(idpKey));
+    const checkAuth = make({ jwksUri: rotating.url, tokenCacheSize: 100, jwksCooldownMs: 0 });
+    const oldToken = rs({ tenant: 'acme' });
+    await checkAuth(appRequest(), oldToken);
+    rotating.jwks = jwks(secondKey);
+    await checkAuth(appRequest(), rs({}, secondKey));
+    const error = await rejectionOf(checkAuth(appRequest(), oldToken));
+    expect(error).toMatchObject({ code: 'ERR_KID_UNKNOWN' });
+    await rotating.close();
+  });
+
   it('reports the key used in explain', async () => {
     const verdict = await make().explain(appRequest(), rs({}, secondKey));
     expect(verdict).toMatchObject({ accepted: true, path: 'key-set', kid: secondKey.kid, jwksUri: server.url });
