@@ -113,6 +113,8 @@ export function toThrowable(error: DualAuthError): Error {
   if (hostErrorClass === undefined) hostErrorClass = findHostErrorClass();
   if (hostErrorClass === null) return error;
   const hosted = new hostErrorClass(403, 'Forbidden', error.message);
+  // Cube 0.33 sends a WebSocket client the error's stack: a rejection has no stack worth a server path.
+  hosted.stack = `DualAuthError: ${error.message}`;
   Object.defineProperties(hosted, {
     [BRAND]: { value: true },
     name: { value: 'DualAuthError', writable: true, configurable: true },

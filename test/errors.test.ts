@@ -44,6 +44,7 @@ describe('rejections inside Cube', () => {
     expect(error).toBeInstanceOf(CubejsHandlerError);
     expect(error).toBeInstanceOf(DualAuthError);
     expect(error).toMatchObject({ status: 403, type: 'Forbidden', message: 'Authentication required', code: 'ERR_TOKEN_MISSING' });
+    expect(error.stack).toBe('DualAuthError: Authentication required');
   });
 });
 

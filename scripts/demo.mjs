@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// `npm run demo`: one real Cube, two kinds of callers, one checkAuth.
+//
+// Installs the example Cube project on first use, starts a real OpenID provider and
+// `cubejs-server` with cube-dual-auth, then plays the embedding service's backend (HS256 token
+// signed with the API secret, `Request-Origin: embeddable`) and the customer's application
+// (RS256 token from the identity provider), and shows what Cube refuses and why.
+//
+//   npm run demo                       run the story, then stop everything
+//   npm run demo -- --keep-running     leave Cube up and print curl commands to try it
+//   npm run demo -- --verbose          also show Cube's own log (tokens and secret masked)
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ensureCube, repoRoot } from './ensure-cube.mjs';
+import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack } from './lib/stack.mjs';
+import { style } from './lib/style.mjs';
+
+const args = new Set(process.argv.slice(2));
+const keepRunning = args.has('--keep-running');
+const verbose = args.has('--verbose');
+
+let stack;
+let stopping;
+
+main().catch(async (error) => {
+  console.error(`\n${style.red('✗')} ${error.message}`);
+  if (stack && !verbose) console.error(style.dim(`\nThe last lines Cube printed:\n${stack.cube.recentLogs()}`));
+  await shutDown(1);
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    console.log(`\n${style.dim('Stopping Cube and the identity provider…')}`);
+    shutDown(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+async function main() {
+  heading('cube-dual-auth demo', 'one Cube, two kinds of callers, one checkAuth');
+
+  section('1. Setting the scene');
+  const { projectDir } = await ensureCube();
+  ok(`examples/cube-project is installed ${style.dim('(Cube 0.33.65, this package from npm pack)')}`);
+  stack = await startStack({ projectDir, onCubeLine: verbose ? (line) => console.log(style.dim(`    cube │ ${line}`)) : undefined });
+  const { cube, identityProvider } = stack;
+  ok(`identity provider (oidc-provider) at ${identityProvider.issuer} ${style.dim(`signing key kid "${identityProvider.kid}"`)}`);
+  ok(`Cube at ${cube.url}, configured through the environment:`);
+  detail(`CUBEJS_API_SECRET=${style.dim('(random for this run, never shown)')}`);
+  detail(`CUBEJS_JWK_URL=${identityProvider.jwksUrl}`);
+  detail(`CUBEJS_JWT_AUDIENCE=${CUBE_AUDIENCE}`);
+  detail(`CUBEJS_JWT_ISSUER=${identityProvider.issuer}`);
+  detail(`CUBEJS_JWT_CLAIMS_NAMESPACE=${CLAIMS_NAMESPACE}`);
+  detail(`cube.js: ${style.cyan("const { checkAuth } = require('cube-dual-auth');")} and a queryRewrite filtering by tenant and region`);
+
+  section("2. The embedding service's backend");
+  say(`signs the viewer's security context ${json(SERVICE_VIEWER)} with the API secret (HS256)`);
+  say(`and sends it with the header ${style.cyan('Request-Origin: embeddable')}`);
+  await showRows(await askCube({ Authorization: stack.serviceToken(SERVICE_VIEWER), ...stack.serviceHeaders }));
+
+  section("3. The customer's application");
+  const customerToken = await stack.customerToken();
+  const { header, payload } = decode(customerToken);
+  say(`gets an access token from the identity provider as "${CUSTOMER_APP.clientId}" ${style.dim('(client credentials grant)')}`);
+  say(`${header.alg}, kid "${header.kid}", aud ${payload.aud}, claims for Cube: ${json(payload[CLAIMS_NAMESPACE])}`);
+  say(`and sends it with ${style.cyan('no Request-Origin header')}`);
+  await showRows(await askCube({ Authorization: customerToken }));
+
+  section('4. Refused, and told why');
+  const serviceToken = stack.serviceToken(SERVICE_VIEWER);
+  await showRefusal('no token at all', {});
+  await showRefusal('a service token that expired an hour ago', {
+    Authorization: stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: -3600 }),
+    ...stack.serviceHeaders,
+  });
+  await showRefusal('an identity provider token that has expired (issued for 1 s)', { Authorization: await stack.expiredCustomerToken() });
+  await showRefusal('the service token without Request-Origin (wrong path)', { Authorization: serviceToken });
+  await showRefusal('the identity provider token with Request-Origin: embeddable (wrong path)', {
+    Authorization: customerToken,
+    ...stack.serviceHeaders,
+  });
+
+  if (keepRunning) return printCurlCommands(customerToken);
+  console.log(`\n${style.green('Done.')} Both paths worked against a real Cube; stopping everything.`);
+  await shutDown(0);
+}
+
+// ---- talking to Cube --------------------------------------------------------------------
+
+async function askCube(headers) {
+  const query = encodeURIComponent(JSON.stringify(ORDERS_BY_TENANT_AND_REGION));
+  const started = Date.now();
+  const response = await fetch(`${stack.cube.apiUrl}/load?query=${query}`, { headers, signal: AbortSignal.timeout(15_000) });
+  const body = await response.json();
+  return { status: response.status, body, ms: Date.now() - started };
+}
+
+async function showRows({ status, body, ms }) {
+  if (status !== 200) throw new Error(`Cube answered ${status}: ${stack.redact(JSON.stringify(body))}`);
+  say(`${style.green(`→ ${status}`)} ${style.dim(`${ms} ms`)}, the rows Cube returns under this security context:`);
+  table(
+    ['tenant', 'region', 'orders', 'total'],
+    body.data.map((row) => [row['orders.tenant'], row['orders.region'], row['orders.count'], row['orders.total_amount']]),
+  );
+}
+
+async function showRefusal(what, headers) {
+  const { status, body } = await askCube(headers);
+  const shown = stack.redact(String(body.error ?? JSON.stringify(body)));
+  const mark = status === 403 ? style.yellow(`→ ${status}`) : style.red(`→ ${status} (expected 403)`);
+  console.log(`  ${what}`);
+  console.log(`      ${mark} ${shown}`);
+  if (status !== 403) throw new Error(`Expected a 403 for ${what}, got ${status}`);
+}
+
+// ---- --keep-running ----------------------------------------------------------------------
+
+// Tokens go to files readable only by you, never to the terminal: the commands read them.
+function printCurlCommands(customerToken) {
+  const dir = join(repoRoot, '.cache/cube-dual-auth/demo');
+  mkdirSync(dir, { recursive: true });
+  const serviceFile = writeSecretFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: 3600 }));
+  const customerFile = writeSecretFile(join(dir, 'customer.token'), customerToken);
+  const query = `${stack.cube.apiUrl}/load?query=${encodeURIComponent(JSON.stringify({ measures: ['orders.count'], dimensions: ['orders.tenant', 'orders.region'] }))}`;
+  const rel = (file) => relative(process.cwd(), file) || file;
+
+  section('Cube keeps running. Try it (tokens are valid for an hour):');
+  say(style.dim("# as the embedding service's backend"));
+  say(`curl -s -H "Authorization: $(cat ${rel(serviceFile)})" -H "Request-Origin: embeddable" '${query}'`);
+  say(style.dim("# as the customer's application"));
+  say(`curl -s -H "Authorization: $(cat ${rel(customerFile)})" '${query}'`);
+  say(style.dim('# without a token'));
+  say(`curl -s '${query}'`);
+  say(style.dim(`# the identity provider's keys`));
+  say(`curl -s ${stack.identityProvider.jwksUrl}`);
+  console.log(`\nPress ${style.bold('Ctrl-C')} to stop Cube and the identity provider.`);
+}
+
+function writeSecretFile(file, content) {
+  writeFileSync(file, content, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+// ---- shutting down -----------------------------------------------------------------------
+
+function shutDown(exitCode) {
+  stopping ??= (async () => {
+    try {
+      await stack?.stop();
+    } finally {
+      process.exit(exitCode);
+    }
+  })();
+  return stopping;
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+function heading(title, subtitle) {
+  console.log(`\n${style.bold(style.magenta(title))} ${style.dim(`— ${subtitle}`)}`);
+}
+
+function section(title) {
+  console.log(`\n${style.bold(title)}`);
+}
+
+function ok(text) {
+  console.log(`  ${style.green('✓')} ${text}`);
+}
+
+function say(text) {
+  console.log(`  ${text}`);
+}
+
+function detail(text) {
+  console.log(`      ${text}`);
+}
+
+function json(value) {
+  return style.cyan(JSON.stringify(value));
+}
+
+function table(columns, rows) {
+  const cells = [columns, ...rows.map((row) => row.map(String))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  const line = (row) => `      ${row.map((cell, i) => cell.padEnd(widths[i])).join('   ')}`.trimEnd();
+  console.log(style.dim(line(columns)));
+  for (const row of rows) console.log(line(row.map(String)));
+}
+
+function decode(token) {
+  const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+  return { header, payload };
+}

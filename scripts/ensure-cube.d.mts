@@ -1,0 +1,13 @@
+// Types for the TypeScript tests that call the install step (the script itself is plain ESM).
+export declare const repoRoot: string;
+export declare const exampleProject: string;
+
+export interface EnsureCubeResult {
+  readonly projectDir: string;
+  /** Cube was (re)installed and sqlite3 built. */
+  readonly installedCube: boolean;
+  /** The current package build was packed and installed into the example. */
+  readonly installedPackage: boolean;
+}
+
+export declare function ensureCube(options?: { out?: NodeJS.WritableStream & { isTTY?: boolean } }): Promise<EnsureCubeResult>;

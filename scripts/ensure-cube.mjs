@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// Makes examples/cube-project runnable: installs Cube there on first use (cached), and installs
+// this package into it from `npm pack`, the way a user installs it, whenever the build changed.
+//
+//   node scripts/ensure-cube.mjs      (the demo and the integration tests call ensureCube())
+//
+// Cube stays out of this package's own dependency tree: the example has its own package.json.
+// Why the steps look the way they do:
+// - `--ignore-scripts`: Cube Store's and @cubejs-backend/native's install scripts download
+//   binaries from GitHub, which this machine cannot reach; the example needs neither.
+// - sqlite3 is then built from its bundled sources with node-gyp (about a minute).
+// - the example's package.json names `cube-dual-auth` like any dependency; we pass the packed
+//   tarball to `npm install --no-save`, which satisfies it without asking the registry and
+//   leaves package.json and package-lock.json untouched. A real directory is installed, not a
+//   link, so the package finds Cube's `CubejsHandlerError` next to it as it does for users.
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startProcess } from './lib/processes.mjs';
+import { withProgress } from './lib/progress.mjs';
+import { style } from './lib/style.mjs';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const exampleProject = join(repoRoot, 'examples/cube-project');
+const cacheDir = join(repoRoot, '.cache/cube-dual-auth');
+const installLog = join(cacheDir, 'install.log');
+const lockDir = join(cacheDir, 'install.lock');
+const marker = join(exampleProject, 'node_modules/.cube-dual-auth-example.json');
+const sqliteBinding = join(exampleProject, 'node_modules/sqlite3/build/Release/node_sqlite3.node');
+const installedPackage = join(exampleProject, 'node_modules/cube-dual-auth');
+
+const NPM_INSTALL_TIMEOUT_MS = 10 * 60_000;
+const SQLITE_BUILD_TIMEOUT_MS = 10 * 60_000;
+const PACK_TIMEOUT_MS = 60_000;
+const LOCK_WAIT_MS = 20 * 60_000;
+
+/**
+ * Brings the example project up to date. Quick (a pack and a hash) when nothing changed.
+ * @returns {Promise<{projectDir: string, installedCube: boolean, installedPackage: boolean}>}
+ */
+export async function ensureCube({ out = process.stdout } = {}) {
+  assertPackageBuilt();
+  mkdirSync(cacheDir, { recursive: true });
+  return withInstallLock(out, async () => {
+    const tarball = await packPackage();
+    const wanted = { cube: cubeInstallKey(), package: fileHash(tarball) };
+    const current = readMarker();
+
+    const installCube = current.cube !== wanted.cube || !existsSync(sqliteBinding);
+    const installPackage = installCube || current.package !== wanted.package || !existsSync(installedPackage);
+    if (installCube) {
+      out.write(`${style.bold('Installing Cube 0.33.65 into examples/cube-project')} ${style.dim('(first run only, about 2 minutes)')}\n`);
+      writeMarker({}); // An interrupted install must not look finished.
+    }
+    if (installPackage) {
+      const what = installCube ? 'npm install (Cube, its SQLite driver, and this package from npm pack)' : 'npm install of the new cube-dual-auth build (npm pack)';
+      await withProgress(what, () => npmInstallWith(tarball), { out });
+    }
+    if (installCube) {
+      await withProgress('building sqlite3 from its bundled sources (node-gyp)', buildSqlite, { out });
+    }
+    assertInstalledLikeAUser();
+    writeMarker(wanted);
+    return { projectDir: exampleProject, installedCube: installCube, installedPackage: installPackage };
+  });
+}
+
+function assertPackageBuilt() {
+  if (!existsSync(join(repoRoot, 'dist/index.js'))) {
+    throw new Error('cube-dual-auth is not built (dist/index.js is missing): run `npm run build` first.');
+  }
+}
+
+// The installed Cube is only as good as the manifest it came from and the Node ABI sqlite3 was
+// compiled for, so all of these are part of the cache key.
+function cubeInstallKey() {
+  const hash = createHash('sha256');
+  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(exampleProject, file)));
+  hash.update(`${process.versions.modules}-${process.platform}-${process.arch}`);
+  return hash.digest('hex');
+}
+
+function fileHash(file) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+function readMarker() {
+  try {
+    return JSON.parse(readFileSync(marker, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeMarker(state) {
+  mkdirSync(dirname(marker), { recursive: true });
+  writeFileSync(marker, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/** `npm pack` of the current build (tarballs are reproducible, so an unchanged build hashes the same). */
+async function packPackage() {
+  const destination = join(cacheDir, 'pack');
+  rmSync(destination, { recursive: true, force: true });
+  mkdirSync(destination, { recursive: true });
+  // --ignore-scripts skips `prepack` (a second build): callers build first, and we checked dist/.
+  const output = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
+    cwd: repoRoot,
+    timeoutMs: PACK_TIMEOUT_MS,
+    what: 'npm pack',
+  });
+  const [{ filename }] = JSON.parse(output.slice(output.indexOf('[')));
+  return join(destination, filename);
+}
+
+function npmInstallWith(tarball) {
+  return run('npm', ['install', '--ignore-scripts', '--no-save', '--no-audit', '--no-fund', tarball], {
+    cwd: exampleProject,
+    timeoutMs: NPM_INSTALL_TIMEOUT_MS,
+    what: 'npm install in examples/cube-project',
+  });
+}
+
+// `npm rebuild` runs sqlite3's own install script: it tries a prebuilt binary first (where the
+// network allows) and falls back to node-gyp with the npm configuration (nodedir) of this machine.
+function buildSqlite() {
+  return run('npm', ['rebuild', 'sqlite3', '--foreground-scripts'], {
+    cwd: exampleProject,
+    env: { JOBS: 'max' },
+    timeoutMs: SQLITE_BUILD_TIMEOUT_MS,
+    what: 'building sqlite3',
+  });
+}
+
+function assertInstalledLikeAUser() {
+  if (!existsSync(sqliteBinding)) throw new Error(`sqlite3 was not built (${relative(repoRoot, sqliteBinding)} is missing); see ${relative(repoRoot, installLog)}`);
+  if (!existsSync(installedPackage) || lstatSync(installedPackage).isSymbolicLink()) {
+    throw new Error(`${relative(repoRoot, installedPackage)} must be a real directory installed from the tarball, not a link`);
+  }
+}
+
+/** Runs a command to completion, its output going to the install log; resolves with its stdout. */
+async function run(command, args, { cwd, env = {}, timeoutMs, what }) {
+  appendFileSync(installLog, `\n$ (cd ${relative(repoRoot, cwd) || '.'}) ${command} ${args.join(' ')}\n`);
+  let stdout = '';
+  const child = startProcess(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    onLine: (line) => {
+      stdout += `${line}\n`;
+      appendFileSync(installLog, `${line}\n`);
+    },
+  });
+  const outcome = await Promise.race([child.exited, sleep(timeoutMs, 'timeout', { ref: false })]);
+  if (outcome === 'timeout') {
+    await child.stop();
+    throw new Error(`${what} did not finish within ${timeoutMs / 60_000} minutes; see ${relative(repoRoot, installLog)}`);
+  }
+  if (outcome !== 0) {
+    const tail = stdout.trim().split('\n').slice(-25).join('\n');
+    throw new Error(`${what} failed (${outcome}); the end of its output:\n${tail}\n(full log: ${relative(repoRoot, installLog)})`);
+  }
+  return stdout;
+}
+
+/** One installer at a time (a demo and a test run may start together); a stale lock is taken over. */
+async function withInstallLock(out, work) {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (lockIsStale()) {
+        rmSync(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`Another install of the example Cube still holds ${relative(repoRoot, lockDir)}`);
+      if (!told) out.write(`  … waiting for another install of the example Cube to finish\n`);
+      told = true;
+      await sleep(1_000);
+    }
+  }
+  writeFileSync(join(lockDir, 'pid'), String(process.pid));
+  try {
+    return await work();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+function lockIsStale() {
+  try {
+    const pid = Number(readFileSync(join(lockDir, 'pid'), 'utf8'));
+    process.kill(pid, 0); // Throws when that process is gone.
+    return false;
+  } catch (error) {
+    if (error.code === 'EPERM') return false;
+    // No pid file yet means the owner is between mkdir and writeFile, unless that was long ago.
+    if (error.code === 'ENOENT') return Date.now() - statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs > 60_000;
+    return true;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  ensureCube().then(
+    ({ installedCube, installedPackage }) => {
+      const what = installedCube ? 'installed' : installedPackage ? 'updated (new package build)' : 'already up to date';
+      console.log(`${style.green('✓')} examples/cube-project ${what}`);
+    },
+    (error) => {
+      console.error(`${style.red('✗')} ${error.message}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,117 @@
+// A real OpenID provider (node-oidc-provider, an OpenID-certified implementation) standing in for
+// the customer's identity provider: it issues RS256 JWT access tokens carrying a `kid` and serves
+// the matching public keys at its JWKS endpoint, exactly what Cube's key-set path consumes.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { freePort } from './ports.mjs';
+
+/**
+ * Starts the provider on 127.0.0.1.
+ * @param {object} options
+ * @param {string} options.audience  the Cube API's identifier; becomes `aud` of every access token
+ * @param {string} [options.claimsNamespace]  when set, the app's claims are nested under this claim
+ * @param {Array<{clientId: string, claims: object, tokenLifetimeSeconds?: number}>} options.apps
+ *   the applications allowed to ask for tokens (client credentials grant), with the claims their tokens carry
+ */
+export async function startIdentityProvider({ audience, claimsNamespace, apps }) {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const signingKey = createSigningKey();
+  const clients = apps.map((app) => ({ ...app, clientSecret: randomBytes(24).toString('base64url') }));
+  const appFor = (clientId) => clients.find((client) => client.clientId === clientId);
+
+  const Provider = await withoutProductionWarnings(async () => (await import('oidc-provider')).default);
+  const provider = await withoutProductionWarnings(async () => new Provider(issuer, {
+    clients: clients.map(({ clientId, clientSecret }) => ({
+      client_id: clientId,
+      client_secret: clientSecret,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+    })),
+    jwks: { keys: [signingKey] },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource, client) => {
+          if (resource !== audience) throw new Error(`unknown resource ${resource}`);
+          return {
+            scope: 'cube',
+            audience,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: appFor(client.clientId).tokenLifetimeSeconds ?? 300,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    extraTokenClaims: (_ctx, token) => {
+      const { claims } = appFor(token.clientId);
+      return claimsNamespace ? { [claimsNamespace]: claims } : claims;
+    },
+    // Lifetime of the grant record itself; the access token's lifetime is accessTokenTTL above.
+    ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300 },
+  }));
+
+  const server = createServer(provider.callback());
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+
+  return {
+    issuer,
+    audience,
+    jwksUrl: `${issuer}/jwks`,
+    /** The `kid` of the key tokens are signed with. */
+    kid: signingKey.kid,
+    /** Asks for an access token the way a backend does: client credentials grant, HTTP basic auth. */
+    async issueToken(clientId) {
+      const app = appFor(clientId);
+      if (!app) throw new Error(`No app "${clientId}" is registered with the identity provider`);
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${app.clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource: audience, scope: 'cube' }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = await response.json();
+      if (!response.ok) throw new Error(`The identity provider refused a token for ${clientId}: ${body.error_description ?? body.error}`);
+      return body.access_token;
+    },
+    close: () => closeServer(server),
+  };
+}
+
+// The provider warns, rightly, that its in-memory storage and this Node version are not for a
+// production identity provider. This one lives for one demo or test run, so the warnings are noise.
+async function withoutProductionWarnings(run) {
+  const warn = console.warn;
+  console.warn = (...args) => {
+    if (!String(args[0]).includes('oidc-provider WARNING')) warn(...args);
+  };
+  try {
+    return await run();
+  } finally {
+    console.warn = warn;
+  }
+}
+
+function createSigningKey() {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
+}
+
+function closeServer(server) {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

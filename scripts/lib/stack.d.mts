@@ -1,0 +1,57 @@
+// Types for the TypeScript tests that start the demo's scene (the module itself is plain ESM).
+export declare const CUBE_AUDIENCE: string;
+export declare const CLAIMS_NAMESPACE: string;
+export declare const SERVICE_VIEWER: { readonly tenant: string };
+export declare const CUSTOMER_APP: {
+  readonly clientId: string;
+  readonly claims: { readonly tenant: string; readonly region: string };
+  readonly tokenLifetimeSeconds: number;
+};
+export declare const ORDERS_BY_TENANT_AND_REGION: {
+  readonly measures: string[];
+  readonly dimensions: string[];
+  readonly order: Record<string, 'asc' | 'desc'>;
+};
+
+export interface RunningCube {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** http://127.0.0.1:<port>/cubejs-api/v1 */
+  readonly apiUrl: string;
+  /** ws://127.0.0.1:<port>/ */
+  readonly webSocketUrl: string;
+  readonly port: number;
+  readonly pid: number;
+  /** Resolves with the exit code (or signal) when cubejs-server exits. */
+  readonly exited: Promise<number | string>;
+  stop(): Promise<void>;
+  /** The last lines Cube printed, tokens and secret masked. */
+  recentLogs(): string;
+}
+
+export interface RunningIdentityProvider {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly jwksUrl: string;
+  /** The `kid` of the provider's signing key. */
+  readonly kid: string;
+  issueToken(clientId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface Stack {
+  readonly cube: RunningCube;
+  readonly identityProvider: RunningIdentityProvider;
+  /** The shared secret (CUBEJS_API_SECRET) of this run: random, never printed. */
+  readonly apiSecret: string;
+  /** Masks tokens and the API secret in a line of text. */
+  redact(line: string): string;
+  serviceToken(securityContext?: Record<string, unknown>, options?: { expiresInSeconds?: number }): string;
+  /** `{ 'Request-Origin': 'embeddable' }` */
+  readonly serviceHeaders: Readonly<Record<string, string>>;
+  customerToken(): Promise<string>;
+  expiredCustomerToken(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export declare function startStack(options: { projectDir: string; onCubeLine?: (line: string) => void }): Promise<Stack>;
