@@ -91,7 +91,7 @@ export interface DualAuthOptions {
   jwksMaxResponseBytes?: number;
   /**
    * Most verified tokens remembered, so a token used again skips signature verification; 0 turns the cache off.
-   * About 1.5 KB per entry with a typical token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
+   * About 0.5 KB per entry for a service token, up to ~1.5 KB for an RS256 token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
    * @default 10000
    */
   tokenCacheSize?: number;
