@@ -165,8 +165,13 @@ class Authenticator {
   }
 }
 
+const JWT_LIKE = /eyJ[\w-]*(\.[\w-]*){0,2}/g;
+const MAX_LOGGED = 300;
+
+/** An unexpected error's message for the log: anything shaped like a token masked, length capped. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(JWT_LIKE, '[token]').slice(0, MAX_LOGGED);
 }
 
 /** Any failure as a rejection: unexpected errors become a 403 too (and are reported), never a 500. */

@@ -156,6 +156,18 @@ describe('checkAuth: security context', () => {
     expect((await rejectionOf(nonObject(serviceRequest(), hs({})))).message).toBe('The securityContext function did not return an object');
   });
 
+  it('masks anything shaped like a token in the reported fault', async () => {
+    const events: AuthEvent[] = [];
+    const token = hs({ tenant: 'acme' });
+    const leaky = createCheckAuth({
+      apiSecret: secret,
+      securityContext: () => { throw new Error(`cannot map ${token}`); },
+      onEvent: (event) => events.push(event),
+    });
+    await rejectionOf(leaky(serviceRequest(), token));
+    expect(events).toContainEqual({ type: 'internal-error', message: 'securityContext function failed: cannot map [token]' });
+  });
+
   it("passes a DualAuthError thrown by the securityContext function on with its own message", async () => {
     const checkAuth = createCheckAuth({
       apiSecret: secret,
