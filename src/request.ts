@@ -17,9 +17,10 @@ function first(value: unknown): string | undefined {
 function fromPlainHeaders(headers: HeaderBag, lowerName: string): string | undefined {
   const direct = first(headers[lowerName]);
   if (direct !== undefined) return direct;
-  // Hand-built header objects may keep the sender's casing; Node and Express always lower-case.
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() === lowerName) return first(headers[key]);
+  // Hand-built header objects may keep the sender's casing; Node and Express always lower-case. Runs on every
+  // request that lacks the header (most key-set requests), so names of another length are passed over unconverted.
+  for (const key in headers) {
+    if (key.length === lowerName.length && key.toLowerCase() === lowerName) return first(headers[key]);
   }
   return undefined;
 }
