@@ -1,11 +1,12 @@
+/**
+ * The options of the hook, described once: {@link OPTIONS} holds each option's environment variable, default and
+ * validation, and the defaults, the known-option list, the environment reader (env.ts) and the names used in
+ * messages are all derived from it. The documentation of each option is its TSDoc in {@link DualAuthOptions}.
+ */
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import type { AuthPath } from './errors';
+import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './algorithms';
+import { DualAuthConfigError, type AuthPath } from './errors';
 import type { AuthEventListener } from './events';
-import type { KeyStoreOptions } from './keys';
-
-/** Algorithms the key-set path can be configured with: asymmetric only, never HS* or `none`. */
-export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
-export type KeySetAlgorithm = (typeof KEY_SET_ALGORITHMS)[number];
 
 /** What a `securityContext` function is told about the token it shapes. */
 export interface SecurityContextInfo {
@@ -46,7 +47,8 @@ export interface DualAuthOptions {
    */
   origin?: string;
   /**
-   * Algorithms accepted on the key-set path: asymmetric only. Env: `CUBEJS_JWT_ALGS` (comma-separated).
+   * Algorithms accepted on the key-set path: asymmetric only (RS, PS and ES with 256, 384 or 512).
+   * Env: `CUBEJS_JWT_ALGS` (comma-separated).
    * @default ['RS256']
    */
   algorithms?: readonly KeySetAlgorithm[];
@@ -109,184 +111,157 @@ export interface DualAuthOptions {
   onEvent?: AuthEventListener;
 }
 
+type OptionKey = keyof DualAuthOptions;
+
+/** Throws a {@link DualAuthConfigError} naming the option being checked. */
+type Fail = (problem: string) => never;
+
+/** How an environment variable's text is read: one value, a comma-separated list, or a number. */
+export type EnvFormat = 'text' | 'list' | 'number' | 'secrets' | 'log';
+
+/** One row of the options table. */
+export interface OptionSpec<V> {
+  /** Environment variables the ready-made `checkAuth` reads it from, the main one first. */
+  readonly env: readonly string[];
+  readonly format?: EnvFormat;
+  /** The value when the option is not given; undefined when there is none. */
+  readonly default?: V;
+  /** Validates a given value and returns it as the hook uses it. */
+  readonly check: (value: unknown, fail: Fail) => V;
+}
+
+const nonEmptyString = (value: unknown, fail: Fail): string => {
+  if (typeof value !== 'string' || value.trim() === '') fail('must be a non-empty string');
+  return value;
+};
+
+const stringList = (value: unknown, fail: Fail): readonly string[] => {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0) fail('must be a non-empty string or a non-empty list of strings');
+  return list.map((item) => nonEmptyString(item, fail));
+};
+
+const atLeast = (min: number) => (value: unknown, fail: Fail): number => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`must be a finite number of at least ${min}`);
+  return value;
+};
+
+const func = <F>(value: unknown, fail: Fail): F => {
+  if (typeof value !== 'function') fail('must be a function');
+  return value as F;
+};
+
+function httpUrl(value: unknown, fail: Fail): string {
+  let url: URL;
+  try {
+    url = new URL(nonEmptyString(value, fail));
+  } catch (error) {
+    if (error instanceof DualAuthConfigError) throw error;
+    fail('is not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('must be an http(s) URL');
+  if (url.username || url.password) fail('must not carry credentials');
+  return url.href;
+}
+
+function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[] {
+  if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list');
+  for (const alg of value) {
+    if (isKeySetAlgorithm(alg)) continue;
+    const why = typeof alg === 'string' && /^(hs|none$)/i.test(alg)
+      ? 'is not allowed on the key-set path: symmetric and unsigned tokens belong to the shared-secret path only'
+      : `is not supported (use ${KEY_SET_ALGORITHMS.join(', ')})`;
+    fail(`contains ${JSON.stringify(alg)}, which ${why}`);
+  }
+  return [...new Set(value as KeySetAlgorithm[])];
+}
+
+const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({ env: [env], format: 'number', default: fallback, check: atLeast(min) });
+
+/** The options table. `satisfies` makes a missing or extra row a compile error. */
+export const OPTIONS = {
+  apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS'], format: 'secrets', check: stringList },
+  jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
+  origin: {
+    env: ['CUBE_DUAL_AUTH_ORIGIN'],
+    format: 'text',
+    default: 'embeddable',
+    check: (value, fail) => nonEmptyString(value, fail).trim().toLowerCase(),
+  },
+  algorithms: { env: ['CUBEJS_JWT_ALGS'], format: 'list', default: ['RS256'] as readonly KeySetAlgorithm[], check: keySetAlgorithms },
+  audience: { env: ['CUBEJS_JWT_AUDIENCE'], format: 'list', check: stringList },
+  issuer: { env: ['CUBEJS_JWT_ISSUER'], format: 'list', check: stringList },
+  subject: { env: ['CUBEJS_JWT_SUBJECT'], format: 'text', check: nonEmptyString },
+  claimsNamespace: { env: ['CUBEJS_JWT_CLAIMS_NAMESPACE'], format: 'text', check: nonEmptyString },
+  clockTolerance: { env: ['CUBE_DUAL_AUTH_CLOCK_TOLERANCE'], format: 'number', default: 5, check: atLeast(0) },
+  maxTokenAge: { env: ['CUBE_DUAL_AUTH_MAX_TOKEN_AGE'], format: 'number', check: atLeast(1) },
+  securityContext: { env: [], check: func<SecurityContextMapper> },
+  jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
+  jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),
+  jwksStaleIfErrorMs: ms('CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS', 86_400_000, 0),
+  jwksTimeoutMs: ms('CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS', 5_000, 1),
+  jwksMaxResponseBytes: ms('CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES', 524_288, 1024),
+  tokenCacheSize: {
+    env: ['CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE'],
+    format: 'number',
+    default: 10_000,
+    check: (value, fail) => Math.floor(atLeast(0)(value, fail)),
+  },
+  tokenCacheMaxAgeMs: ms('CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS', 60_000, 0),
+  onEvent: { env: ['CUBE_DUAL_AUTH_LOG'], format: 'log', check: func<AuthEventListener> },
+} as const satisfies { readonly [K in OptionKey]-?: OptionSpec<unknown> };
+
+type Specs = typeof OPTIONS;
+type Checked<K extends OptionKey> = ReturnType<Specs[K]['check']>;
+type Defaulted = { [K in OptionKey]: Specs[K] extends { default: unknown } ? K : never }[OptionKey];
+
+/** The defaults, from the table. */
+export const DEFAULTS = Object.fromEntries(
+  Object.entries(OPTIONS).flatMap(([key, spec]) => ('default' in spec ? [[key, spec.default]] : [])),
+) as { readonly [K in Defaulted]: Specs[K] extends { default: infer D } ? D : never };
+
+/** How each option is named in messages: by its environment variable when it came from one. */
+export type OptionNames = Readonly<Record<OptionKey, string>>;
+
+const KEYS = Object.keys(OPTIONS) as OptionKey[];
+
+/** Names for options passed to `createCheckAuth`: `option "jwksUri"`. */
+export const OPTION_NAMES: OptionNames = Object.fromEntries(KEYS.map((key) => [key, `option "${key}"`])) as Record<OptionKey, string>;
+
+/** Names for options read from the environment: the main variable (`CUBEJS_JWK_URL`). */
+export const ENV_NAMES: OptionNames = Object.fromEntries(
+  KEYS.map((key) => [key, OPTIONS[key].env[0] ?? OPTION_NAMES[key]]),
+) as Record<OptionKey, string>;
+
 /** Options after validation, with defaults applied and secrets turned into keys once. */
-export interface ResolvedOptions {
+export type ResolvedOptions = {
+  readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
+} & {
   readonly secretKeys: readonly KeyObject[];
-  readonly jwksUri: string | undefined;
-  readonly origin: string;
-  readonly algorithms: readonly KeySetAlgorithm[];
-  readonly audience: readonly string[] | undefined;
-  readonly issuer: readonly string[] | undefined;
-  readonly subject: string | undefined;
-  readonly claimsNamespace: string | undefined;
-  readonly clockTolerance: number;
-  readonly maxTokenAge: number | undefined;
-  readonly securityContext: SecurityContextMapper | undefined;
-  readonly jwksCooldownMs: number;
-  readonly jwksMaxAgeMs: number;
-  readonly jwksStaleIfErrorMs: number;
-  readonly jwksTimeoutMs: number;
-  readonly jwksMaxResponseBytes: number;
-  readonly tokenCacheSize: number;
-  readonly tokenCacheMaxAgeMs: number;
-  readonly onEvent: AuthEventListener | undefined;
-}
-
-export const DEFAULTS = {
-  origin: 'embeddable',
-  algorithms: ['RS256'] as readonly KeySetAlgorithm[],
-  clockTolerance: 5,
-  jwksCooldownMs: 30_000,
-  jwksMaxAgeMs: 600_000,
-  jwksStaleIfErrorMs: 86_400_000,
-  jwksTimeoutMs: 5_000,
-  jwksMaxResponseBytes: 524_288,
-  tokenCacheSize: 10_000,
-  tokenCacheMaxAgeMs: 60_000,
-} as const;
-
-/** A setting that cannot work. Thrown by `createCheckAuth` at once; `option` names the option or variable. */
-export class DualAuthConfigError extends Error {
-  override readonly name = 'DualAuthConfigError';
-  readonly code = 'ERR_CONFIG_INVALID';
-  constructor(
-    readonly option: string,
-    problem: string,
-  ) {
-    super(`cube-dual-auth: ${option} ${problem}`);
-  }
-}
-
-/** How an option is named in messages: by its environment variable when it came from one. */
-export type OptionNames = Partial<Record<keyof DualAuthOptions, string>>;
-
-const KNOWN_OPTIONS = new Set<string>([
-  'apiSecret', 'jwksUri', 'origin', 'algorithms', 'audience', 'issuer', 'subject', 'claimsNamespace', 'clockTolerance',
-  'maxTokenAge', 'securityContext', 'jwksCooldownMs', 'jwksMaxAgeMs', 'jwksStaleIfErrorMs', 'jwksTimeoutMs',
-  'jwksMaxResponseBytes', 'tokenCacheSize', 'tokenCacheMaxAgeMs', 'onEvent',
-]);
-
-type NumericOption = 'clockTolerance' | 'maxTokenAge' | `jwks${string}` | `tokenCache${string}`;
-
-class Validator {
-  constructor(
-    private readonly options: DualAuthOptions,
-    private readonly names: OptionNames,
-  ) {}
-
-  fail(key: keyof DualAuthOptions, problem: string): never {
-    throw new DualAuthConfigError(this.names[key] ?? `option "${key}"`, problem);
-  }
-
-  nonEmptyString(key: keyof DualAuthOptions, value: unknown): string {
-    if (typeof value !== 'string' || value.trim() === '') this.fail(key, 'must be a non-empty string');
-    return value;
-  }
-
-  optionalString(key: 'subject' | 'claimsNamespace'): string | undefined {
-    const value = this.options[key];
-    return value === undefined ? undefined : this.nonEmptyString(key, value);
-  }
-
-  stringList(key: 'apiSecret' | 'audience' | 'issuer'): readonly string[] | undefined {
-    const value = this.options[key];
-    if (value === undefined) return undefined;
-    const list = typeof value === 'string' ? [value] : value;
-    if (!Array.isArray(list) || list.length === 0) this.fail(key, 'must be a non-empty string or a non-empty list of strings');
-    return list.map((item) => this.nonEmptyString(key, item));
-  }
-
-  number(key: NumericOption, fallback: number, min: number): number {
-    const value = this.options[key as keyof DualAuthOptions] ?? fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-      this.fail(key as keyof DualAuthOptions, `must be a finite number of at least ${min}`);
-    }
-    return value;
-  }
-
-  func<K extends 'securityContext' | 'onEvent'>(key: K): DualAuthOptions[K] {
-    const value = this.options[key];
-    if (value !== undefined && typeof value !== 'function') this.fail(key, 'must be a function');
-    return value;
-  }
-
-  jwksUri(): string | undefined {
-    const value = this.options.jwksUri;
-    if (value === undefined) return undefined;
-    const text = this.nonEmptyString('jwksUri', value);
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      this.fail('jwksUri', 'is not a URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') this.fail('jwksUri', 'must be an http(s) URL');
-    if (url.username || url.password) this.fail('jwksUri', 'must not carry credentials');
-    return url.href;
-  }
-
-  algorithms(): readonly KeySetAlgorithm[] {
-    const value = this.options.algorithms ?? DEFAULTS.algorithms;
-    if (!Array.isArray(value) || value.length === 0) this.fail('algorithms', 'must be a non-empty list');
-    for (const alg of value) {
-      if (!(KEY_SET_ALGORITHMS as readonly unknown[]).includes(alg)) {
-        const why = typeof alg === 'string' && /^(hs|none$)/i.test(alg)
-          ? 'is not allowed on the key-set path: symmetric and unsigned tokens belong to the shared-secret path only'
-          : `is not supported (use ${KEY_SET_ALGORITHMS.join(', ')})`;
-        this.fail('algorithms', `contains ${JSON.stringify(alg)}, which ${why}`);
-      }
-    }
-    return [...new Set(value)];
-  }
-}
+  /** How messages name each option (environment variables when the options came from the environment). */
+  readonly names: OptionNames;
+};
 
 /** Validates options, applies defaults and prepares keys. Throws {@link DualAuthConfigError} naming the option. */
-export function resolveOptions(options: DualAuthOptions, names: OptionNames = {}): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new DualAuthConfigError('options', 'must be an object');
+export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNames> = OPTION_NAMES): ResolvedOptions {
+  const names: OptionNames = { ...OPTION_NAMES, ...given };
+  if (typeof options !== 'object' || options === null) throw new DualAuthConfigError('options', 'must be an object');
+  const unknown = Object.keys(options).find((key) => !Object.hasOwn(OPTIONS, key));
+  if (unknown !== undefined) throw new DualAuthConfigError(`option "${unknown}"`, 'is not an option of createCheckAuth');
+  const resolved: Record<string, unknown> = { names };
+  for (const key of KEYS) {
+    const spec: OptionSpec<unknown> = OPTIONS[key];
+    const value = options[key] ?? spec.default;
+    const fail: Fail = (problem) => {
+      throw new DualAuthConfigError(names[key], problem);
+    };
+    resolved[key] = value === undefined ? undefined : spec.check(value, fail);
   }
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key));
-  if (unknown.length > 0) throw new DualAuthConfigError(`option "${unknown[0]}"`, 'is not an option of createCheckAuth');
-  const v = new Validator(options, names);
-  const secrets = v.stringList('apiSecret') ?? [];
-  const jwksUri = v.jwksUri();
-  if (secrets.length === 0 && jwksUri === undefined) {
-    v.fail('apiSecret', `and ${names.jwksUri ?? 'option "jwksUri"'} are both unset: set at least one, or no token can be accepted`);
+  const secrets = (resolved.apiSecret as readonly string[] | undefined) ?? [];
+  if (secrets.length === 0 && resolved.jwksUri === undefined) {
+    throw new DualAuthConfigError(names.apiSecret, `and ${names.jwksUri} are both unset: set at least one, or no token can be accepted`);
   }
-  const maxTokenAge = options.maxTokenAge === undefined ? undefined : v.number('maxTokenAge', 0, 1);
-  return {
-    secretKeys: secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8'))),
-    jwksUri,
-    origin: (options.origin === undefined ? DEFAULTS.origin : v.nonEmptyString('origin', options.origin)).trim().toLowerCase(),
-    algorithms: v.algorithms(),
-    audience: v.stringList('audience'),
-    issuer: v.stringList('issuer'),
-    subject: v.optionalString('subject'),
-    claimsNamespace: v.optionalString('claimsNamespace'),
-    clockTolerance: v.number('clockTolerance', DEFAULTS.clockTolerance, 0),
-    maxTokenAge,
-    securityContext: v.func('securityContext'),
-    jwksCooldownMs: v.number('jwksCooldownMs', DEFAULTS.jwksCooldownMs, 0),
-    jwksMaxAgeMs: v.number('jwksMaxAgeMs', DEFAULTS.jwksMaxAgeMs, 1),
-    jwksStaleIfErrorMs: v.number('jwksStaleIfErrorMs', DEFAULTS.jwksStaleIfErrorMs, 0),
-    jwksTimeoutMs: v.number('jwksTimeoutMs', DEFAULTS.jwksTimeoutMs, 1),
-    jwksMaxResponseBytes: v.number('jwksMaxResponseBytes', DEFAULTS.jwksMaxResponseBytes, 1024),
-    tokenCacheSize: Math.floor(v.number('tokenCacheSize', DEFAULTS.tokenCacheSize, 0)),
-    tokenCacheMaxAgeMs: v.number('tokenCacheMaxAgeMs', DEFAULTS.tokenCacheMaxAgeMs, 0),
-    onEvent: v.func('onEvent'),
-  };
-}
-
-/** The key store's settings from resolved options: one mapping for the hook and for `doctor`. */
-export function keyStoreOptions(options: ResolvedOptions & { jwksUri: string }, onEvent?: AuthEventListener): KeyStoreOptions {
-  return {
-    jwksUri: options.jwksUri,
-    algorithms: options.algorithms,
-    cooldownMs: options.jwksCooldownMs,
-    maxAgeMs: options.jwksMaxAgeMs,
-    staleIfErrorMs: options.jwksStaleIfErrorMs,
-    timeoutMs: options.jwksTimeoutMs,
-    maxResponseBytes: options.jwksMaxResponseBytes,
-    onEvent,
-  };
+  delete resolved.apiSecret;
+  resolved.secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  return resolved as ResolvedOptions;
 }

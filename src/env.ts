@@ -1,42 +1,22 @@
-import { DualAuthConfigError, type DualAuthOptions, type KeySetAlgorithm, type OptionNames } from './config';
+/**
+ * The environment reader of the ready-made `checkAuth` and of the CLI, derived from the options table:
+ * Cube's own variable names where Cube has one, `CUBE_DUAL_AUTH_*` for what Cube has no name for.
+ */
+import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './config';
+import { DualAuthConfigError } from './errors';
 import type { AuthEvent, AuthEventListener } from './events';
 
-/**
- * Environment variables read by the ready-made `checkAuth` and by the CLI. Cube's own names where Cube has one,
- * `CUBE_DUAL_AUTH_*` for what Cube has no name for.
- */
-export const ENV = {
-  apiSecret: 'CUBEJS_API_SECRET',
-  additionalApiSecrets: 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS',
-  jwksUri: 'CUBEJS_JWK_URL',
-  origin: 'CUBE_DUAL_AUTH_ORIGIN',
-  algorithms: 'CUBEJS_JWT_ALGS',
-  audience: 'CUBEJS_JWT_AUDIENCE',
-  issuer: 'CUBEJS_JWT_ISSUER',
-  subject: 'CUBEJS_JWT_SUBJECT',
-  claimsNamespace: 'CUBEJS_JWT_CLAIMS_NAMESPACE',
-  clockTolerance: 'CUBE_DUAL_AUTH_CLOCK_TOLERANCE',
-  maxTokenAge: 'CUBE_DUAL_AUTH_MAX_TOKEN_AGE',
-  jwksCooldownMs: 'CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS',
-  jwksMaxAgeMs: 'CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS',
-  jwksStaleIfErrorMs: 'CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS',
-  jwksTimeoutMs: 'CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS',
-  jwksMaxResponseBytes: 'CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES',
-  tokenCacheSize: 'CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE',
-  tokenCacheMaxAgeMs: 'CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS',
-  log: 'CUBE_DUAL_AUTH_LOG',
-} as const;
+type Specs = typeof OPTIONS;
+type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
 
-const NUMERIC = [
-  'clockTolerance', 'maxTokenAge', 'jwksCooldownMs', 'jwksMaxAgeMs', 'jwksStaleIfErrorMs', 'jwksTimeoutMs',
-  'jwksMaxResponseBytes', 'tokenCacheSize', 'tokenCacheMaxAgeMs',
-] as const;
-
-/** Names used in messages for options that came from the environment. */
-export const ENV_NAMES: OptionNames = {
-  ...Object.fromEntries(Object.entries(ENV).map(([key, name]) => [key, name])),
-  apiSecret: `${ENV.apiSecret} / ${ENV.additionalApiSecrets}`,
-};
+/** Environment variables read, by option; plus the rotation list and the log switch, which have no option of their own. */
+export const ENV = Object.freeze({
+  ...(Object.fromEntries(
+    Object.entries(OPTIONS).flatMap(([key, spec]) => (key !== 'onEvent' && spec.env[0] !== undefined ? [[key, spec.env[0]]] : [])),
+  ) as Record<Exclude<EnvKey, 'onEvent'>, string>),
+  additionalApiSecrets: OPTIONS.apiSecret.env[1],
+  log: OPTIONS.onEvent.env[0],
+});
 
 /** A variable as the hook reads it: trimmed, and unset when empty. */
 export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -57,18 +37,18 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
-function secrets(env: NodeJS.ProcessEnv): string[] | undefined {
-  // Secrets are never trimmed of inner characters, but a list is split on commas: base64 and hex never contain one.
-  const all = [readEnv(env, ENV.apiSecret), ...(list(env, ENV.additionalApiSecrets) ?? [])].filter((s): s is string => !!s);
+/** The main secret first, then the rotation list. Split on commas only: base64 and hex never contain one. */
+function secrets(env: NodeJS.ProcessEnv, [main, additional]: readonly string[]): string[] | undefined {
+  const all = [readEnv(env, main as string), ...(list(env, additional as string) ?? [])].filter((s): s is string => !!s);
   return all.length > 0 ? all : undefined;
 }
 
 /** A listener that writes events as JSON lines to stderr; `rejected` logs refusals and JWKS failures only. */
-function logListener(env: NodeJS.ProcessEnv): AuthEventListener | undefined {
-  const level = readEnv(env, ENV.log)?.toLowerCase();
+function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | undefined {
+  const level = readEnv(env, name)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
-    throw new DualAuthConfigError(ENV.log, `must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}`);
+    throw new DualAuthConfigError(name, `must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}`);
   }
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed']);
   return (event) => {
@@ -76,19 +56,21 @@ function logListener(env: NodeJS.ProcessEnv): AuthEventListener | undefined {
   };
 }
 
+const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string[]) => unknown> = {
+  text: (env, [name]) => readEnv(env, name as string),
+  list: (env, [name]) => list(env, name as string),
+  number: (env, [name]) => number(env, name as string),
+  secrets,
+  log: (env, [name]) => logListener(env, name as string),
+};
+
 /** Options of the ready-made `checkAuth`, read from the environment (Cube's variable names where they exist). */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DualAuthOptions {
-  const options: DualAuthOptions = {
-    apiSecret: secrets(env),
-    jwksUri: readEnv(env, ENV.jwksUri),
-    origin: readEnv(env, ENV.origin),
-    algorithms: list(env, ENV.algorithms) as KeySetAlgorithm[] | undefined,
-    audience: list(env, ENV.audience),
-    issuer: list(env, ENV.issuer),
-    subject: readEnv(env, ENV.subject),
-    claimsNamespace: readEnv(env, ENV.claimsNamespace),
-    onEvent: logListener(env),
-  };
-  for (const key of NUMERIC) options[key] = number(env, ENV[key]);
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as DualAuthOptions;
+  const options: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(OPTIONS) as [string, OptionSpec<unknown>][]) {
+    if (spec.format === undefined) continue;
+    const value = READERS[spec.format](env, spec.env);
+    if (value !== undefined) options[key] = value;
+  }
+  return options as DualAuthOptions;
 }

@@ -61,11 +61,32 @@ export class DualAuthError extends Error {
 }
 Object.defineProperty(DualAuthError.prototype, BRAND, { value: true });
 
+/** A setting that cannot work. Thrown by `createCheckAuth` at once; `option` names the option or variable. */
+export class DualAuthConfigError extends Error {
+  override readonly name = 'DualAuthConfigError';
+  readonly code = 'ERR_CONFIG_INVALID';
+  constructor(
+    readonly option: string,
+    problem: string,
+  ) {
+    super(`cube-dual-auth: ${option} ${problem}`);
+  }
+}
+
 /** Quotes a value taken from a token for a message: printable characters only, length capped. */
 export function quote(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   const printable = text.replace(/[^\x20-\x7e]/g, '?');
   return JSON.stringify(printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable);
+}
+
+const JWT_LIKE = /eyJ[\w-]*(\.[\w-]*){0,2}/g;
+const MAX_LOGGED = 300;
+
+/** An unexpected error's message for a log: anything shaped like a token masked, length capped. */
+export function faultMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(JWT_LIKE, '[token]').slice(0, MAX_LOGGED);
 }
 
 type HandlerErrorClass = new (status: number, type: string, message: string) => Error;

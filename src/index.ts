@@ -1,9 +1,10 @@
-export { checkAuth, createCheckAuth } from './check-auth';
+export { KEY_SET_ALGORITHMS } from './algorithms';
+export type { KeySetAlgorithm } from './algorithms';
+export { createCheckAuth } from './check-auth';
 export type { CheckAuth, SecurityContext, Verdict } from './check-auth';
-export { DualAuthConfigError, KEY_SET_ALGORITHMS } from './config';
-export type { DualAuthOptions, KeySetAlgorithm, SecurityContextInfo, SecurityContextMapper } from './config';
+export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config';
 export { ENV, optionsFromEnv } from './env';
-export { DualAuthError } from './errors';
+export { DualAuthConfigError, DualAuthError } from './errors';
 export type { AuthPath, RejectionCode } from './errors';
 export type {
   AcceptedEvent,
@@ -14,4 +15,4 @@ export type {
   KeySetRefreshFailedEvent,
   RejectedEvent,
 } from './events';
-export * from './service';
+export { checkAuth } from './ready-made';

@@ -3,6 +3,8 @@
  * `Headers`, or, over WebSockets, `{ isSubscription, protocol: 'ws' }` with no headers at all.
  */
 
+import type { AuthPath } from './errors';
+
 type HeaderBag = Record<string, unknown> & { get?: unknown };
 type RequestLike = { headers?: unknown; get?: unknown } | null | undefined;
 
@@ -55,8 +57,24 @@ export function extractToken(req: unknown, auth: unknown): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/** True when the request asks for the shared-secret path: `Request-Origin` equals the origin (ignoring case). */
-export function isServiceOrigin(req: unknown, origin: string): boolean {
-  const value = readHeader(req, 'request-origin');
-  return value !== undefined && value.trim().toLowerCase() === origin;
+/** The path a request goes to, and why: what `checkAuth` follows and `explain` reports. */
+export interface PathChoice {
+  readonly path: AuthPath;
+  readonly reason: string;
+}
+
+/**
+ * Chooses the path from the `Request-Origin` header: the shared-secret path when it equals `origin` (lower-case,
+ * compared ignoring case and surrounding space), the key-set path otherwise. The three answers are made once.
+ */
+export function pathChooser(origin: string): (req: unknown) => PathChoice {
+  const keySet = 'the key-set path (identity provider tokens)';
+  const service: PathChoice = Object.freeze({ path: 'shared-secret', reason: `Request-Origin is "${origin}": the shared-secret path (service tokens)` });
+  const noHeader: PathChoice = Object.freeze({ path: 'key-set', reason: `no Request-Origin header: ${keySet}` });
+  const otherOrigin: PathChoice = Object.freeze({ path: 'key-set', reason: `Request-Origin is not "${origin}": ${keySet}` });
+  return (req) => {
+    const value = readHeader(req, 'request-origin');
+    if (value === undefined) return noHeader;
+    return value.trim().toLowerCase() === origin ? service : otherOrigin;
+  };
 }

@@ -11,13 +11,15 @@ export interface TokenHeader {
   readonly [name: string]: unknown;
 }
 
-/** A compact JWS split and decoded, its signature not yet checked. */
+/**
+ * A compact JWS split and decoded, its signature not yet checked. The header routes the token (path, `kid`,
+ * algorithm) and the payload is vetted before jsonwebtoken verifies `raw`.
+ */
 export interface DecodedToken {
+  /** The compact JWS as received, for jsonwebtoken to verify. */
+  readonly raw: string;
   readonly header: TokenHeader;
   readonly payload: Record<string, unknown>;
-  /** `base64url(header) "." base64url(payload)`: what the signature covers. */
-  readonly signingInput: string;
-  readonly signature: Buffer;
 }
 
 /** Decoded headers by their encoded form: an issuer sends the same few headers, so each is parsed once. */
@@ -72,7 +74,10 @@ function headerOf(encoded: string, path?: AuthPath): TokenHeader {
   return header;
 }
 
-/** Splits a compact JWS and decodes header and payload. The payload must be a JSON object. */
+/**
+ * Splits a compact JWS and decodes header and payload, with what jsonwebtoken does not check: a length limit,
+ * strict base64url in every segment, a payload that is an object, no `alg: none`, no `crit`.
+ */
 export function decodeToken(token: string, path?: AuthPath): DecodedToken {
   if (token.length > MAX_TOKEN_LENGTH) throw malformed(`longer than ${MAX_TOKEN_LENGTH} characters`, path);
   const first = token.indexOf('.');
@@ -86,10 +91,6 @@ export function decodeToken(token: string, path?: AuthPath): DecodedToken {
     throw new DualAuthError('ERR_PAYLOAD_NOT_OBJECT', 'Token payload is not a JSON object; a security context must be one', path);
   }
   if (last === token.length - 1) throw malformed('signature is missing', path);
-  return {
-    header,
-    payload,
-    signingInput: token.slice(0, last),
-    signature: fromBase64url(token.slice(last + 1), 'signature', path),
-  };
+  fromBase64url(token.slice(last + 1), 'signature', path);
+  return { raw: token, header, payload };
 }

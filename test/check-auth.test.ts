@@ -1,5 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createCheckAuth, DualAuthError, type AuthEvent } from '../src';
+import { createNamedCheckAuth } from '../src/check-auth';
+import { ENV_NAMES } from '../src/config';
+import { optionsFromEnv } from '../src/env';
 import { randomSecret, timed, type TimedOptions } from './support/claims';
 import { base64url, signToken } from './support/tokens';
 import { appRequest, rejectionOf, serviceRequest } from './support/requests';
@@ -32,6 +35,12 @@ describe('checkAuth: token and request handling', () => {
   it('sends a WebSocket call without headers to the key-set path, never a TypeError', async () => {
     const error = await rejectionOf(checkAuth({ isSubscription: true, protocol: 'ws' }, hs({})));
     expect(error.code).toBe('ERR_JWKS_NOT_CONFIGURED');
+    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(option "jwksUri" is not set\)/);
+  });
+
+  it('names the environment variable in a message only when the option came from the environment', async () => {
+    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_API_SECRET: secret }), ENV_NAMES);
+    const error = await rejectionOf(fromEnv({ isSubscription: true, protocol: 'ws' }, hs({})));
     expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(CUBEJS_JWK_URL is not set\)/);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DualAuthConfigError, resolveOptions, type DualAuthOptions } from '../src/config';
-import { ENV_NAMES, optionsFromEnv } from '../src/env';
+import { ENV_NAMES, resolveOptions, type DualAuthOptions } from '../src/config';
+import { optionsFromEnv } from '../src/env';
+import { DualAuthConfigError } from '../src/errors';
 
 const SECRET = 'a'.repeat(40);
 
@@ -42,6 +43,7 @@ describe('resolveOptions', () => {
     [{ jwksUri: 'https://idp.example/jwks', algorithms: ['HS256'] }, /option "algorithms" contains "HS256", which is not allowed on the key-set path/],
     [{ jwksUri: 'https://idp.example/jwks', algorithms: ['none'] }, /"none", which is not allowed on the key-set path/],
     [{ jwksUri: 'https://idp.example/jwks', algorithms: ['RS1'] }, /"RS1", which is not supported/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['EdDSA'] }, /"EdDSA", which is not supported \(use RS256, .*ES512\)/],
     [{ jwksUri: 'https://idp.example/jwks', algorithms: [] }, /option "algorithms" must be a non-empty list/],
     [{ apiSecret: SECRET, clockTolerance: -1 }, /option "clockTolerance" must be a finite number of at least 0/],
     [{ apiSecret: SECRET, jwksTimeoutMs: Number.NaN }, /option "jwksTimeoutMs" must be a finite number/],

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { extractToken, isServiceOrigin, readHeader } from '../src/request';
+import { extractToken, pathChooser, readHeader } from '../src/request';
 
 function nodeRequest(headers: Record<string, string>): IncomingMessage {
   const req = new IncomingMessage(new Socket());
@@ -59,14 +59,23 @@ describe('extractToken', () => {
   });
 });
 
-describe('isServiceOrigin', () => {
-  it('matches the origin ignoring case and surrounding space', () => {
-    expect(isServiceOrigin(nodeRequest({ 'Request-Origin': ' Embeddable ' }), 'embeddable')).toBe(true);
+describe('pathChooser', () => {
+  const choosePath = pathChooser('embeddable');
+
+  it('chooses the shared-secret path when the origin matches, ignoring case and surrounding space', () => {
+    expect(choosePath(nodeRequest({ 'Request-Origin': ' Embeddable ' }))).toEqual({
+      path: 'shared-secret',
+      reason: 'Request-Origin is "embeddable": the shared-secret path (service tokens)',
+    });
   });
 
-  it('does not match another value, a missing header or a WebSocket call', () => {
-    expect(isServiceOrigin(nodeRequest({ 'Request-Origin': 'embeddable-evil' }), 'embeddable')).toBe(false);
-    expect(isServiceOrigin(nodeRequest({}), 'embeddable')).toBe(false);
-    expect(isServiceOrigin({ isSubscription: true, protocol: 'ws' }, 'embeddable')).toBe(false);
+  it('chooses the key-set path for another value, a missing header or a WebSocket call, and says which', () => {
+    expect(choosePath(nodeRequest({ 'Request-Origin': 'embeddable-evil' }))).toEqual({
+      path: 'key-set',
+      reason: 'Request-Origin is not "embeddable": the key-set path (identity provider tokens)',
+    });
+    const noHeader = { path: 'key-set', reason: 'no Request-Origin header: the key-set path (identity provider tokens)' };
+    expect(choosePath(nodeRequest({}))).toEqual(noHeader);
+    expect(choosePath({ isSubscription: true, protocol: 'ws' })).toEqual(noHeader);
   });
 });

@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEFAULTS, DualAuthConfigError, keyStoreOptions, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
-import { ENV, ENV_NAMES, optionsFromEnv } from '../env';
-import { KeyStore } from '../keys';
+import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
+import { ENV, optionsFromEnv } from '../env';
+import { DualAuthConfigError } from '../errors';
+import { KeyStore, keyStoreOptions } from '../keys';
 import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';

@@ -1,7 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { JwksClient } from 'jwks-rsa';
-import type { KeySetAlgorithm } from '../config';
-import { keyFitsAlgorithm } from '../signature';
+import { isKeySetAlgorithm, keyFitsAlgorithm } from '../algorithms';
 import type { JwksDocument } from './fetch-jwks';
 
 /** The signing keys of one JWKS answer that can verify tokens of the allowed algorithms, by `kid`. */
@@ -57,5 +56,5 @@ async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promis
 /** A key that names its algorithm (JWK `alg`) is only for that one (RFC 7517, section 4.4). */
 function fitsAllowedAlgorithm(key: KeyObject, jwkAlg: string | undefined, algorithms: readonly string[]): boolean {
   const candidates = jwkAlg === undefined ? algorithms : algorithms.filter((alg) => alg === jwkAlg);
-  return candidates.some((alg) => keyFitsAlgorithm(alg as KeySetAlgorithm, key));
+  return candidates.some((alg) => isKeySetAlgorithm(alg) && keyFitsAlgorithm(alg, key));
 }

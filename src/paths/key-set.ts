@@ -1,9 +1,11 @@
 import type { KeyObject } from 'node:crypto';
-import type { KeySetAlgorithm, ResolvedOptions } from '../config';
-import { checkClaims, type ClaimPolicy } from '../claims';
+import { keyFitsAlgorithm, type KeySetAlgorithm } from '../algorithms';
+import { claimPolicy } from '../claims';
+import type { ResolvedOptions } from '../config';
 import { DualAuthError, quote } from '../errors';
-import { asymmetricSignatureMatches, keyFitsAlgorithm } from '../signature';
 import type { DecodedToken } from '../token';
+import { TokenVerifier } from '../verification';
+import type { Verified, VerificationPath } from './path';
 
 const PATH = 'key-set';
 
@@ -17,73 +19,76 @@ export interface KeySource {
  * configured JWKS URL, chosen by `kid`. Asymmetric algorithms only; `jku`, `x5u`, `jwk` and `x5c` in the
  * header are never read, so a token cannot choose where its key comes from.
  */
-export class KeySetPath {
-  private readonly policy: ClaimPolicy;
-  private readonly allowed: ReadonlySet<string>;
+export class KeySetPath implements VerificationPath {
+  readonly name = PATH;
+  /** One verifier per allowed algorithm: the token's algorithm is pinned for jsonwebtoken. */
+  private readonly verifiers: ReadonlyMap<string, TokenVerifier>;
   private readonly allowedText: string;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly keys: KeySource | undefined,
+    private readonly clock: () => number,
   ) {
-    this.policy = {
-      path: PATH,
-      clockTolerance: options.clockTolerance,
-      maxTokenAge: options.maxTokenAge,
-      audience: options.audience,
-      issuer: options.issuer,
-      subject: options.subject,
-    };
-    this.allowed = new Set(options.algorithms);
+    const policy = claimPolicy(options, PATH);
+    this.verifiers = new Map(options.algorithms.map((alg) => [alg, new TokenVerifier(alg, policy, invalidSignature)]));
     this.allowedText = options.algorithms.join(', ');
   }
 
-  /** The `kid` a token would be verified with, after the checks that need no key. */
-  kidOf(token: DecodedToken): string {
-    if (!this.keys) {
+  verify(token: DecodedToken): Verified | Promise<Verified> {
+    const { keys } = this;
+    if (keys === undefined) {
       throw new DualAuthError(
         'ERR_JWKS_NOT_CONFIGURED',
-        'Key-set path is not configured on this deployment (CUBEJS_JWK_URL is not set); only requests with ' +
+        `Key-set path is not configured on this deployment (${this.options.names.jwksUri} is not set); only requests with ` +
           `"Request-Origin: ${this.options.origin}" and an API-secret token are accepted`,
         PATH,
       );
     }
     const { alg, kid } = token.header;
-    if (!this.allowed.has(alg)) throw this.algorithmRefused(alg);
+    const verifier = this.verifiers.get(alg);
+    if (verifier === undefined) throw this.algorithmRefused(alg);
     if (typeof kid !== 'string' || kid === '') {
       throw new DualAuthError('ERR_KID_MISSING', 'Token header has no "kid": the key-set path needs it to choose a key from the JWKS', PATH);
     }
-    return kid;
+    const key = keys.getKey(kid);
+    if (key instanceof Promise) return key.then((loaded) => this.check(token, verifier, kid, loaded));
+    return this.check(token, verifier, kid, key);
   }
 
-  /**
-   * Verifies the token with the key of `kid` (from {@link kidOf}): at once when the key is in memory, as a promise
-   * when the key set has to be fetched first.
-   */
-  verify(token: DecodedToken, kid: string, now: () => number): void | Promise<void> {
-    const key = (this.keys as KeySource).getKey(kid);
-    return key instanceof Promise ? key.then((loaded) => this.check(token, kid, loaded, now)) : this.check(token, kid, key, now);
-  }
-
-  private check(token: DecodedToken, kid: string, key: KeyObject, now: () => number): void {
+  private check(token: DecodedToken, verifier: TokenVerifier, kid: string, key: KeyObject): Verified {
     const alg = token.header.alg as KeySetAlgorithm;
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
     }
-    if (!asymmetricSignatureMatches(alg, key, token.signingInput, token.signature)) {
-      throw new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${quote(kid)} of the JWKS`, PATH);
+    const refusedFrom = verifier.verify(token, key, this.clock());
+    return { context: this.contextOf(token.payload), payload: token.payload, kid, refusedFrom };
+  }
+
+  /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */
+  private contextOf(payload: Record<string, unknown>): Record<string, unknown> {
+    const { claimsNamespace } = this.options;
+    if (claimsNamespace === undefined) return payload;
+    const claim = payload[claimsNamespace];
+    if (typeof claim !== 'object' || claim === null || Array.isArray(claim)) {
+      throw new DualAuthError(
+        'ERR_SECURITY_CONTEXT_INVALID',
+        `Claim "${claimsNamespace}" (${this.options.names.claimsNamespace}) is missing from the token or is not an object`,
+        PATH,
+      );
     }
-    checkClaims(token.payload, this.policy, now());
+    return claim as Record<string, unknown>;
   }
 
   private algorithmRefused(alg: string): DualAuthError {
     const hint = /^HS/i.test(alg)
       ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
       : '';
-    return new DualAuthError(
-      'ERR_ALG_NOT_ALLOWED',
-      `Algorithm ${quote(alg)} is not accepted on the key-set path (${this.allowedText} only)${hint}`,
-      PATH,
-    );
+    return new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(alg)} is not accepted on the key-set path (${this.allowedText} only)${hint}`, PATH);
   }
+}
+
+function invalidSignature(token: DecodedToken): DualAuthError {
+  const kid = quote(token.header.kid);
+  return new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${kid} of the JWKS`, PATH);
 }

@@ -1,8 +1,11 @@
+import type { KeyObject } from 'node:crypto';
+import { SHARED_SECRET_ALGORITHM } from '../algorithms';
+import { claimPolicy } from '../claims';
 import type { ResolvedOptions } from '../config';
-import { checkClaims, type ClaimPolicy } from '../claims';
 import { DualAuthError, quote } from '../errors';
-import { hs256Matches } from '../signature';
 import type { DecodedToken } from '../token';
+import { TokenVerifier } from '../verification';
+import type { Verified, VerificationPath } from './path';
 
 const PATH = 'shared-secret';
 
@@ -10,40 +13,49 @@ const PATH = 'shared-secret';
  * The shared-secret path: tokens of the service's backend, HS256 with the deployment's API secret (any of
  * them, for rotation). Nothing else is accepted here, whatever the token's header says.
  */
-export class SharedSecretPath {
-  private readonly policy: ClaimPolicy;
+export class SharedSecretPath implements VerificationPath {
+  readonly name = PATH;
+  private readonly keys: readonly KeyObject[];
+  private readonly verifier: TokenVerifier;
 
-  constructor(private readonly options: ResolvedOptions) {
-    this.policy = {
-      path: PATH,
-      clockTolerance: options.clockTolerance,
-      maxTokenAge: options.maxTokenAge,
-      audience: undefined,
-      issuer: undefined,
-      subject: undefined,
-    };
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly clock: () => number,
+  ) {
+    this.keys = options.secretKeys;
+    this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options, PATH), invalidSignature);
   }
 
-  /** Verifies signature then claims, so an expired token is reported as expired, not as forged. */
-  verify(token: DecodedToken, now: () => number): void {
-    const { secretKeys } = this.options;
-    if (secretKeys.length === 0) {
+  /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */
+  verify(token: DecodedToken): Verified {
+    if (this.keys.length === 0) {
       throw new DualAuthError(
         'ERR_SHARED_SECRET_NOT_CONFIGURED',
-        'Shared-secret path is not configured on this deployment (CUBEJS_API_SECRET is not set)',
+        `Shared-secret path is not configured on this deployment (${this.options.names.apiSecret} is not set)`,
         PATH,
       );
     }
-    if (token.header.alg !== 'HS256') {
+    if (token.header.alg !== SHARED_SECRET_ALGORITHM) {
       throw new DualAuthError(
         'ERR_ALG_NOT_ALLOWED',
         `Algorithm ${quote(token.header.alg)} is not accepted on the shared-secret path (HS256 only): a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
         PATH,
       );
     }
-    if (!secretKeys.some((key) => hs256Matches(key, token.signingInput, token.signature))) {
-      throw new DualAuthError('ERR_SIGNATURE_INVALID', 'Invalid signature: the token is not signed with the API secret', PATH);
+    const now = this.clock();
+    for (let i = 0; ; i++) {
+      try {
+        const refusedFrom = this.verifier.verify(token, this.keys[i] as KeyObject, now);
+        return { context: token.payload, payload: token.payload, kid: undefined, refusedFrom };
+      } catch (error) {
+        // During a rotation a signature may match a later secret; any other refusal is final.
+        const lastKey = i === this.keys.length - 1;
+        if (lastKey || !(error instanceof DualAuthError) || error.code !== 'ERR_SIGNATURE_INVALID') throw error;
+      }
     }
-    checkClaims(token.payload, this.policy, now());
   }
+}
+
+function invalidSignature(): DualAuthError {
+  return new DualAuthError('ERR_SIGNATURE_INVALID', 'Invalid signature: the token is not signed with the API secret', PATH);
 }

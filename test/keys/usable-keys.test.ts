@@ -87,8 +87,9 @@ describe('usableKeys', () => {
       [['ES256'], ['es256']],
       [['ES384'], ['es384']],
       [['ES512'], []],
-      [['EdDSA'], ['ed25519', 'ed448']],
-      [['RS256', 'ES256', 'EdDSA'], ['rsa', 'es256', 'ed25519', 'ed448']],
+      // jsonwebtoken cannot verify EdDSA, so Ed25519 and Ed448 keys are never usable.
+      [['EdDSA'], []],
+      [['RS256', 'ES256', 'EdDSA'], ['rsa', 'es256']],
     ])('with %j (keys without alg) keeps %j', async (algorithms, expected) => {
       const document = { keys: [strip(rsa), strip(es256), strip(es384), strip(ed25519), strip(ed448)] };
       expect((await kidsOf(document, algorithms)).kids).toEqual(expected);

@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth, type DualAuthOptions } from '../../src';
+import { createNamedCheckAuth } from '../../src/check-auth';
+import { ENV_NAMES } from '../../src/config';
+import { optionsFromEnv } from '../../src/env';
 import { randomSecret, timed } from '../support/claims';
 import { generateKeyPair, jwks } from '../support/keys';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -170,8 +173,13 @@ describe('key-set path', () => {
       const missing = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
       expect(missing).toMatchObject({
         code: 'ERR_SECURITY_CONTEXT_INVALID',
-        message: 'Claim "https://cube.example/" (CUBEJS_JWT_CLAIMS_NAMESPACE) is missing from the token or is not an object',
+        message: 'Claim "https://cube.example/" (option "claimsNamespace") is missing from the token or is not an object',
       });
+      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/' }), ENV_NAMES);
+      instances.push(fromEnv);
+      expect((await rejectionOf(fromEnv(appRequest(), rs({ tenant: 'acme' })))).message).toBe(
+        'Claim "https://cube.example/" (CUBEJS_JWT_CLAIMS_NAMESPACE) is missing from the token or is not an object',
+      );
     });
   });
 

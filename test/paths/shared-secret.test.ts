@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthError } from '../../src';
+import { createNamedCheckAuth } from '../../src/check-auth';
+import { ENV_NAMES } from '../../src/config';
+import { optionsFromEnv } from '../../src/env';
 import { randomSecret, timed, type TimedOptions } from '../support/claims';
 import { generateKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
@@ -56,8 +59,11 @@ describe('shared-secret path', () => {
     const keySetOnly = createCheckAuth({ jwksUri: 'http://127.0.0.1:9/jwks.json' });
     const error = await rejectionOf(keySetOnly(serviceRequest(), hs({})));
     expect(error.code).toBe('ERR_SHARED_SECRET_NOT_CONFIGURED');
-    expect(error.message).toMatch(/CUBEJS_API_SECRET is not set/);
+    expect(error.message).toMatch(/option "apiSecret" is not set/);
     keySetOnly.close();
+    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json' }), ENV_NAMES);
+    expect((await rejectionOf(fromEnv(serviceRequest(), hs({})))).message).toMatch(/CUBEJS_API_SECRET is not set/);
+    fromEnv.close();
   });
 
   it('never echoes the token or the secret in a message', async () => {

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { createCheckAuthWithNames, type CheckAuth, type Verdict } from '../../check-auth';
-import { DEFAULTS, DualAuthConfigError, type DualAuthOptions } from '../../config';
-import { ENV, ENV_NAMES, optionsFromEnv } from '../../env';
-import type { AuthPath, RejectionCode } from '../../errors';
+import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../check-auth';
+import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config';
+import { ENV, optionsFromEnv } from '../../env';
+import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
 import { hintFor } from '../hints';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
@@ -240,7 +240,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   let checkAuth: CheckAuth | undefined;
   try {
     const options = optionsFromEnv(io.env);
-    checkAuth = createCheckAuthWithNames(options, ENV_NAMES);
+    checkAuth = createNamedCheckAuth(options, ENV_NAMES);
     result = await verifyWith(args, options, checkAuth);
   } catch (error) {
     if (!(error instanceof DualAuthConfigError)) throw error;

@@ -1,0 +1,126 @@
+/**
+ * The flow a request takes: token → path → verification → security context → cache, ending in an outcome
+ * (accepted or refused) that `checkAuth` turns into Cube's answer and `explain` into a report.
+ */
+import type { ResolvedOptions } from './config';
+import { DualAuthError, faultMessage, type AuthPath } from './errors';
+import { emit } from './events';
+import { KeyStore, keyStoreOptions } from './keys';
+import { KeySetPath } from './paths/key-set';
+import type { Verified, VerificationPath } from './paths/path';
+import { SharedSecretPath } from './paths/shared-secret';
+import { extractToken, pathChooser, type PathChoice } from './request';
+import { securityContextOf, type SecurityContext } from './security-context';
+import { decodeToken, type TokenHeader } from './token';
+import { TokenCache } from './token-cache';
+
+interface Seen {
+  /** Absent when the request had no token. */
+  readonly path?: AuthPath;
+  /** The `kid` used (accepted), or named by the token (refused), on the key-set path. */
+  readonly kid?: string;
+  /** Decoded header and payload, when the token was decoded (never on a cache hit). */
+  readonly header?: TokenHeader;
+  readonly payload?: Record<string, unknown>;
+}
+
+export interface Accepted extends Seen {
+  readonly accepted: true;
+  readonly path: AuthPath;
+  readonly context: SecurityContext;
+  /** True when the verified-token cache answered. */
+  readonly cached: boolean;
+}
+
+export interface Refused extends Seen {
+  readonly accepted: false;
+  readonly error: DualAuthError;
+}
+
+export type Outcome = Accepted | Refused;
+
+/** Which steps may be skipped: `explain` shows a real verification, so it neither reads nor fills the cache. */
+export interface AuthenticateOptions {
+  readonly useCache: boolean;
+}
+
+export class Authenticator {
+  readonly keyStore: KeyStore | undefined;
+  readonly choosePath: (req: unknown) => PathChoice;
+  private readonly paths: Readonly<Record<AuthPath, VerificationPath>>;
+  private readonly cache: TokenCache | undefined;
+  private readonly shape: ReturnType<typeof securityContextOf>;
+
+  /** @param clock epoch milliseconds, for every time a token is judged by */
+  constructor(
+    readonly options: ResolvedOptions,
+    private readonly clock: () => number = Date.now,
+  ) {
+    const { jwksUri, onEvent } = options;
+    this.cache = options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
+    this.keyStore = jwksUri === undefined
+      ? undefined
+      : new KeyStore(keyStoreOptions({ ...options, jwksUri }, (event) => {
+        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(event.kids);
+        emit(onEvent, event);
+      }));
+    this.paths = {
+      'shared-secret': new SharedSecretPath(options, clock),
+      'key-set': new KeySetPath(options, this.keyStore, clock),
+    };
+    this.choosePath = pathChooser(options.origin);
+    this.shape = securityContextOf(options);
+  }
+
+  /**
+   * Judges a request. Answers synchronously when nothing has to be fetched or awaited (the common case), so the
+   * hot path creates no promise of its own. Never throws: every failure is a {@link Refused} outcome.
+   */
+  authenticate(req: unknown, auth: unknown, { useCache }: AuthenticateOptions): Outcome | Promise<Outcome> {
+    const token = extractToken(req, auth);
+    if (token === undefined) return { accepted: false, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
+    const { path } = this.choosePath(req);
+    const cache = useCache ? this.cache : undefined;
+    const hit = cache?.get(token, path, this.clock());
+    if (hit) return { accepted: true, path, context: hit.context, kid: hit.kid, cached: true };
+    let seen: Seen = { path };
+    try {
+      const decoded = decodeToken(token, path);
+      const { header, payload } = decoded;
+      seen = { path, header, payload, kid: path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined };
+      const verified = this.paths[path].verify(decoded);
+      if (verified instanceof Promise) {
+        return verified.then((done) => this.accept(token, done, seen, cache), (error: unknown) => this.refuse(error, seen));
+      }
+      return this.accept(token, verified, seen, cache);
+    } catch (error) {
+      return this.refuse(error, seen);
+    }
+  }
+
+  /** Shapes the security context of a verified token and remembers it. */
+  private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
+    const path = seen.path as AuthPath;
+    const remember = (context: SecurityContext): Accepted => {
+      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock());
+      return { ...seen, accepted: true, path, kid: verified.kid, context, cached: false };
+    };
+    try {
+      const context = this.shape(verified, path);
+      if (context instanceof Promise) return context.then(remember, (error: unknown) => this.refuse(error, seen));
+      return remember(context);
+    } catch (error) {
+      return this.refuse(error, seen);
+    }
+  }
+
+  /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
+  private refuse(error: unknown, seen: Seen): Refused {
+    if (error instanceof DualAuthError) return { ...seen, accepted: false, error };
+    const message = `unexpected error: ${faultMessage(error)}`;
+    emit(this.options.onEvent, { type: 'internal-error', message });
+    console.error(`cube-dual-auth: ${message}`);
+    const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', seen.path);
+    return { ...seen, accepted: false, error: internal };
+  }
+}
