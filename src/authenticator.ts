@@ -11,7 +11,7 @@ import type { Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
 import { securityContextOf, type SecurityContext } from './security-context';
-import { decodeToken, type TokenHeader } from './token';
+import { decodeToken, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
 
 interface Seen {
@@ -83,11 +83,16 @@ export class Authenticator {
     const cache = useCache ? this.cache : undefined;
     const hit = cache?.get(token, path, this.clock());
     if (hit) return { accepted: true, path, context: hit.context, kid: hit.kid, cached: true };
-    let seen: Seen = { path };
+    let decoded: DecodedToken;
     try {
-      const decoded = decodeToken(token, path);
-      const { header, payload } = decoded;
-      seen = { path, header, payload, kid: path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined };
+      decoded = decodeToken(token, path);
+    } catch (error) {
+      return this.refuse(error, { path });
+    }
+    // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
+    const { header, payload } = decoded;
+    const seen: Seen = { path, header, payload, kid: path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined };
+    try {
       const verified = this.paths[path].verify(decoded);
       if (verified instanceof Promise) {
         return verified.then((done) => this.accept(token, done, seen, cache), (error: unknown) => this.refuse(error, seen));
@@ -101,9 +106,10 @@ export class Authenticator {
   /** Shapes the security context of a verified token and remembers it. */
   private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
     const path = seen.path as AuthPath;
+    const { header, payload } = seen;
     const remember = (context: SecurityContext): Accepted => {
       cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock());
-      return { ...seen, accepted: true, path, kid: verified.kid, context, cached: false };
+      return { accepted: true, path, kid: verified.kid, context, cached: false, header, payload };
     };
     try {
       const context = this.shape(verified, path);
@@ -116,11 +122,12 @@ export class Authenticator {
 
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
-    if (error instanceof DualAuthError) return { ...seen, accepted: false, error };
+    const { path, header, payload, kid } = seen;
+    if (error instanceof DualAuthError) return { accepted: false, error, path, header, payload, kid };
     const message = `unexpected error: ${faultMessage(error)}`;
     emit(this.options.onEvent, { type: 'internal-error', message });
     console.error(`cube-dual-auth: ${message}`);
-    const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', seen.path);
-    return { ...seen, accepted: false, error: internal };
+    const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
+    return { accepted: false, error: internal, path, header, payload, kid };
   }
 }
