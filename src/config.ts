@@ -105,7 +105,7 @@ export interface DualAuthOptions {
   tokenCacheMaxAgeMs?: number;
   /**
    * Receives an event per accepted or refused request and per JWKS refresh, for logs and metrics.
-   * Env: `CUBE_DUAL_AUTH_LOG=rejected|all` logs them as JSON lines to stderr.
+   * Env: `CUBE_DUAL_AUTH_LOG` (`rejected` or `all`) logs them as JSON lines to stderr.
    * @default silent
    */
   onEvent?: AuthEventListener;

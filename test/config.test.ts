@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, resolveOptions, type DualAuthOptions } from '../src/config';
+import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../src/config';
 import { optionsFromEnv } from '../src/env';
 import { DualAuthConfigError } from '../src/errors';
 
@@ -105,5 +107,26 @@ describe('optionsFromEnv', () => {
       /CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS must be a number, got "5s"/,
     );
     expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' })).toThrow(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off"/);
+  });
+});
+
+describe('the options table, documented once', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const source = readFileSync(fileURLToPath(new URL('../src/config.ts', import.meta.url)), 'utf8');
+  const rows = new Map([...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)`[^|]*\| ([^|]+) \|/gm)].map(([, name, option, fallback]) => [name, { option, fallback: fallback?.trim() }]));
+  const shown = (value: unknown) => `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
+
+  it.each(Object.entries(OPTIONS).filter(([, spec]) => spec.env.length > 0))('the README lists %s with its variables and default', (key, spec) => {
+    for (const name of spec.env) expect(rows.get(name), name).toMatchObject({ option: key });
+    const fallback = rows.get(spec.env[0] as string)?.fallback;
+    if ('default' in spec) expect(fallback).toBe(shown(spec.default));
+    else expect(fallback).not.toMatch(/^`/);
+  });
+
+  it.each(Object.entries(OPTIONS))('the TSDoc of %s names its variable and default', (key, spec) => {
+    const doc = new RegExp(`/\\*\\*((?:(?!\\*/)[\\s\\S])*)\\*/\\s*${key}\\?:`).exec(source)?.[1] ?? '';
+    expect(doc, key).not.toBe('');
+    if (spec.env[0] !== undefined) expect(doc).toContain(`\`${spec.env[0]}\``);
+    if ('default' in spec) expect(doc.replace(/_/g, '')).toMatch(new RegExp(`@default ('?)${JSON.stringify(spec.default).replace(/[[\]]/g, '\\$&').replace(/"/g, "'")}\\1`));
   });
 });
