@@ -1,5 +1,4 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { JwksClient } from 'jwks-rsa';
 import { isKeySetAlgorithm, keyFitsAlgorithm } from '../algorithms';
 import type { JwksDocument } from './fetch-jwks';
 
@@ -43,6 +42,8 @@ export async function usableKeys(
 async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
   // jwks-rsa destructures every entry, so a single `null` in the array would make it throw for the whole set.
   const keys = document.keys.filter((key) => typeof key === 'object' && key !== null);
+  // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads its ~120 modules.
+  const { JwksClient } = await import('jwks-rsa');
   const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });
   try {
     return await client.getSigningKeys();
