@@ -15,6 +15,8 @@ import { decodeToken, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
 
 interface Seen {
+  /** Why the request goes to its path (stated even when there is no token to verify). */
+  readonly pathReason: string;
   /** Absent when the request had no token. */
   readonly path?: AuthPath;
   /** The `kid` used (accepted), or named by the token (refused), on the key-set path. */
@@ -46,7 +48,7 @@ export interface AuthenticateOptions {
 
 export class Authenticator {
   readonly keyStore: KeyStore | undefined;
-  readonly choosePath: (req: unknown) => PathChoice;
+  private readonly choosePath: (req: unknown) => PathChoice;
   private readonly paths: Readonly<Record<AuthPath, VerificationPath>>;
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextOf>;
@@ -77,21 +79,22 @@ export class Authenticator {
    * hot path creates no promise of its own. Never throws: every failure is a {@link Refused} outcome.
    */
   authenticate(req: unknown, auth: unknown, { useCache }: AuthenticateOptions): Outcome | Promise<Outcome> {
+    const { path, reason: pathReason } = this.choosePath(req);
     const token = extractToken(req, auth);
-    if (token === undefined) return { accepted: false, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
-    const { path } = this.choosePath(req);
+    if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
     const cache = useCache ? this.cache : undefined;
     const hit = cache?.get(token, path, this.clock());
-    if (hit) return { accepted: true, path, context: hit.context, kid: hit.kid, cached: true };
+    if (hit) return { accepted: true, path, pathReason, context: hit.context, kid: hit.kid, cached: true };
     let decoded: DecodedToken;
     try {
       decoded = decodeToken(token, path);
     } catch (error) {
-      return this.refuse(error, { path });
+      return this.refuse(error, { path, pathReason });
     }
     // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
     const { header, payload } = decoded;
-    const seen: Seen = { path, header, payload, kid: path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined };
+    const kid = path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined;
+    const seen: Seen = { path, pathReason, header, payload, kid };
     try {
       const verified = this.paths[path].verify(decoded);
       if (verified instanceof Promise) {
@@ -106,10 +109,10 @@ export class Authenticator {
   /** Shapes the security context of a verified token and remembers it. */
   private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
     const path = seen.path as AuthPath;
-    const { header, payload } = seen;
+    const { pathReason, header, payload } = seen;
     const remember = (context: SecurityContext): Accepted => {
       cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock());
-      return { accepted: true, path, kid: verified.kid, context, cached: false, header, payload };
+      return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload };
     };
     try {
       const context = this.shape(verified, path);
@@ -122,12 +125,12 @@ export class Authenticator {
 
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
-    const { path, header, payload, kid } = seen;
-    if (error instanceof DualAuthError) return { accepted: false, error, path, header, payload, kid };
+    const { path, pathReason, header, payload, kid } = seen;
+    if (error instanceof DualAuthError) return { accepted: false, error, path, pathReason, header, payload, kid };
     const message = `unexpected error: ${faultMessage(error)}`;
     emit(this.options.onEvent, { type: 'internal-error', message });
     console.error(`cube-dual-auth: ${message}`);
     const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
-    return { accepted: false, error: internal, path, header, payload, kid };
+    return { accepted: false, error: internal, path, pathReason, header, payload, kid };
   }
 }

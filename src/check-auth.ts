@@ -79,8 +79,8 @@ function build(authenticator: Authenticator): CheckAuth {
 
   async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
     const outcome = await authenticator.authenticate(req, auth, { useCache: false });
-    const { path, header, payload, kid } = outcome;
-    const verdict = { pathReason: authenticator.choosePath(req).reason, jwksUri, path, header, payload, kid };
+    const { path, pathReason, header, payload, kid } = outcome;
+    const verdict = { pathReason, jwksUri, path, header, payload, kid };
     if (outcome.accepted) return { ...verdict, accepted: true, securityContext: outcome.context };
     const { code, message } = outcome.error;
     return { ...verdict, accepted: false, error: { code, message } };
