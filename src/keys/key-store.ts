@@ -36,6 +36,11 @@ export interface KeyStoreOptions {
   maxResponseBytes: number;
   /** Receives `jwks-refreshed` and `jwks-refresh-failed` events. Optional. */
   onEvent?: AuthEventListener;
+  /**
+   * Monotonic milliseconds, read for every deadline (cooldown, max age, stale-if-error) and for the durations
+   * in events. Tests pass a fake one to move time without waiting. Default `() => performance.now()`.
+   */
+  clock?: () => number;
 }
 
 /** The defaults of the numeric {@link KeyStoreOptions}, for configuration layers to reuse. */
@@ -72,10 +77,11 @@ export interface KeyStoreState {
 /**
  * The identity provider's signing keys, by `kid`, as `KeyObject`s. One fetch at a time (concurrent needs
  * share it), unknown kids refetch at most once per cooldown, and the last good set outlives outages for
- * a bounded time. Deadlines use the monotonic clock, so a wall-clock jump neither expires nor revives keys.
+ * a bounded time. Deadlines use a monotonic clock (`clock`), so a wall-clock jump neither expires nor revives keys.
  */
 export class KeyStore {
   private readonly options: KeyStoreOptions;
+  private readonly now: () => number;
   private keys: ReadonlyMap<string, KeyObject> = new Map();
   private skipped = 0;
   private fetchedAt: Date | undefined;
@@ -90,6 +96,7 @@ export class KeyStore {
 
   constructor(options: KeyStoreOptions) {
     this.options = { ...options };
+    this.now = options.clock ?? (() => performance.now());
   }
 
   /**
@@ -101,7 +108,7 @@ export class KeyStore {
   getKey(kid: string): KeyObject | Promise<KeyObject> {
     // Hot path: one map lookup and one clock read.
     const key = this.keys.get(kid);
-    if (key !== undefined && performance.now() < this.freshUntil) return key;
+    if (key !== undefined && this.now() < this.freshUntil) return key;
     return this.getKeySlowly(kid);
   }
 
@@ -122,7 +129,7 @@ export class KeyStore {
     const failure = this.lastFailure;
     return {
       jwksUri: this.options.jwksUri,
-      status: this.status(performance.now()),
+      status: this.status(this.now()),
       kids: [...this.keys.keys()],
       skippedKeys: this.skipped,
       fetchedAt: this.fetchedAt,
@@ -135,7 +142,7 @@ export class KeyStore {
 
   private getKeySlowly(kid: string): KeyObject | Promise<KeyObject> {
     if (this.closed) return Promise.reject(this.closedError());
-    const now = performance.now();
+    const now = this.now();
     const key = now < this.servableUntil ? this.keys.get(kid) : undefined;
     if (key !== undefined) {
       // Stale but servable: answer now and refresh behind the request, so nobody waits for the IdP.
@@ -149,7 +156,7 @@ export class KeyStore {
   }
 
   private keyAfterRefresh(kid: string, failure: JwksFailure | undefined): KeyObject {
-    const servable = performance.now() < this.servableUntil;
+    const servable = this.now() < this.servableUntil;
     const key = servable ? this.keys.get(kid) : undefined;
     if (key !== undefined) return key;
     if (!servable && failure) throw copyFailure(failure);
@@ -174,7 +181,7 @@ export class KeyStore {
 
   private async load(): Promise<JwksFailure | undefined> {
     const { jwksUri, algorithms, timeoutMs, maxResponseBytes } = this.options;
-    const started = performance.now();
+    const started = this.now();
     const abort = new AbortController();
     this.abortFetch = abort;
     this.counts.started++;
@@ -198,7 +205,7 @@ export class KeyStore {
   }
 
   private accept(set: UsableKeySet, started: number): void {
-    const now = performance.now();
+    const now = this.now();
     this.keys = set.keys;
     this.skipped = set.skipped;
     this.fetchedAt = new Date();
@@ -217,7 +224,7 @@ export class KeyStore {
   }
 
   private fail(error: JwksFailure, started: number): void {
-    const now = performance.now();
+    const now = this.now();
     this.lastFailure = { error, at: new Date() };
     this.nextFetchAt = now + this.options.cooldownMs;
     this.counts.failed++;

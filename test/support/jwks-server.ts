@@ -25,6 +25,8 @@ export interface JwksServer {
   readonly url: string;
   /** Requests received, whatever the mode. */
   readonly requests: number;
+  /** Resolves once `count` requests have been received in all (at once if they have). */
+  received(count: number): Promise<void>;
   mode: JwksServerMode;
   /** The key set served by `ok`, `slow` and `drip`: assign a new one to rotate keys. */
   jwks: { keys: unknown[] };
@@ -48,8 +50,15 @@ class ScriptableJwksServer implements JwksServer {
   requests = 0;
   private port = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly waiters = new Set<{ count: number; resolve: () => void }>();
   private readonly server = createServer((request, response) => {
     this.requests++;
+    for (const waiter of this.waiters) {
+      if (this.requests >= waiter.count) {
+        this.waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
     this.answer(request.socket.destroy.bind(request.socket), response);
   });
 
@@ -57,6 +66,11 @@ class ScriptableJwksServer implements JwksServer {
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/.well-known/jwks.json`;
+  }
+
+  received(count: number): Promise<void> {
+    if (this.requests >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.add({ count, resolve }));
   }
 
   start(): Promise<void> {
