@@ -1,9 +1,9 @@
 /** The service client: one method per operation of the interface, each validating its input first. */
 import { inspect } from 'node:util';
 import { CUBE_DATA_PROVIDER_TYPE } from './constants';
+import { endpoints } from './endpoints';
 import { EmbeddableResponseError } from './errors';
 import { resolveClientSettings, type EmbeddableClientOptions } from './options';
-import { endpoints } from './endpoints';
 import * as read from './responses';
 import { createSender } from './transport';
 import type {

@@ -2,6 +2,7 @@
  * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
  * every failure into a typed error. The API key lives only in this closure.
  */
+import type { Endpoint } from './endpoints';
 import {
   BUILDER_CODE_EXPLANATIONS,
   EmbeddableApiError,
@@ -9,7 +10,6 @@ import {
   EmbeddableResponseError,
 } from './errors';
 import type { ClientSettings } from './options';
-import type { Endpoint } from './endpoints';
 
 /** One operation to send. */
 export interface Outgoing {
