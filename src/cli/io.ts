@@ -7,19 +7,21 @@ export const EXIT_REFUSED = 1;
 /** Exit status: the command line itself is wrong. */
 export const EXIT_USAGE = 2;
 
-/** What a command may touch. Tests pass their own streams and environment. */
+/** All that a command reads from the process. Tests pass their own streams, environment and directory. */
 export interface CliIO {
   readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable & { isTTY?: boolean };
   readonly stdin: Readable;
   readonly env: NodeJS.ProcessEnv;
+  /** The working directory (doctor looks for Cube from there). */
+  readonly cwd: string;
 }
 
-/** A subcommand of `cube-dual-auth`. */
+/**
+ * What a subcommand's module exports. Its name and one-line summary are in `commands/index.ts`, so
+ * that the overview loads no command module.
+ */
 export interface Command {
-  readonly name: string;
-  /** One line for the overview. */
-  readonly summary: string;
   /** Full `--help` text, with examples. */
   readonly help: string;
   run(args: readonly string[], io: CliIO): Promise<number>;

@@ -22,24 +22,25 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     io.stdout.write(overview());
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`cube-dual-auth: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
     return EXIT_USAGE;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
-    return EXIT_OK;
-  }
   try {
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
+      return EXIT_OK;
+    }
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`cube-dual-auth ${command.name}: ${error.message}\nRun 'cube-dual-auth ${command.name} --help' for usage.\n`);
+      io.stderr.write(`cube-dual-auth ${name}: ${error.message}\nRun 'cube-dual-auth ${name} --help' for usage.\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`cube-dual-auth ${command.name}: unexpected failure: ${message}\n`);
+    io.stderr.write(`cube-dual-auth ${name}: unexpected failure: ${message}\n`);
     return EXIT_USAGE + 1;
   }
 }

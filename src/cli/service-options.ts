@@ -3,8 +3,8 @@
  * options, the API key from the environment, argument parsing, output (JSON or text, secrets
  * removed) and the mapping of failures to exit statuses.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createEmbeddableClient, EMBEDDABLE_SERVICE_DOMAIN, EmbeddableError, type EmbeddableClient } from '../service';
+import { parseCommandLine, type OptionsSpec, type ParsedArgs } from './args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO, type Command } from './io';
 
 /** Environment variable holding the workspace API key. */
@@ -12,15 +12,13 @@ export const API_KEY_ENV = 'EMBEDDABLE_API_KEY';
 /** Environment variable holding the base URL, used when neither `--base-url` nor `--region` is given. */
 export const BASE_URL_ENV = 'EMBEDDABLE_BASE_URL';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
 /** Options every service command takes. */
 export const CONNECTION_OPTIONS = {
   'base-url': { type: 'string' },
   region: { type: 'string' },
   'timeout-ms': { type: 'string' },
   json: { type: 'boolean', default: false },
-} as const satisfies Options;
+} as const satisfies OptionsSpec;
 
 /** The help text for {@link CONNECTION_OPTIONS} and the environment. */
 export const CONNECTION_HELP = `Connection:
@@ -39,36 +37,9 @@ BUILDER code), 2 usage error.`;
 
 const MIN_REDACTED_LENGTH = 6;
 
-// Options that would put a credential on the command line (shell history, process list, CI logs).
-const CREDENTIAL_FLAG = /^--(api-key|key|secret|secret-key|token)(=|$)/;
-
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
-
-/** Parses strictly; a mistake becomes a {@link UsageError}. `positionals` names the arguments expected. */
-export function parse<O extends Options>(args: readonly string[], options: O, positionals: readonly string[]): Parsed<O> {
-  const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
-  if (credential) {
-    throw new UsageError(
-      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. Set ${API_KEY_ENV} for the API key; see --help for secrets.`,
-    );
-  }
-  let parsed: Parsed<O>;
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  if (parsed.positionals.length !== positionals.length) {
-    const expected = positionals.length === 0 ? 'no arguments' : positionals.map((p) => `<${p}>`).join(' ');
-    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length} argument(s)`);
-  }
-  return parsed;
-}
-
-/** Reads a required option, or fails with a usage error naming it. */
-export function required(value: string | undefined, flag: string): string {
-  if (value === undefined) throw new UsageError(`${flag} is required`);
-  return value;
+/** Parses a service command's arguments; options that would carry a credential are refused. */
+export function parseServiceArgs<O extends OptionsSpec>(args: readonly string[], options: O, positionals: readonly string[]): ParsedArgs<O> {
+  return parseCommandLine(args, { options, positionals, credentialsFrom: `Set ${API_KEY_ENV} for the API key; see --help for secrets.` });
 }
 
 /** Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, and `$EMBEDDABLE_API_KEY`. */

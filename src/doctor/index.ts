@@ -166,10 +166,11 @@ function configurationFailure(error: unknown): Check {
 }
 
 /**
- * Checks the environment a deployment would run with. Never throws for a bad configuration: that is a
- * `fail` check. Checks that need a valid configuration are left out until it is valid.
+ * Checks the environment a deployment would run with, and whether Cube resolves from `cwd`. Never throws
+ * for a bad configuration: that is a `fail` check. Checks that need a valid configuration are left out
+ * until it is valid.
  */
-export async function diagnose(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Promise<Diagnosis> {
+export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Diagnosis> {
   const checks: Check[] = [];
   let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;

@@ -1,9 +1,9 @@
 /** The service client: one method per operation of the interface, each validating its input first. */
 import { inspect } from 'node:util';
 import { CUBE_DATA_PROVIDER_TYPE } from './constants';
+import { endpoints } from './endpoints';
 import { EmbeddableResponseError } from './errors';
-import { resolveOptions, type EmbeddableClientOptions } from './options';
-import { endpoints } from './paths';
+import { resolveClientSettings, type EmbeddableClientOptions } from './options';
 import * as read from './responses';
 import { createSender } from './transport';
 import type {
@@ -96,12 +96,12 @@ function credentialsForUpdate(input: UpdateDataProviderInput, operation: string)
  * await client.publishVersion(dashboardId, 'v7', ['production']);
  */
 export function createEmbeddableClient(options: EmbeddableClientOptions): EmbeddableClient {
-  const resolved = resolveOptions(options);
-  const send = createSender(resolved);
-  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(resolved.baseUrl)} }`;
+  const settings = resolveClientSettings(options);
+  const send = createSender(settings);
+  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(settings.baseUrl)} }`;
 
   const client: EmbeddableClient = {
-    baseUrl: resolved.baseUrl,
+    baseUrl: settings.baseUrl,
 
     async listSavedVersions(embeddableId) {
       const operation = 'listSavedVersions';

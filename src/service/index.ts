@@ -1,4 +1,4 @@
-/** The customer side of the service's API: typed client, errors, constants and paths. */
+/** The customer side of the service's API: typed client, errors, constants and endpoints. */
 export { createEmbeddableClient, type EmbeddableClient } from './client';
 export {
   CUBE_API_SUFFIX,
@@ -18,7 +18,7 @@ export {
   type NetworkFailure,
 } from './errors';
 export type { EmbeddableClientOptions } from './options';
-export { endpoints as embeddableEndpoints, type Endpoint as EmbeddableEndpoint } from './paths';
+export { endpoints as embeddableEndpoints, type Endpoint as EmbeddableEndpoint } from './endpoints';
 export type {
   CreateDataProviderInput,
   DashboardDataset,

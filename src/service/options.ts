@@ -1,4 +1,4 @@
-/** The client's options, checked once when the client is created. */
+/** The client's options, checked once when the client is created and turned into its settings. */
 import { EMBEDDABLE_SERVICE_DOMAIN } from './constants';
 import { EmbeddableValidationError } from './errors';
 import { show } from './validate';
@@ -37,8 +37,8 @@ export interface EmbeddableClientOptions {
   fetch?: typeof fetch;
 }
 
-/** Options after checking, with defaults filled in. */
-export interface ResolvedOptions {
+/** The client's settings: its options after checking, with the defaults filled in. */
+export interface ClientSettings {
   readonly apiKey: string;
   /** Origin plus optional path prefix, without a trailing slash. */
   readonly baseUrl: string;
@@ -103,7 +103,7 @@ function count(field: string, value: unknown, fallback: number, min: number): nu
 }
 
 /** Checks the options and fills in the defaults; throws {@link EmbeddableValidationError} naming the option. */
-export function resolveOptions(options: EmbeddableClientOptions): ResolvedOptions {
+export function resolveClientSettings(options: EmbeddableClientOptions): ClientSettings {
   if (typeof options !== 'object' || options === null) fail('options', `must be an object, got ${show(options)}`);
   const { region, baseUrl } = options;
   if (region !== undefined && baseUrl !== undefined) fail('baseUrl', 'give either region or baseUrl, not both');

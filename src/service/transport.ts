@@ -2,14 +2,14 @@
  * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
  * every failure into a typed error. The API key lives only in this closure.
  */
+import type { Endpoint } from './endpoints';
 import {
   BUILDER_CODE_EXPLANATIONS,
   EmbeddableApiError,
   EmbeddableNetworkError,
   EmbeddableResponseError,
 } from './errors';
-import type { ResolvedOptions } from './options';
-import type { Endpoint } from './paths';
+import type { ClientSettings } from './options';
 
 /** One operation to send. */
 export interface Outgoing {
@@ -56,10 +56,10 @@ interface Received {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function retryDelay(options: ResolvedOptions, attempt: number, headers?: Headers): number {
+function retryDelay(settings: ClientSettings, attempt: number, headers?: Headers): number {
   const retryAfter = Number(headers?.get('retry-after') ?? Number.NaN);
   if (Number.isInteger(retryAfter) && retryAfter >= 0 && retryAfter <= MAX_RETRY_AFTER_S) return retryAfter * 1000;
-  return options.retryDelayMs * 2 ** (attempt - 1);
+  return settings.retryDelayMs * 2 ** (attempt - 1);
 }
 
 /** Makes a message safe to show: secrets removed, printable characters only, shortened. */
@@ -112,12 +112,12 @@ function apiError(outgoing: Outgoing, received: Received, attempts: number, secr
   });
 }
 
-function networkError(outgoing: Outgoing, error: unknown, attempts: number, options: ResolvedOptions, secrets: readonly string[]): EmbeddableNetworkError {
+function networkError(outgoing: Outgoing, error: unknown, attempts: number, settings: ClientSettings, secrets: readonly string[]): EmbeddableNetworkError {
   const { operation, endpoint } = outgoing;
   const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
-  const where = `${endpoint.method} ${options.baseUrl}${endpoint.path}`;
+  const where = `${endpoint.method} ${settings.baseUrl}${endpoint.path}`;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    const message = `${operation} failed: no answer within ${options.timeoutMs} ms from ${where}${tries}`;
+    const message = `${operation} failed: no answer within ${settings.timeoutMs} ms from ${where}${tries}`;
     return new EmbeddableNetworkError('ERR_TIMEOUT', message, operation, attempts, error);
   }
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
@@ -135,44 +135,44 @@ function parseSuccess(outgoing: Outgoing, received: Received): Answer {
   }
 }
 
-/** Creates the sender for a set of resolved options. */
-export function createSender(options: ResolvedOptions): Send {
+/** Creates the sender for the client's checked settings. */
+export function createSender(settings: ClientSettings): Send {
   const headers = {
     'Content-Type': 'application/json',
     Accept: 'application/json',
-    Authorization: `Bearer ${options.apiKey}`,
+    Authorization: `Bearer ${settings.apiKey}`,
   };
 
   async function attempt(outgoing: Outgoing): Promise<Received> {
     // The timeout covers the body too: a server that sends headers and then stalls must not hang us.
-    const response = await options.fetch(`${options.baseUrl}${outgoing.endpoint.path}`, {
+    const response = await settings.fetch(`${settings.baseUrl}${outgoing.endpoint.path}`, {
       method: outgoing.endpoint.method,
       headers,
       body: outgoing.body === undefined ? undefined : JSON.stringify(outgoing.body),
       // A redirect would resend the key elsewhere, or turn a POST into a GET: report it instead.
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: AbortSignal.timeout(settings.timeoutMs),
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
 
   return async function send(outgoing) {
-    const secrets = [options.apiKey, ...(outgoing.secrets ?? [])];
-    const maxAttempts = outgoing.retry ? 1 + options.retries : 1;
+    const secrets = [settings.apiKey, ...(outgoing.secrets ?? [])];
+    const maxAttempts = outgoing.retry ? 1 + settings.retries : 1;
     for (let attempts = 1; ; attempts += 1) {
       let received: Received;
       try {
         received = await attempt(outgoing);
       } catch (error) {
         if (attempts < maxAttempts) {
-          await sleep(retryDelay(options, attempts));
+          await sleep(retryDelay(settings, attempts));
           continue;
         }
-        throw networkError(outgoing, error, attempts, options, secrets);
+        throw networkError(outgoing, error, attempts, settings, secrets);
       }
       if (received.status >= 200 && received.status < 300) return parseSuccess(outgoing, received);
       if (RETRYABLE_STATUS.has(received.status) && attempts < maxAttempts) {
-        await sleep(retryDelay(options, attempts, received.headers));
+        await sleep(retryDelay(settings, attempts, received.headers));
         continue;
       }
       throw apiError(outgoing, received, attempts, secrets);

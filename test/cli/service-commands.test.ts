@@ -1,6 +1,6 @@
 /**
- * The service subcommands, run as the built CLI (`node dist/cli/main.js`) against the contract
- * server. Every run is checked for the API key and the deployment secret in its output.
+ * The service subcommands, run in-process through the CLI's `run` against the contract server.
+ * Every run is checked for the API key and the deployment secret in its output.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { jsonOf, runCli, type CliResult } from '../support/cli';

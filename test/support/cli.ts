@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { run } from '../../src/cli/run';
 
 /**
  * The built CLI, as `npx cube-dual-auth` runs it. `CUBE_DUAL_AUTH_TEST_CLI` points the tests at another build
@@ -9,27 +12,55 @@ import { fileURLToPath } from 'node:url';
 export const CLI = process.env.CUBE_DUAL_AUTH_TEST_CLI ?? fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
+  /** The exit status; null when the spawned process was killed. */
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
-  /** Wall-clock time until the process exited. */
+  /** Wall-clock time until the command finished (the process exited, when spawned). */
   readonly ms: number;
 }
 
 export interface CliOptions {
-  /** The whole environment apart from PATH: nothing leaks in from the shell running the tests. */
+  /** The whole environment (apart from PATH, when spawned): nothing leaks in from the shell running the tests. */
   readonly env?: Record<string, string>;
   readonly stdin?: string;
+  /** The working directory; default the test runner's. */
   readonly cwd?: string;
-  /** Kill the process after this long; a CLI that does not exit is a bug. Default 15 000. */
-  readonly timeoutMs?: number;
+}
+
+/** A stream that keeps what is written to it, as a terminal would show it (not a TTY: no colours). */
+class Collected extends Writable {
+  text = '';
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.text += chunk.toString('utf8');
+    done();
+  }
 }
 
 /**
- * Runs `node dist/cli/main.js <args>` as a separate process. Asynchronous on purpose: a JWKS server in
- * the test process must keep answering while the CLI runs.
+ * Runs `cube-dual-auth <args>` in this process through `run(argv, io)`, with collected output streams,
+ * the given standard input, environment and working directory. Asynchronous, so a JWKS or service server
+ * in the test process keeps answering while the command runs.
  */
-export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const stdout = new Collected();
+  const stderr = new Collected();
+  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
+  const started = performance.now();
+  const code = await run(args, { stdout, stderr, stdin, env: { ...options.env }, cwd: options.cwd ?? process.cwd() });
+  const ms = performance.now() - started;
+  stdout.end();
+  stderr.end();
+  await Promise.all([finished(stdout), finished(stderr)]);
+  return { code, stdout: stdout.text, stderr: stderr.text, ms };
+}
+
+/**
+ * Runs the built bin, `node dist/cli/main.js <args>`, as a separate process: for what only a real process
+ * shows (exit status, that it exits at all). Killed after 15 s; a CLI that does not exit is a bug.
+ */
+export function runBin(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   if (!existsSync(CLI)) {
     throw new Error(`${CLI} is missing: run "npm run build" first ("npm test" builds before testing)`);
   }
@@ -37,7 +68,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
-    timeout: options.timeoutMs ?? 15_000,
+    timeout: 15_000,
   });
   let stdout = '';
   let stderr = '';

@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { diagnose } from '../../doctor';
 import { ENV } from '../../env';
+import { parseCommandLine } from '../args';
 import { checklist, plural } from '../format';
-import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';
 
 const HELP = `Usage: cube-dual-auth doctor [--json]
 
@@ -30,18 +30,11 @@ Examples:
   cube-dual-auth doctor --json | jq '.checks[] | select(.status != "ok")'
 `;
 
-function parse(args: readonly string[]): { json: boolean } {
-  try {
-    const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean' } }, strict: true });
-    return { json: values.json === true };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
+const OPTIONS = { json: { type: 'boolean', default: false } } as const;
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const { json } = parse(argv);
-  const diagnosis = await diagnose(io.env);
+  const { json } = parseCommandLine(argv, { options: OPTIONS, positionals: [] }).values;
+  const diagnosis = await diagnose(io.env, io.cwd);
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {
     writeJson(io.stdout, diagnosis);
@@ -56,9 +49,4 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   return code;
 }
 
-export const doctor: Command = {
-  name: 'doctor',
-  summary: "check this environment's configuration: secrets, JWKS reachability and keys, claims, Cube",
-  help: HELP,
-  run,
-};
+export const doctor: Command = { help: HELP, run };

@@ -1,17 +1,44 @@
 import type { Command } from '../io';
-import { doctor } from './doctor';
-import { provider } from './provider';
-import { securityToken } from './security-token';
-import { token } from './token';
-import { verify } from './verify';
-import { versions } from './versions';
 
-/** Every subcommand, in the order `--help` lists them. Each command lives in its own module beside this one. */
-export const commands: readonly Command[] = [
-  verify,
-  doctor,
-  token,
-  provider,
-  versions,
-  securityToken,
+/** A subcommand as the overview lists it; its module (the hook's core, or the service client) loads on use. */
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for the overview. */
+  readonly summary: string;
+  /** Loads the command's module, beside this one: only when the command runs or its `--help` is asked for. */
+  load(): Promise<Command>;
+}
+
+/** Every subcommand, in the order `--help` lists them. */
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'verify',
+    summary: 'explain how the checkAuth hook judges a token: path, header, claims, key, verdict and fix',
+    load: async () => (await import('./verify.js')).verify,
+  },
+  {
+    name: 'doctor',
+    summary: "check this environment's configuration: secrets, JWKS reachability and keys, claims, Cube",
+    load: async () => (await import('./doctor.js')).doctor,
+  },
+  {
+    name: 'token',
+    summary: 'mint an HS256 test token with the API secret, for the shared-secret path',
+    load: async () => (await import('./token.js')).token,
+  },
+  {
+    name: 'provider',
+    summary: 'Register and manage the Cube deployments the service queries (data providers)',
+    load: async () => (await import('./provider.js')).provider,
+  },
+  {
+    name: 'versions',
+    summary: "List a dashboard's saved versions, show one, publish one to environment tags",
+    load: async () => (await import('./versions.js')).versions,
+  },
+  {
+    name: 'security-token',
+    summary: 'Request a security token to embed a dashboard against a data provider',
+    load: async () => (await import('./security-token.js')).securityToken,
+  },
 ];

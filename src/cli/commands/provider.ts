@@ -1,6 +1,7 @@
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { UsageError, type CliIO, type Command } from '../io';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parse, required, runService, table } from '../service-options';
+import { required } from '../args';
+import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parseServiceArgs, runService, table } from '../service-options';
 
 /** Where `provider create` reads the deployment's API secret unless `--secret-env` names another variable. */
 export const DEFAULT_SECRET_ENV = 'CUBEJS_API_SECRET';
@@ -57,7 +58,7 @@ function describeRecord(record: DataProviderRecord | undefined, name: string, ve
 }
 
 async function create(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, WRITE_OPTIONS, []);
+  const { values } = parseServiceArgs(args, WRITE_OPTIONS, []);
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
@@ -71,7 +72,7 @@ async function create(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function update(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, WRITE_OPTIONS, []);
+  const { values } = parseServiceArgs(args, WRITE_OPTIONS, []);
   const name = required(values.name, '--name');
   const version = required(values['provider-version'], '--provider-version');
   const secretKey = values['secret-env'] === undefined ? undefined : secretFrom(io.env, values['secret-env']);
@@ -86,7 +87,7 @@ async function update(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, CONNECTION_OPTIONS, []);
+  const { values } = parseServiceArgs(args, CONNECTION_OPTIONS, []);
   const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   return runService('provider list', output, async () => {
     const client = connect(values, io.env);
@@ -99,7 +100,7 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function show(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, { ...CONNECTION_OPTIONS, name: { type: 'string' } }, []);
+  const { values } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, name: { type: 'string' } }, []);
   const name = required(values.name, '--name');
   const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   return runService('provider show', output, async () => {
@@ -111,7 +112,7 @@ async function show(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function remove(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parse(args, { ...CONNECTION_OPTIONS, name: { type: 'string' }, yes: { type: 'boolean', default: false } }, []);
+  const { values } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, name: { type: 'string' }, yes: { type: 'boolean', default: false } }, []);
   const name = required(values.name, '--name');
   // Dashboards and security contexts that name the provider stop working: make the deletion explicit.
   if (!values.yes) throw new UsageError(`deleting ${JSON.stringify(name)} needs --yes (dashboards that use it will stop working)`);
@@ -125,8 +126,6 @@ async function remove(args: readonly string[], io: CliIO): Promise<number> {
 
 /** `cube-dual-auth provider create|update|list|show|delete`. */
 export const provider: Command = {
-  name: 'provider',
-  summary: 'Register and manage the Cube deployments the service queries (data providers)',
   help,
   run: dispatch({ create, update, list, show, delete: remove }),
 };

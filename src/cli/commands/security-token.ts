@@ -1,6 +1,7 @@
 import { EmbeddableValidationError } from '../../service';
 import { readStdin, type Command } from '../io';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, Output, parse, required, runService } from '../service-options';
+import { required } from '../args';
+import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, Output, parseServiceArgs, runService } from '../service-options';
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
@@ -45,11 +46,9 @@ function securityContext(text: string): unknown {
 
 /** `cube-dual-auth security-token`. */
 export const securityToken: Command = {
-  name: 'security-token',
-  summary: 'Request a security token to embed a dashboard against a data provider',
   help,
   async run(args, io) {
-    const { values, positionals } = parse(args, OPTIONS, ['embeddableId']);
+    const { values, positionals } = parseServiceArgs(args, OPTIONS, ['embeddableId']);
     const dataProvider = required(values['data-provider'], '--data-provider');
     const contextArg = required(values['security-context'], '--security-context');
     const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);

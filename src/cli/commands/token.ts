@@ -1,8 +1,8 @@
 import { createSecretKey } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config';
 import { ENV, readEnv } from '../../env';
+import { parseCommandLine } from '../args';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 
@@ -60,23 +60,16 @@ interface TokenArgs {
   readonly json: boolean;
 }
 
+const OPTIONS = { claims: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+
 function parse(args: readonly string[]): TokenArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: { claims: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean' } },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine(args, { options: OPTIONS, positionals: [] });
   if (values.claims === undefined) throw new UsageError("missing --claims '<json>' (use '{}' for no claims)");
   const claims = parseClaims(values.claims);
   const given = values['expires-in'];
   if (given !== undefined && claims.exp !== undefined) throw new UsageError('--expires-in and an "exp" claim exclude each other');
   const expiresIn = claims.exp === undefined ? parseDuration(given ?? DEFAULT_EXPIRES_IN) : undefined;
-  return { claims, expiresIn, json: values.json === true };
+  return { claims, expiresIn, json: values.json };
 }
 
 function mint(secret: string, args: TokenArgs): string {
@@ -109,9 +102,4 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   return EXIT_OK;
 }
 
-export const token: Command = {
-  name: 'token',
-  summary: 'mint an HS256 test token with the API secret, for the shared-secret path',
-  help: HELP,
-  run,
-};
+export const token: Command = { help: HELP, run };

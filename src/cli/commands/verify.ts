@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
 import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../check-auth';
 import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config';
 import { ENV, optionsFromEnv } from '../../env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
+import { parseCommandLine } from '../args';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
 import { hintFor } from '../hints';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
@@ -82,19 +82,11 @@ function expandBareOrigin(args: readonly string[]): string[] {
   });
 }
 
+const OPTIONS = { origin: { type: 'string' }, 'no-origin': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } as const;
+
 async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: expandBareOrigin(args),
-      options: { origin: { type: 'string' }, 'no-origin': { type: 'boolean' }, json: { type: 'boolean' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  // The token is checked here rather than by name, for the messages about `-` and `--origin <token>`.
+  const { values, positionals } = parseCommandLine(expandBareOrigin(args), { options: OPTIONS });
   if (values.origin !== undefined && values['no-origin']) throw new UsageError('--origin and --no-origin exclude each other');
   if (positionals.length > 1) throw new UsageError(`expected one token, got ${positionals.length} arguments`);
   const [given] = positionals;
@@ -107,7 +99,7 @@ async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
         : 'missing <token> (use - to read it from standard input)',
     );
   }
-  return { token: given === '-' ? await readStdin(io.stdin) : given, origin: values.origin, json: values.json === true };
+  return { token: given === '-' ? await readStdin(io.stdin) : given, origin: values.origin, json: values.json };
 }
 
 function times(claims: Record<string, unknown> | undefined, now: number): VerifyReport['times'] {
@@ -254,9 +246,4 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   return result.accepted ? EXIT_OK : EXIT_REFUSED;
 }
 
-export const verify: Command = {
-  name: 'verify',
-  summary: 'explain how the checkAuth hook judges a token: path, header, claims, key, verdict and fix',
-  help: HELP,
-  run,
-};
+export const verify: Command = { help: HELP, run };

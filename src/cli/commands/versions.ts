@@ -1,7 +1,7 @@
 import type { SavedVersionList, TagMap } from '../../service';
 import { MAX_LISTED_VERSIONS } from '../../service';
 import { UsageError, type CliIO, type Command } from '../io';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parse, runService, table } from '../service-options';
+import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parseServiceArgs, runService, table } from '../service-options';
 
 const help = `Usage: cube-dual-auth versions <action> <embeddableId> [...] [options]
 
@@ -60,7 +60,7 @@ function splitTags(values: readonly string[]): string[] {
 }
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, CONNECTION_OPTIONS, ['embeddableId']);
+  const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId']);
   const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   return runService('versions list', output, async () => {
     const client = connect(values, io.env);
@@ -70,7 +70,7 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function show(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, CONNECTION_OPTIONS, ['embeddableId', 'version']);
+  const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId', 'version']);
   const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   return runService('versions show', output, async () => {
     const client = connect(values, io.env);
@@ -79,7 +79,7 @@ async function show(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function publish(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, { ...CONNECTION_OPTIONS, tags: { type: 'string', multiple: true } }, ['embeddableId', 'version']);
+  const { values, positionals } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, tags: { type: 'string', multiple: true } }, ['embeddableId', 'version']);
   if (values.tags === undefined) throw new UsageError('--tags is required: one or more of development, staging, production');
   const tags = splitTags(values.tags);
   const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
@@ -93,8 +93,6 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
 
 /** `cube-dual-auth versions list|show|publish`. */
 export const versions: Command = {
-  name: 'versions',
-  summary: "List a dashboard's saved versions, show one, publish one to environment tags",
   help,
   run: dispatch({ list, show, publish }),
 };

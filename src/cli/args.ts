@@ -1,0 +1,61 @@
+/** The command line of every command, parsed one way: strictly, positionals by name, mistakes as usage errors. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './io';
+
+/** A command's options, as `parseArgs` takes them. */
+export type OptionsSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface ArgsSpec<O extends OptionsSpec> {
+  readonly options: O;
+  /**
+   * The positional arguments, by name, all required: another count is a usage error naming them. Left out
+   * by a command that checks its own (verify: one token, or `-`).
+   */
+  readonly positionals?: readonly string[];
+  /**
+   * Set by commands that read credentials from the environment: options such as `--api-key` or `--secret`
+   * are refused without echoing their value, and this text says where the credential goes instead.
+   */
+  readonly credentialsFrom?: string;
+}
+
+export type ParsedArgs<O extends OptionsSpec> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
+
+// Options that would put a credential on the command line (shell history, process list, CI logs).
+const CREDENTIAL_FLAG = /^--(api-key|key|secret|secret-key|token)(=|$)/;
+
+/** Parses `args` strictly against `spec`; every mistake becomes a {@link UsageError}. */
+export function parseCommandLine<O extends OptionsSpec>(args: readonly string[], spec: ArgsSpec<O>): ParsedArgs<O> {
+  if (spec.credentialsFrom !== undefined) refuseCredentials(args, spec.credentialsFrom);
+  let parsed: ParsedArgs<O>;
+  try {
+    parsed = parseArgs({ args: [...args], options: spec.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (spec.positionals !== undefined) checkPositionals(parsed.positionals, spec.positionals);
+  return parsed;
+}
+
+/** Reads a required option, or fails with a usage error naming it. */
+export function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+function refuseCredentials(args: readonly string[], credentialsFrom: string): void {
+  const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
+  if (credential) {
+    throw new UsageError(`${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ${credentialsFrom}`);
+  }
+}
+
+function checkPositionals(given: readonly string[], names: readonly string[]): void {
+  if (given.length === names.length) return;
+  // A command without arguments names the stray one, which is usually half of a value the shell split
+  // (--claims {"a": 1}); named arguments are only counted, as they may be tokens.
+  if (names.length === 0) throw new UsageError(`Unexpected argument '${given[0]}': expected no arguments`);
+  throw new UsageError(`expected ${names.map((name) => `<${name}>`).join(' ')}, got ${given.length} argument(s)`);
+}

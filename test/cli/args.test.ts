@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, required } from '../../src/cli/args';
+import { UsageError } from '../../src/cli/io';
+
+const OPTIONS = { json: { type: 'boolean', default: false }, name: { type: 'string' } } as const;
+
+function usageError(parse: () => unknown): string {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('parseCommandLine', () => {
+  it('returns the options, defaults filled in, and the named positionals', () => {
+    const { values, positionals } = parseCommandLine(['a', '--name', 'x', 'b'], { options: OPTIONS, positionals: ['first', 'second'] });
+    expect(values).toEqual({ json: false, name: 'x' });
+    expect(positionals).toEqual(['a', 'b']);
+  });
+
+  it('turns parse errors into usage errors', () => {
+    expect(usageError(() => parseCommandLine(['--colour'], { options: OPTIONS, positionals: [] }))).toMatch(/^Unknown option '--colour'/);
+    expect(usageError(() => parseCommandLine(['--name'], { options: OPTIONS, positionals: [] }))).toMatch(/^Option '--name <value>' argument missing/);
+  });
+
+  it('names the expected positionals without echoing the given ones', () => {
+    const message = usageError(() => parseCommandLine(['eyJ.secret-looking'], { options: OPTIONS, positionals: ['id', 'version'] }));
+    expect(message).toBe('expected <id> <version>, got 1 argument(s)');
+  });
+
+  it('names the stray argument of a command that takes none', () => {
+    expect(usageError(() => parseCommandLine(['1}'], { options: OPTIONS, positionals: [] }))).toBe("Unexpected argument '1}': expected no arguments");
+  });
+
+  it('leaves the positionals to the command when it names none', () => {
+    expect(parseCommandLine(['a', 'b', 'c'], { options: OPTIONS }).positionals).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses credential options without their value, only where credentials come from elsewhere', () => {
+    const spec = { options: OPTIONS, positionals: [], credentialsFrom: 'Set THE_KEY.' };
+    for (const flag of ['--api-key', '--key', '--secret', '--secret-key', '--token']) {
+      expect(usageError(() => parseCommandLine([`${flag}=typed-value`], spec))).toBe(
+        `${flag} is not accepted: credentials are never taken from the command line. Set THE_KEY.`,
+      );
+    }
+    expect(usageError(() => parseCommandLine(['--secret', 'typed-value'], spec))).not.toContain('typed-value');
+    expect(usageError(() => parseCommandLine(['--secret=typed-value'], { options: OPTIONS, positionals: [] }))).toMatch(/^Unknown option '--secret'/);
+  });
+});
+
+describe('required', () => {
+  it('returns the value, or names the missing option', () => {
+    expect(required('x', '--name')).toBe('x');
+    expect(usageError(() => required(undefined, '--name'))).toBe('--name is required');
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The built bin as a user runs it (`node dist/cli/main.js`): what only a real process shows, its exit
+ * status, that it exits at all, and which modules it loads. What each command does is tested
+ * in-process (verify.test.ts, doctor.test.ts, ...).
+ */
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, jsonOf, runBin, type CliOptions, type CliResult } from '../support/cli';
+import { randomSecret, timed } from '../support/claims';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, type TestKeyPair } from '../support/keys';
+import { signToken } from '../support/tokens';
+
+const SECRET = randomSecret(32);
+let server: JwksServer;
+let key: TestKeyPair;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  key = generateKeyPair('RS256', { kid: 'k1' });
+  server = await startJwksServer({ keys: [key.jwk] });
+  env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url };
+});
+afterAll(() => server.close());
+
+/** Runs the bin and checks that neither the secret nor a whole token reached its output. */
+async function bin(args: string[], tokens: string[] = [], options: CliOptions = {}): Promise<CliResult> {
+  const result = await runBin(args, { env, ...options });
+  for (const secret of [SECRET, ...tokens]) expect(result.stdout + result.stderr).not.toContain(secret);
+  return result;
+}
+
+describe('cube-dual-auth, the built bin', () => {
+  it('prints the overview with --help, exit 0', async () => {
+    const result = await bin(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: cube-dual-auth <command>/);
+    for (const name of ['verify', 'doctor', 'token', 'provider', 'versions', 'security-token']) expect(result.stdout).toContain(`  ${name} `);
+  });
+
+  it('exits 0 on an accepted token, as soon as the answer is printed (the key store is closed)', async () => {
+    const token = signToken(timed({ sub: 'user-1' }), { key });
+    const result = await bin(['verify', token, '--json'], [token]);
+    expect(result.code).toBe(0);
+    expect(jsonOf(result)).toMatchObject({ accepted: true, path: 'key-set' });
+    // Node starts in well under a second; a leftover JWKS socket or timer would hold it for seconds.
+    expect(result.ms).toBeLessThan(3_000);
+  });
+
+  it('exits 1 on a refused token', async () => {
+    const token = signToken(timed({}), { alg: 'HS256', key: SECRET });
+    const result = await bin(['verify', token], [token]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^Verdict {2}REJECTED ERR_ALG_NOT_ALLOWED/m);
+  });
+
+  it('exits 2 on a wrong command line, pointing to --help', async () => {
+    const result = await bin(['verify', '--bogus', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^cube-dual-auth verify: Unknown option '--bogus'/);
+    expect(result.stderr).toMatch(/\nRun 'cube-dual-auth verify --help' for usage\.\n$/);
+  });
+});
+
+describe('cube-dual-auth loads a command only when it is used', () => {
+  const dist = dirname(dirname(CLI));
+
+  /** The package's own modules (relative to dist/) and its dependencies loaded once `run(argv)` is done. */
+  async function loadedBy(argv: readonly string[]): Promise<string[]> {
+    const script = `
+      const { Readable, Writable } = require('node:stream');
+      const { run } = require(${JSON.stringify(join(dist, 'cli/run.js'))});
+      const sink = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+      const io = { stdout: sink(), stderr: sink(), stdin: Readable.from([]), env: {}, cwd: process.cwd() };
+      run(${JSON.stringify(argv)}, io).then(() => console.log(JSON.stringify(Object.keys(require.cache))));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+    const files = JSON.parse(stdout) as string[];
+    return files.flatMap((file) => {
+      if (file.startsWith(`${dist}/`)) return [file.slice(dist.length + 1)];
+      const dependency = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
+      return dependency?.[1] === undefined ? [] : [dependency[1]];
+    });
+  }
+
+  it('the overview loads no command module, so neither the hook nor the service client', async () => {
+    const loaded = await loadedBy(['--help']);
+    expect(loaded.filter((file) => file.startsWith('cli/commands/'))).toEqual(['cli/commands/index.js']);
+    expect(loaded).not.toContain('check-auth.js');
+    expect(loaded.filter((file) => file.startsWith('service/'))).toEqual([]);
+    // No dependency either: jsonwebtoken and jwks-rsa come with the commands.
+    expect(loaded.filter((file) => !file.endsWith('.js'))).toEqual([]);
+  });
+
+  it("a command's --help loads that command's module and what it uses, not the others'", async () => {
+    const loaded = await loadedBy(['versions', '--help']);
+    expect(loaded.filter((file) => file.startsWith('cli/commands/'))).toEqual(['cli/commands/index.js', 'cli/commands/versions.js']);
+    expect(loaded).toContain('service/index.js');
+    expect(loaded).not.toContain('check-auth.js');
+    expect(loaded).not.toContain('jwks-rsa');
+  });
+});
