@@ -1,38 +1,42 @@
 import type { KeyObject } from 'node:crypto';
+import { DEFAULTS } from '../config';
 import type { DualAuthError } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { copyFailure, isJwksFailure, jwksInvalid, jwksUnreachable, kidUnknown, type JwksFailure, type JwksFailureCode } from './errors';
 import { fetchJwks } from './fetch-jwks';
 import { usableKeys, type UsableKeySet } from './usable-keys';
 
-/** How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds. */
+/**
+ * How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds; the defaults
+ * are the hook's (`jwksCooldownMs`, `jwksMaxAgeMs`... in config.ts), as {@link KEY_STORE_DEFAULTS}.
+ */
 export interface KeyStoreOptions {
   /** The JWKS URL, already validated as http(s). */
   jwksUri: string;
   /**
-   * Algorithms the key-set path accepts (RS256/384/512, PS256/384/512, ES256/384/512, EdDSA). Keys that can
+   * Algorithms the key-set path accepts (RS256/384/512, PS256/384/512, ES256/384/512). Keys that can
    * verify none of them are skipped, and so is a key whose JWK `alg` is not one of them.
    */
   algorithms: readonly string[];
   /**
    * Minimum time between two fetches, counted from the end of the previous one, successful or not. A token
    * with an unknown `kid` triggers a refetch only once this has passed; until then it is refused at once.
-   * Also how long a failed fetch holds off the next attempt, so a down IdP is not hammered. Default 30 000.
+   * Also how long a failed fetch holds off the next attempt, so a down IdP is not hammered.
    */
   cooldownMs: number;
   /**
    * Age after which the key set is refreshed. The refresh is lazy: the first request that needs a key
-   * after this age starts it, and is still answered from the current set meanwhile. Default 600 000 (10 min).
+   * after this age starts it, and is still answered from the current set meanwhile.
    */
   maxAgeMs: number;
   /**
    * How long past `maxAgeMs` the last good key set keeps serving known keys while refreshes fail (RFC 5861
-   * stale-if-error). After that, requests are refused with the cause of the outage. Default 86 400 000 (24 h).
+   * stale-if-error). After that, requests are refused with the cause of the outage.
    */
   staleIfErrorMs: number;
-  /** Deadline for a whole fetch (connect, headers and body), not just socket idle time. Default 5 000. */
+  /** Deadline for a whole fetch (connect, headers and body), not just socket idle time. */
   timeoutMs: number;
-  /** A JWKS answer larger than this is invalid. Default 524 288 (512 KiB). */
+  /** A JWKS answer larger than this is invalid. */
   maxResponseBytes: number;
   /** Receives `jwks-refreshed` and `jwks-refresh-failed` events. Optional. */
   onEvent?: AuthEventListener;
@@ -43,15 +47,15 @@ export interface KeyStoreOptions {
   clock?: () => number;
 }
 
-/** The defaults of the numeric {@link KeyStoreOptions}, for configuration layers to reuse. */
+/** The defaults of the numeric {@link KeyStoreOptions}: the hook's own, from the options table. */
 export const KEY_STORE_DEFAULTS: Readonly<
   Pick<KeyStoreOptions, 'cooldownMs' | 'maxAgeMs' | 'staleIfErrorMs' | 'timeoutMs' | 'maxResponseBytes'>
 > = Object.freeze({
-  cooldownMs: 30_000,
-  maxAgeMs: 600_000,
-  staleIfErrorMs: 86_400_000,
-  timeoutMs: 5_000,
-  maxResponseBytes: 524_288,
+  cooldownMs: DEFAULTS.jwksCooldownMs,
+  maxAgeMs: DEFAULTS.jwksMaxAgeMs,
+  staleIfErrorMs: DEFAULTS.jwksStaleIfErrorMs,
+  timeoutMs: DEFAULTS.jwksTimeoutMs,
+  maxResponseBytes: DEFAULTS.jwksMaxResponseBytes,
 });
 
 /** A snapshot for diagnostics (CLI `doctor`, `verify`). Holds no key material. */
