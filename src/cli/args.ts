@@ -23,6 +23,9 @@ export type ParsedArgs<O extends OptionsSpec> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
 >;
 
+/** Longest stray argument repeated in a message: real secrets and tokens are longer. */
+const MAX_ECHOED = 16;
+
 // Options that would put a credential on the command line (shell history, process list, CI logs).
 const CREDENTIAL_FLAG = /^--(api-key|key|secret|secret-key|token)(=|$)/;
 
@@ -54,8 +57,12 @@ function refuseCredentials(args: readonly string[], credentialsFrom: string): vo
 
 function checkPositionals(given: readonly string[], names: readonly string[]): void {
   if (given.length === names.length) return;
-  // A command without arguments names the stray one, which is usually half of a value the shell split
-  // (--claims {"a": 1}); named arguments are only counted, as they may be tokens.
-  if (names.length === 0) throw new UsageError(`Unexpected argument '${given[0]}': expected no arguments`);
+  // A command without arguments names a short stray one, which is usually half of a value the shell split
+  // (--claims {"a": 1}); a long one may be a pasted token or secret, and named arguments may be tokens: counted only.
+  if (names.length === 0) {
+    const stray = given[0] as string;
+    const shown = stray.length <= MAX_ECHOED && !stray.startsWith('eyJ') ? `'${stray}'` : `of ${stray.length} characters`;
+    throw new UsageError(`Unexpected argument ${shown}: expected no arguments`);
+  }
   throw new UsageError(`expected ${names.map((name) => `<${name}>`).join(' ')}, got ${given.length} argument(s)`);
 }

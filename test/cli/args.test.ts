@@ -33,6 +33,9 @@ describe('parseCommandLine', () => {
 
   it('names the stray argument of a command that takes none', () => {
     expect(usageError(() => parseCommandLine(['1}'], { options: OPTIONS, positionals: [] }))).toBe("Unexpected argument '1}': expected no arguments");
+    const secret = 'f3a9c1e07b2d4a6e8c0b1d2e3f4a5b6c';
+    expect(usageError(() => parseCommandLine([secret], { options: OPTIONS, positionals: [] }))).toBe('Unexpected argument of 32 characters: expected no arguments');
+    expect(usageError(() => parseCommandLine(['eyJhbGciOi'], { options: OPTIONS, positionals: [] }))).not.toContain('eyJ');
   });
 
   it('leaves the positionals to the command when it names none', () => {
