@@ -22,7 +22,7 @@ Options:
                      (last, or before another option) the configured origin
                      (${ENV.origin}, default "${DEFAULTS.origin}"), i.e. the shared-secret path
   --no-origin        send no Request-Origin header: the key-set path (the default)
-  --json             print the result as JSON (see docs/readme-cli.md)
+  --json             print the result as JSON (shape: README, "--json output")
 
 Exit status: 0 accepted, 1 rejected or misconfigured, 2 wrong command line.
 The secret is never printed; the token only shortened.
