@@ -14,4 +14,3 @@ export type {
   KeySetRefreshFailedEvent,
   RejectedEvent,
 } from './events';
-export * from './service';
