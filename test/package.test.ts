@@ -1,12 +1,46 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(__dirname, '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+}
+
+/** Loads `specifier` by require() and by import in a fresh process, as a user of the installed package would. */
+function load(specifier: string): { same: boolean; requireExports: string[]; importExports: string[] } {
+  const script = `
+    const viaRequire = require(${JSON.stringify(specifier)});
+    import(${JSON.stringify(specifier)}).then((viaImport) => {
+      const importExports = Object.keys(viaImport).filter((k) => k !== 'default').sort();
+      console.log(JSON.stringify({
+        same: viaImport.default === viaRequire && importExports.every((k) => viaImport[k] === viaRequire[k]),
+        requireExports: Object.keys(viaRequire).sort(),
+        importExports,
+      }));
+    });`;
+  return JSON.parse(node(['-e', script]));
+}
+
+/** Every file the exports map can resolve to, whatever the conditions. */
+function exportTargets(entry: unknown): string[] {
+  if (typeof entry === 'string') return [entry.replace(/^\.\//, '')];
+  return Object.values(entry as Record<string, unknown>).flatMap(exportTargets);
+}
+
+let packed: string[] | undefined;
+/** The files `npm pack` puts in the tarball (asked once: it takes seconds). */
+function packedFiles(): string[] {
+  if (!packed) {
+    const [pack]: [{ files: { path: string }[] }] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+    );
+    packed = pack.files.map((f) => f.path);
+  }
+  return packed;
 }
 
 describe('the published package', () => {
@@ -14,30 +48,42 @@ describe('the published package', () => {
     expect(existsSync(join(root, 'dist/index.js')), 'dist/index.js is missing: run `npm run build`').toBe(true);
   });
 
-  it('works with require() (cube.js is CommonJS) and with import, sharing one instance', () => {
-    const script = `
-      const viaRequire = require('cube-dual-auth');
-      import('cube-dual-auth').then((viaImport) => {
-        console.log(JSON.stringify({
-          same: viaImport.checkAuth === viaRequire.checkAuth && viaImport.DualAuthError === viaRequire.DualAuthError,
-          requireExports: Object.keys(viaRequire).sort(),
-          importExports: Object.keys(viaImport).filter((k) => k !== 'default').sort(),
-        }));
-      });`;
-    const result = JSON.parse(node(['-e', script]));
+  it('is the hook at its root: require() (cube.js is CommonJS) and import share one instance', () => {
+    const result = load('cube-dual-auth');
     expect(result.same).toBe(true);
     expect(result.requireExports).toEqual(expect.arrayContaining(['checkAuth', 'createCheckAuth', 'DualAuthError', 'DualAuthConfigError', 'optionsFromEnv']));
     expect(result.importExports).toEqual(result.requireExports);
   });
 
-  it('packs only what a user needs: compiled code, types, README, licence', () => {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
-    const files: string[] = pack.files.map((f: { path: string }) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/cli/main.js']));
-    expect(files.filter((f) => !/^(dist\/.*\.(js|mjs|d\.ts)|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+  it("keeps the service's client out of the root, under cube-dual-auth/service (require() and import share one instance)", () => {
+    const service = load('cube-dual-auth/service');
+    expect(service.same).toBe(true);
+    expect(service.requireExports).toEqual(expect.arrayContaining(['createEmbeddableClient', 'EmbeddableApiError', 'embeddableEndpoints']));
+    expect(service.importExports).toEqual(service.requireExports);
+    expect(load('cube-dual-auth').requireExports.filter((name) => service.requireExports.includes(name))).toEqual([]);
+  });
+
+  it('packs only what a user needs (compiled code, types, README, licence), including every file the exports map and bin name', () => {
+    const files = packedFiles();
+    const named = [...exportTargets(manifest.exports), ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, ''))];
+    expect(named).toEqual(expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']));
+    expect(files).toEqual(expect.arrayContaining([...named, 'README.md', 'LICENSE']));
+    expect(files.filter((f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+  });
+
+  it('has no source map comment pointing at a file the package lacks', () => {
+    const files = packedFiles();
+    const dangling = files
+      .filter((f) => /\.m?js$/.test(f))
+      .flatMap((f) => {
+        const map = /^\/\/# sourceMappingURL=(.+)$/m.exec(readFileSync(join(root, f), 'utf8'))?.[1];
+        return map && !files.includes(join(f, '..', map)) ? [`${f} -> ${map}`] : [];
+      });
+    expect(dangling).toEqual([]);
   });
 
   it('ships a working bin', () => {
-    expect(node(['dist/cli/main.js', '--help'])).toMatch(/^Usage: cube-dual-auth <command>/);
+    const bin = join(root, manifest.bin['cube-dual-auth']);
+    expect(execFileSync(bin, ['--help'], { cwd: root, encoding: 'utf8' })).toMatch(/^Usage: cube-dual-auth <command>/);
   });
 });
