@@ -32,12 +32,15 @@ export interface Verdict {
 /** The function Cube calls, with the key store's controls attached. */
 export interface CheckAuth {
   /**
-   * Verifies the request's token. Resolves to the security context and sets `req.securityContext`; rejects with
-   * a 403 error (the host Cube's `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
+   * Verifies the request's token and sets the security context on `req.securityContext`, where every Cube line
+   * reads it; resolves to `undefined`. Nothing is returned on purpose: Cube ≥ 0.35 takes a returned value's
+   * `security_context` field as the security context, so returning the context would make a token carrying a
+   * `security_context` claim get that claim on Cube 1.x and the whole context on 0.33. `explain` reports the context.
+   * Rejects with a 403 error (the host Cube's `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
    * @param req what Cube passes: an Express request, a Node request, or `{ isSubscription, protocol: 'ws' }`
    * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
    */
-  (req: unknown, auth?: unknown): Promise<SecurityContext>;
+  (req: unknown, auth?: unknown): Promise<void>;
   /** Loads the JWKS now, so the first user does not wait for it. Resolves at once when no JWKS URL is set. */
   prefetch(): Promise<void>;
   /** Releases timers and aborts a JWKS fetch in flight (for tests and shutdown). */
@@ -46,6 +49,9 @@ export interface CheckAuth {
   explain(req: unknown, auth?: unknown): Promise<Verdict>;
 }
 
+/** What an accepted request resolves to: nothing (see {@link CheckAuth}); one settled promise serves them all. */
+const ACCEPTED: Promise<void> = Promise.resolve();
+
 function assignContext(req: unknown, context: SecurityContext): void {
   if (typeof req === 'object' && req !== null) Reflect.set(req, 'securityContext', context);
 }
@@ -53,14 +59,14 @@ function assignContext(req: unknown, context: SecurityContext): void {
 function build(authenticator: Authenticator): CheckAuth {
   const { onEvent, jwksUri } = authenticator.options;
 
-  function settle(req: unknown, outcome: Outcome, started: number): Promise<SecurityContext> {
+  function settle(req: unknown, outcome: Outcome, started: number): Promise<void> {
     if (outcome.accepted) {
       assignContext(req, outcome.context);
       if (onEvent) {
         const { path, kid, cached } = outcome;
         emit(onEvent, { type: 'accepted', path, kid, cached, durationMs: performance.now() - started });
       }
-      return Promise.resolve(outcome.context);
+      return ACCEPTED;
     }
     const { error, kid } = outcome;
     if (onEvent) {
@@ -70,7 +76,7 @@ function build(authenticator: Authenticator): CheckAuth {
     return Promise.reject(toThrowable(error));
   }
 
-  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+  function checkAuth(req: unknown, auth?: unknown): Promise<void> {
     const started = onEvent ? performance.now() : 0;
     const outcome = authenticator.authenticate(req, auth, { useCache: true });
     if (outcome instanceof Promise) return outcome.then((settled) => settle(req, settled, started));

@@ -1,5 +1,5 @@
 /** The ready-made hook for `cube.js`, configured from the environment. */
-import { createNamedCheckAuth, type CheckAuth, type SecurityContext } from './check-auth';
+import { createNamedCheckAuth, type CheckAuth } from './check-auth';
 import { ENV_NAMES } from './config';
 import { optionsFromEnv } from './env';
 import { DualAuthError, faultMessage, toThrowable } from './errors';
@@ -28,7 +28,7 @@ function environmentInstance(): CheckAuth {
  * `module.exports = { checkAuth: require('cube-dual-auth').checkAuth }`.
  */
 export const checkAuth: CheckAuth = Object.assign(
-  async function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+  async function checkAuth(req: unknown, auth?: unknown): Promise<void> {
     return environmentInstance()(req, auth);
   },
   {

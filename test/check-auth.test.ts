@@ -5,7 +5,7 @@ import { ENV_NAMES } from '../src/config';
 import { optionsFromEnv } from '../src/env';
 import { randomSecret, timed, type TimedOptions } from './support/claims';
 import { base64url, signToken } from './support/tokens';
-import { appRequest, rejectionOf, serviceRequest } from './support/requests';
+import { appRequest, contextOf, rejectionOf, serviceRequest } from './support/requests';
 
 const secret = randomSecret();
 const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) => signToken(timed(payload, options), { alg: 'HS256', key: secret });
@@ -22,14 +22,14 @@ describe('checkAuth: token and request handling', () => {
 
   it('reads the token from the Authorization header when Cube passes none', async () => {
     const req = { headers: { 'request-origin': 'embeddable', authorization: `Bearer ${hs({ tenant: 'acme' })}` } };
-    await expect(checkAuth(req)).resolves.toMatchObject({ tenant: 'acme' });
+    expect(await contextOf(checkAuth, req)).toMatchObject({ tenant: 'acme' });
   });
 
   it('reads headers from a Fetch Headers object and from Express-style req.get', async () => {
     const fetchStyle = { headers: new Headers({ 'Request-Origin': 'embeddable' }) };
     const expressStyle = { get: (name: string) => (name.toLowerCase() === 'request-origin' ? 'embeddable' : undefined) };
-    await expect(checkAuth(fetchStyle, hs({ a: 1 }))).resolves.toMatchObject({ a: 1 });
-    await expect(checkAuth(expressStyle, hs({ b: 2 }))).resolves.toMatchObject({ b: 2 });
+    expect(await contextOf(checkAuth, fetchStyle, hs({ a: 1 }))).toMatchObject({ a: 1 });
+    expect(await contextOf(checkAuth, expressStyle, hs({ b: 2 }))).toMatchObject({ b: 2 });
   });
 
   it('sends a WebSocket call without headers to the key-set path, never a TypeError', async () => {
@@ -56,7 +56,7 @@ describe('checkAuth: token and request handling', () => {
 
   it('honours a configured origin value', async () => {
     const partner = createCheckAuth({ apiSecret: secret, origin: 'Partner' });
-    await expect(partner(serviceRequest('partner'), hs({ ok: true }))).resolves.toMatchObject({ ok: true });
+    expect(await contextOf(partner, serviceRequest('partner'), hs({ ok: true }))).toMatchObject({ ok: true });
     expect((await rejectionOf(partner(serviceRequest('embeddable'), hs({})))).path).toBe('key-set');
   });
 
@@ -100,7 +100,7 @@ describe('checkAuth: claims', () => {
   const now = Math.floor(Date.now() / 1000);
 
   it('accepts a token inside the clock tolerance and refuses one beyond it', async () => {
-    await expect(checkAuth(serviceRequest(), hs({ exp: now - 2 }, { expiresIn: null }))).resolves.toBeTruthy();
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ exp: now - 2 }, { expiresIn: null }))).toBeTruthy();
     expect((await rejectionOf(checkAuth(serviceRequest(), hs({ exp: now - 10 }, { expiresIn: null })))).code).toBe('ERR_TOKEN_EXPIRED');
   });
 
@@ -112,7 +112,7 @@ describe('checkAuth: claims', () => {
 
   it('accepts a token without exp (the service decides its lifetime)', async () => {
     const token = signToken({ tenant: 'x' }, { alg: 'HS256', key: secret });
-    await expect(checkAuth(serviceRequest(), token)).resolves.toEqual({ tenant: 'x' });
+    expect(await contextOf(checkAuth, serviceRequest(), token)).toEqual({ tenant: 'x' });
   });
 
   it.each(['exp', 'nbf', 'iat'])('refuses a non-numeric %s', async (claim) => {
@@ -122,7 +122,7 @@ describe('checkAuth: claims', () => {
 
   it('enforces a maximum token age by iat, which it then requires', async () => {
     const strict = createCheckAuth({ apiSecret: secret, maxTokenAge: 60 });
-    await expect(strict(serviceRequest(), hs({}, { now: now - 30 }))).resolves.toBeTruthy();
+    expect(await contextOf(strict, serviceRequest(), hs({}, { now: now - 30 }))).toBeTruthy();
     expect((await rejectionOf(strict(serviceRequest(), hs({}, { now: now - 3600, expiresIn: 7200 })))).code).toBe('ERR_TOKEN_TOO_OLD');
     const withoutIat = signToken({ exp: now + 60 }, { alg: 'HS256', key: secret });
     const error = await rejectionOf(strict(serviceRequest(), withoutIat));
@@ -131,11 +131,11 @@ describe('checkAuth: claims', () => {
 });
 
 describe('checkAuth: security context', () => {
-  it('sets req.securityContext and resolves to the same object', async () => {
+  it('sets req.securityContext and resolves to nothing, so Cube ≥ 0.35 has no returned security_context to prefer', async () => {
     const checkAuth = createCheckAuth({ apiSecret: secret });
     const req = serviceRequest();
-    const context = await checkAuth(req, hs({ tenant: 'acme' }));
-    expect(req.securityContext).toBe(context);
+    await expect(checkAuth(req, hs({ tenant: 'acme', security_context: { tenant: 'other' } }))).resolves.toBeUndefined();
+    expect(req.securityContext).toMatchObject({ tenant: 'acme', security_context: { tenant: 'other' } });
   });
 
   it('shapes the context per path with the securityContext function', async () => {
@@ -143,7 +143,7 @@ describe('checkAuth: security context', () => {
       apiSecret: secret,
       securityContext: (context, { path, payload }) => ({ tenant: context.tenant, via: path, iatSeen: typeof payload.iat }),
     });
-    await expect(checkAuth(serviceRequest(), hs({ tenant: 'acme', other: 1 }))).resolves.toEqual({
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', other: 1 }))).toEqual({
       tenant: 'acme',
       via: 'shared-secret',
       iatSeen: 'number',
@@ -201,7 +201,7 @@ describe('checkAuth: events', () => {
 
   it('keeps working when the listener throws', async () => {
     const checkAuth = createCheckAuth({ apiSecret: secret, onEvent: () => { throw new Error('log sink down'); } });
-    await expect(checkAuth(serviceRequest(), hs({ ok: 1 }))).resolves.toMatchObject({ ok: 1 });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ ok: 1 }))).toMatchObject({ ok: 1 });
   });
 });
 

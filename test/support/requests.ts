@@ -26,3 +26,16 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<DualAuthEr
   expect(outcome, 'expected a rejection').toHaveProperty('error');
   return (outcome as { error: DualAuthError }).error;
 }
+
+/**
+ * Runs a `checkAuth` that must accept and returns the security context it set on the request: the hook resolves to
+ * nothing, as Cube ≥ 0.35 would read a returned value's `security_context` field.
+ */
+export async function contextOf(
+  checkAuth: (req: unknown, auth?: unknown) => Promise<void>,
+  req: object,
+  auth?: unknown,
+): Promise<unknown> {
+  await expect(checkAuth(req, auth)).resolves.toBeUndefined();
+  return (req as FakeRequest).securityContext;
+}
