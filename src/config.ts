@@ -30,7 +30,8 @@ export interface DualAuthOptions {
   /**
    * The deployment's API secret for the shared-secret path (HS256). A list accepts a token signed with any
    * of them, for rotation. At least 32 bytes of randomness: anyone can choose this path.
-   * Env: `CUBEJS_API_SECRET`, plus `CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS` (comma-separated).
+   * Env: `CUBEJS_API_SECRET`, or Cube's rotation list `CUBEJS_API_SECRETS` (comma-separated), which replaces it
+   * when set, as in Cube; plus `CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS` (comma-separated), always added.
    * @default none: the shared-secret path refuses every token, naming the missing setting
    */
   apiSecret?: string | readonly string[];
@@ -180,7 +181,7 @@ const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { 
 
 /** The options table. `satisfies` makes a missing or extra row a compile error. */
 export const OPTIONS = {
-  apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS'], format: 'secrets', check: stringList },
+  apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'], format: 'secrets', check: stringList },
   jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
   origin: {
     env: ['CUBE_DUAL_AUTH_ORIGIN'],

@@ -9,12 +9,13 @@ import type { AuthEvent, AuthEventListener } from './events';
 type Specs = typeof OPTIONS;
 type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
 
-/** Environment variables read, by option; plus the rotation list and the log switch, which have no option of their own. */
+/** Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own. */
 export const ENV = Object.freeze({
   ...(Object.fromEntries(
     Object.entries(OPTIONS).flatMap(([key, spec]) => (key !== 'onEvent' && spec.env[0] !== undefined ? [[key, spec.env[0]]] : [])),
   ) as Record<Exclude<EnvKey, 'onEvent'>, string>),
   additionalApiSecrets: OPTIONS.apiSecret.env[1],
+  apiSecrets: OPTIONS.apiSecret.env[2],
   log: OPTIONS.onEvent.env[0],
 });
 
@@ -37,10 +38,15 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
-/** The main secret first, then the rotation list. Split on commas only: base64 and hex never contain one. */
-function secrets(env: NodeJS.ProcessEnv, [main, additional]: readonly string[]): string[] | undefined {
-  const all = [readEnv(env, main as string), ...(list(env, additional as string) ?? [])].filter((s): s is string => !!s);
-  return all.length > 0 ? all : undefined;
+/**
+ * The main secret first, then the additional ones. Cube's own rotation list, when set, replaces the main secret as
+ * it does in Cube (≥ 1.6.54), so a secret rotated out there is not still accepted here. Split on commas only: base64
+ * and hex never contain one.
+ */
+function secrets(env: NodeJS.ProcessEnv, [main, additional, cubeList]: readonly string[]): string[] | undefined {
+  const first = list(env, cubeList as string) ?? [readEnv(env, main as string)];
+  const all = [...first, ...(list(env, additional as string) ?? [])].filter((s): s is string => !!s);
+  return all.length > 0 ? [...new Set(all)] : undefined;
 }
 
 /** A listener that writes events as JSON lines to stderr; `rejected` logs refusals and JWKS failures only. */

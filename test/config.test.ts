@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../src/config';
-import { optionsFromEnv } from '../src/env';
+import { ENV, optionsFromEnv } from '../src/env';
 import { DualAuthConfigError } from '../src/errors';
 
 const SECRET = 'a'.repeat(40);
@@ -100,6 +100,14 @@ describe('optionsFromEnv', () => {
 
   it('treats empty variables as unset', () => {
     expect(optionsFromEnv({ CUBEJS_API_SECRET: '', CUBEJS_JWK_URL: '  ' })).toEqual({});
+  });
+
+  it("honours Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET as in Cube; the package's list is added", () => {
+    const env = { CUBEJS_API_SECRET: 'rotated-out', CUBEJS_API_SECRETS: ` ${SECRET} ,next-secret,,${SECRET}` };
+    expect(optionsFromEnv(env).apiSecret).toEqual([SECRET, 'next-secret']);
+    expect(optionsFromEnv({ ...env, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }).apiSecret).toEqual([SECRET, 'next-secret', 'extra']);
+    expect(optionsFromEnv({ CUBEJS_API_SECRET: SECRET, CUBEJS_API_SECRETS: ' , ' }).apiSecret).toEqual([SECRET]);
+    expect(ENV.apiSecrets).toBe('CUBEJS_API_SECRETS');
   });
 
   it('refuses a number that is not one, naming the variable', () => {

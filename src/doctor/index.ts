@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
-import { ENV, optionsFromEnv } from '../env';
+import { ENV, optionsFromEnv, readEnv } from '../env';
 import { DualAuthConfigError } from '../errors';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
@@ -51,9 +51,13 @@ function secretList(options: DualAuthOptions): readonly string[] {
   return apiSecret === undefined ? [] : typeof apiSecret === 'string' ? [apiSecret] : apiSecret;
 }
 
-/** `optionsFromEnv` puts CUBEJS_API_SECRET (when set) first, then the additional ones. */
+/**
+ * `optionsFromEnv` puts CUBEJS_API_SECRET (when set) first, then the additional ones; Cube's rotation list
+ * CUBEJS_API_SECRETS, when set, takes the place of CUBEJS_API_SECRET, and its secrets are checked as a list.
+ */
 function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv): Check[] {
   const all = secretList(options);
+  if (readEnv(env, ENV.apiSecrets)?.replace(/[\s,]/g, '')) return [listedSecretsCheck('api-secret', ENV.apiSecrets, all)];
   const hasMain = (env[ENV.apiSecret]?.trim() ?? '') !== '';
   const main = hasMain ? all[0] : undefined;
   const additional = hasMain ? all.slice(1) : all;
@@ -74,12 +78,16 @@ function mainSecretCheck(secret: string | undefined, additional: number): Check 
 }
 
 function additionalSecretsCheck(secrets: readonly string[]): Check {
+  return listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, secrets, 'more');
+}
+
+function listedSecretsCheck(id: CheckId, variable: string, secrets: readonly string[], what = secrets.length === 1 ? 'secret' : 'secrets'): Check {
   const weak = secrets.flatMap((secret, i) => {
     const weakness = secretWeakness(secret);
     return weakness ? [`secret ${i + 1} of ${secrets.length} ${weakness}`] : [];
   });
-  if (weak.length > 0) return check('additional-api-secrets', 'warn', `${ENV.additionalApiSecrets}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
-  return check('additional-api-secrets', 'ok', `${ENV.additionalApiSecrets}: ${secrets.length} more, each at least ${MIN_SECRET_BYTES} bytes`);
+  if (weak.length > 0) return check(id, 'warn', `${variable}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
+  return check(id, 'ok', `${variable}: ${secrets.length} ${what}, each at least ${MIN_SECRET_BYTES} bytes`);
 }
 
 function originCheck(options: ResolvedOptions): Check {

@@ -111,6 +111,16 @@ describe('cube-dual-auth doctor', () => {
     });
   });
 
+  it("checks Cube's rotation list CUBEJS_API_SECRETS, which takes the place of CUBEJS_API_SECRET", async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},short-one` }));
+    expect(checkOf(json, 'api-secret')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^CUBEJS_API_SECRETS: secret 2 of 2 is 9 bytes, under 32/),
+    });
+    const sound = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},${randomSecret(32)}` }));
+    expect(checkOf(sound, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRETS: 2 secrets, each at least 32 bytes' });
+  });
+
   it('fails without any API secret, exit 1', async () => {
     const result = await doctor(without(good, 'CUBEJS_API_SECRET'));
     expect(result.code).toBe(1);
