@@ -80,7 +80,11 @@ export interface DualAuthOptions {
    * Env: `CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS`. @default 30000
    */
   jwksCooldownMs?: number;
-  /** Age after which the key set is fetched again, in ms. Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000 */
+  /**
+   * Age after which the key set is fetched again, in ms. A JWKS answer with a shorter `Cache-Control: max-age`
+   * (as Cube honours) is fetched again after that instead, but never sooner than `jwksCooldownMs`.
+   * Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000
+   */
   jwksMaxAgeMs?: number;
   /**
    * How long past `jwksMaxAgeMs` the last good key set keeps serving while the JWKS URL fails, in ms

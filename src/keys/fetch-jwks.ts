@@ -1,11 +1,21 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 import { quote } from '../errors';
 import { isJwksFailure, jwksInvalid, jwksTimedOut, jwksUnreachable, type JwksFailure } from './errors';
+import { get, proxyFor } from './proxy';
 
 /** A JSON Web Key Set as served. Only the shape is checked here; the keys are vetted by `usableKeys`. */
 export interface JwksDocument {
   readonly keys: readonly unknown[];
+}
+
+/** A key set as the identity provider answered it. */
+export interface JwksAnswer {
+  readonly document: JwksDocument;
+  /**
+   * How long the answer may be used, from its `Cache-Control` (`max-age` in ms; 0 for `no-cache` or `no-store`),
+   * undefined when it says nothing. The key store keeps it within the operator's bounds.
+   */
+  readonly maxAgeMs: number | undefined;
 }
 
 export interface FetchJwksOptions {
@@ -15,6 +25,8 @@ export interface FetchJwksOptions {
   readonly maxResponseBytes: number;
   /** Aborting it ends the request at once (used by `KeyStore.close()`). */
   readonly signal?: AbortSignal;
+  /** Where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const ACCEPT = 'application/jwk-set+json, application/json;q=0.9';
@@ -23,12 +35,13 @@ const ACCEPT = 'application/jwk-set+json, application/json;q=0.9';
  * GETs a JWKS. jwks-rsa's own request has only a socket-idle timeout and no size limit, so an IdP that
  * trickles bytes or answers with a huge body could hold a request forever; this one cannot. Every failure
  * is a `JwksFailure` saying whether the URL was unreachable, timed out, or answered something unusable.
+ * Goes through the proxy the environment names (see proxy.ts), as Cube's own JWKS fetcher does.
  */
-export async function fetchJwks(jwksUri: string, options: FetchJwksOptions): Promise<JwksDocument> {
+export async function fetchJwks(jwksUri: string, options: FetchJwksOptions): Promise<JwksAnswer> {
   const url = new URL(jwksUri);
   // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer
   // dropped meanwhile would fail the refresh with a spurious ECONNRESET.
-  const request = (url.protocol === 'https:' ? https : http).get(url, { agent: false, headers: { accept: ACCEPT } });
+  const request = get(url, { accept: ACCEPT }, proxyFor(url, options.env));
   let ended: JwksFailure | undefined;
   const end = (failure: JwksFailure): void => {
     ended ??= failure;
@@ -40,7 +53,7 @@ export async function fetchJwks(jwksUri: string, options: FetchJwksOptions): Pro
   try {
     const response = await responseTo(request);
     const body = await readBody(response, jwksUri, options.maxResponseBytes);
-    return parseJwks(body, response.headers['content-type'], jwksUri);
+    return { document: parseJwks(body, response.headers['content-type'], jwksUri), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
   } catch (error) {
     request.destroy();
     // A deadline or an abort destroys the socket, which surfaces as some stream error: report the reason, not the symptom.
@@ -93,6 +106,15 @@ function parseJwks(body: string, contentType: string | undefined, jwksUri: strin
   }
   if (!isJwksDocument(document)) throw jwksInvalid(jwksUri, 'not a JWKS (no "keys" array)');
   return document;
+}
+
+/** `max-age` of a `Cache-Control` header in ms; 0 when the answer must not be reused; undefined when not said. */
+export function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
+  if (cacheControl === undefined) return undefined;
+  const directives = cacheControl.toLowerCase().split(',').map((part) => part.trim());
+  if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache')) return 0;
+  const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1]).find((value) => value !== undefined);
+  return maxAge === undefined ? undefined : Number(maxAge) * 1000;
 }
 
 function isJwksDocument(value: unknown): value is JwksDocument {

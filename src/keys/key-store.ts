@@ -26,7 +26,8 @@ export interface KeyStoreOptions {
   cooldownMs: number;
   /**
    * Age after which the key set is refreshed. The refresh is lazy: the first request that needs a key
-   * after this age starts it, and is still answered from the current set meanwhile.
+   * after this age starts it, and is still answered from the current set meanwhile. A JWKS answer whose
+   * `Cache-Control: max-age` is shorter is refreshed after that instead, but never sooner than `cooldownMs`.
    */
   maxAgeMs: number;
   /**
@@ -190,13 +191,13 @@ export class KeyStore {
     this.abortFetch = abort;
     this.counts.started++;
     try {
-      const document = await fetchJwks(jwksUri, { timeoutMs, maxResponseBytes, signal: abort.signal });
+      const { document, maxAgeMs } = await fetchJwks(jwksUri, { timeoutMs, maxResponseBytes, signal: abort.signal });
       const set = await usableKeys(document, jwksUri, algorithms);
       if (set.keys.size === 0) {
         const found = document.keys.length;
         throw jwksInvalid(jwksUri, `no usable signing keys for ${algorithms.join(', ')} (${found} ${found === 1 ? 'key' : 'keys'} in the set)`);
       }
-      this.accept(set, started);
+      this.accept(set, started, maxAgeMs);
       return undefined;
     } catch (error) {
       // Anything but a JwksFailure would be a bug in parsing; its text (jwks-rsa, node:crypto) holds no key material.
@@ -208,12 +209,14 @@ export class KeyStore {
     }
   }
 
-  private accept(set: UsableKeySet, started: number): void {
+  /** @param answeredMaxAgeMs the answer's own `Cache-Control` lifetime, kept between the cooldown and `maxAgeMs` */
+  private accept(set: UsableKeySet, started: number, answeredMaxAgeMs: number | undefined): void {
     const now = this.now();
+    const { cooldownMs, maxAgeMs } = this.options;
     this.keys = set.keys;
     this.skipped = set.skipped;
     this.fetchedAt = new Date();
-    this.freshUntil = now + this.options.maxAgeMs;
+    this.freshUntil = now + (answeredMaxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, answeredMaxAgeMs)));
     this.servableUntil = this.freshUntil + this.options.staleIfErrorMs;
     this.nextFetchAt = now + this.options.cooldownMs;
     this.lastFailure = undefined;

@@ -1,8 +1,15 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
 import { fetchJwks, type FetchJwksOptions } from '../../src/keys/fetch-jwks';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
+import { startProxyServer, type ProxyServer } from '../support/proxy-server';
 
 const LIMITS: FetchJwksOptions = { timeoutMs: 300, maxResponseBytes: 524_288 };
 
@@ -34,12 +41,12 @@ function timeouts(): number {
 
 describe('fetchJwks', () => {
   it('returns the key set document', async () => {
-    expect(await fetchJwks(server.url, LIMITS)).toEqual(jwks(key));
+    expect(await fetchJwks(server.url, LIMITS)).toEqual({ document: jwks(key), maxAgeMs: undefined });
   });
 
   it('waits for a slow answer that is within the deadline', async () => {
     server.mode = { kind: 'slow', delayMs: 100 };
-    expect(await fetchJwks(server.url, LIMITS)).toEqual(jwks(key));
+    expect((await fetchJwks(server.url, LIMITS)).document).toEqual(jwks(key));
   });
 
   describe('garbage answers are ERR_JWKS_INVALID, naming what was wrong', () => {
@@ -114,3 +121,105 @@ describe('fetchJwks', () => {
     expect(ms).toBeLessThan(500);
   });
 });
+
+describe("fetchJwks: the answer's Cache-Control", () => {
+  it.each([
+    ['public, max-age=300', 300_000],
+    ['max-age="60", must-revalidate', 60_000],
+    ['no-store', 0],
+    ['private, no-cache', 0],
+    ['public', undefined],
+  ])('%s gives a lifetime of %s ms', async (cacheControl, maxAgeMs) => {
+    server.mode = { kind: 'status', status: 200, body: JSON.stringify(jwks(key)), headers: { 'content-type': 'application/json', 'cache-control': cacheControl } };
+    expect(await fetchJwks(server.url, LIMITS)).toEqual({ document: jwks(key), maxAgeMs });
+  });
+});
+
+describe('fetchJwks through the proxy the environment names', () => {
+  let proxy: ProxyServer;
+  beforeAll(async () => {
+    proxy = await startProxyServer();
+  });
+  afterAll(() => proxy.close());
+
+  it('sends an http JWKS request through HTTP_PROXY', async () => {
+    const before = proxy.forwarded.length;
+    const answer = await fetchJwks(server.url, { ...LIMITS, env: { HTTP_PROXY: proxy.url } });
+    expect(answer.document).toEqual(jwks(key));
+    expect(proxy.forwarded.slice(before)).toEqual([server.url]);
+  });
+
+  it('connects directly to a host NO_PROXY lists', async () => {
+    const before = proxy.forwarded.length;
+    const requests = server.requests;
+    await fetchJwks(server.url, { ...LIMITS, env: { http_proxy: proxy.url, no_proxy: 'idp.example, 127.0.0.1' } });
+    expect(proxy.forwarded.length - before).toBe(0);
+    expect(server.requests - requests).toBe(1);
+  });
+
+  it('reports an unreachable proxy as the JWKS URL being unreachable, with the cause', async () => {
+    const { error } = await failureOf({ ...LIMITS, env: { HTTP_PROXY: 'http://127.0.0.1:9' } });
+    expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: `JWKS URL ${server.url} unreachable: ECONNREFUSED` });
+  });
+
+  // An https JWKS goes through a CONNECT tunnel with TLS verified end to end. The certificate is made for this run and
+  // trusted through NODE_EXTRA_CA_CERTS, which Node reads at start, so the fetch runs in a child process (the build).
+  describe('https through HTTPS_PROXY (CONNECT)', () => {
+    let tls: { url: string; caFile: string; close: () => Promise<void> };
+    beforeAll(async () => {
+      tls = await startHttpsJwksServer(jwks(key));
+    });
+    afterAll(() => tls.close());
+
+    it('tunnels to the JWKS and verifies its certificate', async () => {
+      const before = proxy.tunnels.length;
+      const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile });
+      expect(answer).toEqual({ document: jwks(key), maxAgeMs: 120_000 });
+      expect(proxy.tunnels.slice(before)).toEqual([new URL(tls.url).host]);
+    });
+
+    it('refuses a certificate it does not trust, through the tunnel too', async () => {
+      const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url });
+      expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+    });
+  });
+});
+
+/** A JWKS over https on 127.0.0.1, with a self-signed certificate for 127.0.0.1 made by openssl for this run. */
+async function startHttpsJwksServer(document: object): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-tls-'));
+  const [keyFile, caFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile]);
+  const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=120' }).end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}/jwks`,
+    caFile,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+      rmSync(dir, { recursive: true, force: true });
+    }),
+  };
+}
+
+/** fetchJwks of the build (dist/, made by `npm test`) in a fresh Node with this environment: the answer or the failure. */
+async function fetchInChild(url: string, env: Record<string, string>): Promise<unknown> {
+  const script = `require('./dist/keys/fetch-jwks.js').fetchJwks(${JSON.stringify(url)}, { timeoutMs: 5000, maxResponseBytes: 524288 })
+    .then((answer) => console.log(JSON.stringify(answer)), (error) => console.log(JSON.stringify({ code: error.code, message: error.message })));`;
+  const { PATH } = process.env;
+  return JSON.parse(await run(process.execPath, ['-e', script], { PATH: PATH ?? '', ...env }));
+}
+
+function run(command: string, args: string[], env?: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { env, timeout: 15_000, cwd: join(import.meta.dirname, '../..') }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}

@@ -363,6 +363,37 @@ describe('KeyStore', () => {
     });
   });
 
+  describe("the answer's Cache-Control: max-age", () => {
+    const answerWith = (cacheControl: string) => {
+      server.mode = { kind: 'status', status: 200, body: JSON.stringify(jwks(A, B)), headers: { 'content-type': 'application/json', 'cache-control': cacheControl } };
+    };
+
+    it('a shorter max-age than maxAgeMs makes the set stale after max-age', async () => {
+      answerWith('public, max-age=5');
+      const store = makeStore();
+      await store.prefetch();
+      clock.advance(4_999);
+      expect(store.describe().status).toBe('fresh');
+      clock.advance(1);
+      expect(store.describe().status).toBe('stale');
+    });
+
+    it('is kept within the operator bounds: never fresher than maxAgeMs, never staler than the cooldown', async () => {
+      answerWith('max-age=86400');
+      const long = makeStore();
+      await long.prefetch();
+      clock.advance(OPTIONS.maxAgeMs);
+      expect(long.describe().status).toBe('stale');
+      answerWith('no-cache');
+      const short = makeStore();
+      await short.prefetch();
+      clock.advance(COOLDOWN - 1);
+      expect(short.describe().status).toBe('fresh');
+      clock.advance(1);
+      expect(short.describe().status).toBe('stale');
+    });
+  });
+
   describe('outage after a good fetch', () => {
     const outages: [string, (s: JwksServer) => Promise<void> | void, string, (uri: string) => string][] = [
       ['port closed', (s) => s.stop(), 'ERR_JWKS_UNREACHABLE', (u) => unreachable(u, 'ECONNREFUSED')],
