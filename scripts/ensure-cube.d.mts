@@ -1,13 +1,20 @@
 // Types for the TypeScript tests that call the install step (the script itself is plain ESM).
+import type { CubeLine } from './lib/cube-lines.mjs';
+
 export declare const repoRoot: string;
 export declare const exampleProject: string;
 
 export interface EnsureCubeResult {
   readonly projectDir: string;
+  readonly line: CubeLine;
   /** Cube was (re)installed and sqlite3 built. */
   readonly installedCube: boolean;
   /** The current package build was packed and installed into the example. */
   readonly installedPackage: boolean;
 }
 
-export declare function ensureCube(options?: { out?: NodeJS.WritableStream & { isTTY?: boolean } }): Promise<EnsureCubeResult>;
+export declare function ensureCube(options?: {
+  /** "0.33" (default) or "1". */
+  line?: string;
+  out?: NodeJS.WritableStream & { isTTY?: boolean };
+}): Promise<EnsureCubeResult>;

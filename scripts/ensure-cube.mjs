@@ -1,35 +1,50 @@
 #!/usr/bin/env node
-// Makes examples/cube-project runnable: installs Cube there on first use (cached), and installs
-// this package into it from `npm pack`, the way a user installs it, whenever the build changed.
+// Makes examples/cube-project runnable on a Cube line: installs Cube on first use (cached, keyed by
+// a hash of the line's manifest), and installs this package into it from `npm pack`, the way a user
+// installs it, whenever the build changed.
 //
-//   node scripts/ensure-cube.mjs      (the demo and the integration tests call ensureCube())
+//   node scripts/ensure-cube.mjs [--cube 0.33|1]     (the demo and the integration tests call ensureCube())
+//
+// Cube 0.33.65 (the default) installs into examples/cube-project itself. Cube 1.7.43 installs from
+// examples/cube-project/cube-1.x/ into .cache/cube-dual-auth/cube-1.7.43/, next to copies of the
+// example's cube.js, model/ and data/, so that cube.js finds that line's driver and this package.
 //
 // Cube stays out of this package's own dependency tree: the example has its own package.json.
 // Why the steps look the way they do:
 // - `--ignore-scripts`: Cube Store's and @cubejs-backend/native's install scripts download
-//   binaries from GitHub, which this machine cannot reach; the example needs neither.
-// - sqlite3 is then built from its bundled sources with node-gyp (about a minute).
+//   binaries from GitHub, which this machine cannot reach; 0.33 needs neither, and what 1.x calls
+//   the binary for is replaced by scripts/lib/cube-1-preload.cjs.
+// - sqlite3 is then built from its bundled sources with node-gyp (about a minute). It is a Node-API
+//   addon, so one build serves Node 20 and Node 22 alike.
 // - the example's package.json names `cube-dual-auth` like any dependency; we pass the packed
 //   tarball to `npm install --no-save`, which satisfies it without asking the registry and
 //   leaves package.json and package-lock.json untouched. A real directory is installed, not a
 //   link, so the package finds Cube's `CubejsHandlerError` next to it as it does for users.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cubeLine, EXAMPLE_FILES, exampleProject } from './lib/cube-lines.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { withProgress } from './lib/progress.mjs';
 import { style } from './lib/style.mjs';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const exampleProject = join(repoRoot, 'examples/cube-project');
+export { exampleProject };
 const cacheDir = join(repoRoot, '.cache/cube-dual-auth');
 const installLog = join(cacheDir, 'install.log');
 const lockDir = join(cacheDir, 'install.lock');
-const marker = join(exampleProject, 'node_modules/.cube-dual-auth-example.json');
-const sqliteBinding = join(exampleProject, 'node_modules/sqlite3/build/Release/node_sqlite3.node');
-const installedPackage = join(exampleProject, 'node_modules/cube-dual-auth');
+const MANIFESTS = ['package.json', 'package-lock.json'];
+
+/** Where a line's install keeps what tells whether it is up to date. */
+function installPaths(projectDir) {
+  return {
+    marker: join(projectDir, 'node_modules/.cube-dual-auth-example.json'),
+    sqliteBinding: join(projectDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'),
+    installedPackage: join(projectDir, 'node_modules/cube-dual-auth'),
+  };
+}
 
 const NPM_INSTALL_TIMEOUT_MS = 10 * 60_000;
 const SQLITE_BUILD_TIMEOUT_MS = 10 * 60_000;
@@ -37,34 +52,53 @@ const PACK_TIMEOUT_MS = 60_000;
 const LOCK_WAIT_MS = 20 * 60_000;
 
 /**
- * Brings the example project up to date. Quick (a pack and a hash) when nothing changed.
- * @returns {Promise<{projectDir: string, installedCube: boolean, installedPackage: boolean}>}
+ * Brings the example project of a Cube line up to date. Quick (a pack and a hash) when nothing changed.
+ * @param {{ line?: string, out?: NodeJS.WritableStream }} [options]  line: "0.33" (default) or "1"
+ * @returns {Promise<{projectDir: string, line: import('./lib/cube-lines.mjs').CubeLine, installedCube: boolean, installedPackage: boolean}>}
  */
-export async function ensureCube({ out = process.stdout } = {}) {
+export async function ensureCube({ line: lineId, out = process.stdout } = {}) {
+  const line = cubeLine(lineId);
+  const { projectDir } = line;
+  const paths = installPaths(projectDir);
   assertPackageBuilt();
   mkdirSync(cacheDir, { recursive: true });
   return withInstallLock(out, async () => {
+    copyLineFiles(line);
     const tarball = await packPackage();
-    const wanted = { cube: cubeInstallKey(), package: fileHash(tarball) };
-    const current = readMarker();
+    const wanted = { cube: cubeInstallKey(line), package: fileHash(tarball) };
+    const current = readMarker(paths.marker);
 
-    const installCube = current.cube !== wanted.cube || !existsSync(sqliteBinding);
-    const installPackage = installCube || current.package !== wanted.package || !existsSync(installedPackage);
+    const installCube = current.cube !== wanted.cube || !existsSync(paths.sqliteBinding);
+    const installPackage = installCube || current.package !== wanted.package || !existsSync(paths.installedPackage);
     if (installCube) {
-      out.write(`${style.bold('Installing Cube 0.33.65 into examples/cube-project')} ${style.dim('(first run only, about 2 minutes)')}\n`);
-      writeMarker({}); // An interrupted install must not look finished.
+      out.write(`${style.bold(`Installing Cube ${line.version} into ${relative(repoRoot, projectDir)}`)} ${style.dim('(first run only, about 2 minutes)')}\n`);
+      writeMarker(paths.marker, {}); // An interrupted install must not look finished.
     }
     if (installPackage) {
       const what = installCube ? 'npm install (Cube, its SQLite driver, and this package from npm pack)' : 'npm install of the new cube-dual-auth build (npm pack)';
-      await withProgress(what, () => npmInstallWith(tarball), { out });
+      await withProgress(what, () => npmInstallWith(projectDir, tarball), { out });
     }
     if (installCube) {
-      await withProgress('building sqlite3 from its bundled sources (node-gyp)', buildSqlite, { out });
+      await withProgress('building sqlite3 from its bundled sources (node-gyp)', () => buildSqlite(projectDir), { out });
     }
-    assertInstalledLikeAUser();
-    writeMarker(wanted);
-    return { projectDir: exampleProject, installedCube: installCube, installedPackage: installPackage };
+    assertInstalledLikeAUser(paths);
+    writeMarker(paths.marker, wanted);
+    return { projectDir, line, installedCube: installCube, installedPackage: installPackage };
   });
+}
+
+/**
+ * A line installed outside the example gets the line's manifest and the example's own files beside it; the
+ * example's files are copied afresh every time, so a change to cube.js or the model reaches both lines.
+ */
+function copyLineFiles({ manifestDir, projectDir }) {
+  if (manifestDir === projectDir) return;
+  mkdirSync(projectDir, { recursive: true });
+  for (const file of MANIFESTS) cpSync(join(manifestDir, file), join(projectDir, file));
+  for (const file of EXAMPLE_FILES) {
+    rmSync(join(projectDir, file), { recursive: true, force: true });
+    cpSync(join(exampleProject, file), join(projectDir, file), { recursive: true });
+  }
 }
 
 function assertPackageBuilt() {
@@ -73,12 +107,12 @@ function assertPackageBuilt() {
   }
 }
 
-// The installed Cube is only as good as the manifest it came from and the Node ABI sqlite3 was
-// compiled for, so all of these are part of the cache key.
-function cubeInstallKey() {
+// The installed Cube is only as good as the manifest it came from and the platform sqlite3 was compiled
+// for, so both are the cache key. Not the Node version: sqlite3 is a Node-API addon, one build for all.
+function cubeInstallKey({ manifestDir }) {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(exampleProject, file)));
-  hash.update(`${process.versions.modules}-${process.platform}-${process.arch}`);
+  for (const file of MANIFESTS) hash.update(readFileSync(join(manifestDir, file)));
+  hash.update(`${process.platform}-${process.arch}`);
   return hash.digest('hex');
 }
 
@@ -86,7 +120,7 @@ function fileHash(file) {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-function readMarker() {
+function readMarker(marker) {
   try {
     return JSON.parse(readFileSync(marker, 'utf8'));
   } catch {
@@ -94,7 +128,7 @@ function readMarker() {
   }
 }
 
-function writeMarker(state) {
+function writeMarker(marker, state) {
   mkdirSync(dirname(marker), { recursive: true });
   writeFileSync(marker, `${JSON.stringify(state, null, 2)}\n`);
 }
@@ -114,26 +148,26 @@ async function packPackage() {
   return join(destination, filename);
 }
 
-function npmInstallWith(tarball) {
+function npmInstallWith(projectDir, tarball) {
   return run('npm', ['install', '--ignore-scripts', '--no-save', '--no-audit', '--no-fund', tarball], {
-    cwd: exampleProject,
+    cwd: projectDir,
     timeoutMs: NPM_INSTALL_TIMEOUT_MS,
-    what: 'npm install in examples/cube-project',
+    what: `npm install in ${relative(repoRoot, projectDir)}`,
   });
 }
 
 // `npm rebuild` runs sqlite3's own install script: it tries a prebuilt binary first (where the
 // network allows) and falls back to node-gyp with the npm configuration (nodedir) of this machine.
-function buildSqlite() {
+function buildSqlite(projectDir) {
   return run('npm', ['rebuild', 'sqlite3', '--foreground-scripts'], {
-    cwd: exampleProject,
+    cwd: projectDir,
     env: { JOBS: 'max' },
     timeoutMs: SQLITE_BUILD_TIMEOUT_MS,
     what: 'building sqlite3',
   });
 }
 
-function assertInstalledLikeAUser() {
+function assertInstalledLikeAUser({ sqliteBinding, installedPackage }) {
   if (!existsSync(sqliteBinding)) throw new Error(`sqlite3 was not built (${relative(repoRoot, sqliteBinding)} is missing); see ${relative(repoRoot, installLog)}`);
   if (!existsSync(installedPackage) || lstatSync(installedPackage).isSymbolicLink()) {
     throw new Error(`${relative(repoRoot, installedPackage)} must be a real directory installed from the tarball, not a link`);
@@ -206,14 +240,18 @@ function lockIsStale() {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  ensureCube().then(
-    ({ installedCube, installedPackage }) => {
-      const what = installedCube ? 'installed' : installedPackage ? 'updated (new package build)' : 'already up to date';
-      console.log(`${style.green('✓')} examples/cube-project ${what}`);
-    },
-    (error) => {
-      console.error(`${style.red('✗')} ${error.message}`);
-      process.exitCode = 1;
-    },
-  );
+  const at = process.argv.indexOf('--cube');
+  const lineId = at >= 0 ? process.argv[at + 1] : undefined;
+  Promise.resolve()
+    .then(() => ensureCube({ line: lineId }))
+    .then(
+      ({ projectDir, line, installedCube, installedPackage }) => {
+        const what = installedCube ? 'installed' : installedPackage ? 'updated (new package build)' : 'already up to date';
+        console.log(`${style.green('✓')} Cube ${line.version} in ${relative(repoRoot, projectDir)} ${what}`);
+      },
+      (error) => {
+        console.error(`${style.red('✗')} ${error.message}`);
+        process.exitCode = 1;
+      },
+    );
 }

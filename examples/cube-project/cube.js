@@ -24,7 +24,7 @@ module.exports = {
     return query;
   },
 
-  // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js).
-  dbType: 'sqlite',
+  // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js). The database
+  // type comes from CUBEJS_DB_TYPE=sqlite: Cube 1.7 refuses a `dbType` option, which 0.33 still took.
   driverFactory: async () => new SqliteDriver({ db: await openShopDatabase() }),
 };

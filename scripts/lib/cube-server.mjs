@@ -1,6 +1,6 @@
 // Runs the example Cube project with the real `cubejs-server`, configured only through the
 // environment, as a user's deployment would be.
-import { join } from 'node:path';
+import { cubeLine, serverCommand } from './cube-lines.mjs';
 import { freePort } from './ports.mjs';
 import { startProcess, waitUntil } from './processes.mjs';
 
@@ -22,19 +22,21 @@ export function exampleCubeEnvironment() {
 }
 
 /**
- * Starts `cubejs-server` in `projectDir` and resolves once Cube answers its readiness probe.
+ * Starts `cubejs-server` of a Cube line in `projectDir` and resolves once Cube answers its readiness probe.
  * @param {object} options
  * @param {string} options.projectDir  the Cube project (holds cube.js, model/ and node_modules/)
+ * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
  * @param {Record<string, string>} options.env  extra environment: the auth settings
  * @param {(line: string) => string} options.redact  applied to every log line before it is kept or shown
  * @param {(line: string) => void} [options.onLine]  receives each redacted log line
  */
-export async function startCube({ projectDir, env, redact, onLine = () => {} }) {
+export async function startCube({ projectDir, line = cubeLine(), env, redact, onLine = () => {} }) {
   const port = await freePort();
   const recentLines = [];
-  const server = startProcess(join(projectDir, 'node_modules/.bin/cubejs-server'), [], {
+  const { command, args } = serverCommand({ ...line, projectDir });
+  const server = startProcess(command, args, {
     cwd: projectDir,
-    env: { ...inheritedEnvironment(), ...exampleCubeEnvironment(), ...env, PORT: String(port) },
+    env: { ...inheritedEnvironment(), ...exampleCubeEnvironment(), ...line.env, ...env, PORT: String(port) },
     onLine: (raw) => {
       const line = redact(raw);
       recentLines.push(line);
@@ -57,7 +59,7 @@ export async function startCube({ projectDir, env, redact, onLine = () => {} }) 
   try {
     await waitUntil(() => isReady(url), {
       timeoutMs: READY_TIMEOUT_MS,
-      what: `Cube on port ${port}`,
+      what: `Cube ${line.version} on port ${port}`,
       giveUp: server.exited.then((code) => `cubejs-server exited (${code})`),
     });
   } catch (error) {

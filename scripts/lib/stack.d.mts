@@ -1,4 +1,6 @@
 // Types for the TypeScript tests that start the demo's scene (the module itself is plain ESM).
+import type { CubeLine } from './cube-lines.mjs';
+
 export declare const CUBE_AUDIENCE: string;
 export declare const CLAIMS_NAMESPACE: string;
 export declare const SERVICE_VIEWER: { readonly tenant: string };
@@ -54,4 +56,11 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export declare function startStack(options: { projectDir: string; onCubeLine?: (line: string) => void }): Promise<Stack>;
+export declare function startStack(options: {
+  projectDir: string;
+  /** The Cube line installed in projectDir (default 0.33). */
+  line?: CubeLine;
+  onCubeLine?: (line: string) => void;
+  /** More environment for Cube, over the stack's own. */
+  env?: Record<string, string>;
+}): Promise<Stack>;

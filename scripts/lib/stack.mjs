@@ -27,9 +27,11 @@ const CLOCK_TOLERANCE_SECONDS = 5;
  * see ensureCube()). Resolves once Cube is ready. Always call `stop()`.
  * @param {object} options
  * @param {string} options.projectDir  the installed example Cube project
+ * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
  * @param {(line: string) => void} [options.onCubeLine]  receives Cube's log lines, tokens and secret masked
+ * @param {Record<string, string>} [options.env]  more environment for Cube, over the stack's own
  */
-export async function startStack({ projectDir, onCubeLine }) {
+export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
   const apiSecret = randomBytes(32).toString('base64url');
   const redact = createRedactor([apiSecret]);
   const identityProvider = await startIdentityProvider({
@@ -43,6 +45,7 @@ export async function startStack({ projectDir, onCubeLine }) {
     const shortLivedToken = await identityProvider.issueToken(SHORT_LIVED_APP.clientId);
     cube = await startCube({
       projectDir,
+      line,
       redact,
       onLine: onCubeLine,
       env: {
@@ -52,6 +55,7 @@ export async function startStack({ projectDir, onCubeLine }) {
         CUBEJS_JWT_ISSUER: identityProvider.issuer,
         CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
         CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
+        ...env,
       },
     });
     return {
