@@ -17,10 +17,10 @@ export async function loadOverHttp(apiUrl: string, query: object, headers: Recor
   return { status: response.status, text, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-/** Cube 0.33's WebSocket messages, as @cubejs-backend/api-gateway's SubscriptionServer sends them. */
+/** Cube's WebSocket messages, as @cubejs-backend/api-gateway's SubscriptionServer sends them (1.x echoes `messageId` as a string). */
 export interface SocketMessage {
   readonly handshake?: boolean;
-  readonly messageId?: number;
+  readonly messageId?: number | string;
   readonly messageProcessedId?: number;
   readonly status?: number;
   readonly message?: Record<string, unknown>;
