@@ -6,7 +6,8 @@
 // signed with the API secret, `Request-Origin: embeddable`) and the customer's application
 // (RS256 token from the identity provider), and shows what Cube refuses and why.
 //
-//   npm run demo                       run the story, then stop everything
+//   npm run demo                       run the story on Cube 0.33.65, then stop everything
+//   npm run demo -- --cube 1           the same on Cube 1.7.43 (behind scripts/lib/cube-1-preload.cjs)
 //   npm run demo -- --keep-running     leave Cube up and print curl commands to try it
 //   npm run demo -- --verbose          also show Cube's own log (tokens and secret masked)
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,9 +16,12 @@ import { ensureCube, repoRoot } from './ensure-cube.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack } from './lib/stack.mjs';
 import { style } from './lib/style.mjs';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const keepRunning = args.has('--keep-running');
 const verbose = args.has('--verbose');
+const cubeAt = argv.indexOf('--cube');
+const cubeLineId = cubeAt >= 0 ? argv[cubeAt + 1] : undefined;
 
 let stack;
 let stopping;
@@ -38,9 +42,10 @@ async function main() {
   heading('cube-dual-auth demo', 'one Cube, two kinds of callers, one checkAuth');
 
   section('1. Setting the scene');
-  const { projectDir } = await ensureCube();
-  ok(`examples/cube-project is installed ${style.dim('(Cube 0.33.65, this package from npm pack)')}`);
-  stack = await startStack({ projectDir, onCubeLine: verbose ? (line) => console.log(style.dim(`    cube │ ${line}`)) : undefined });
+  const { projectDir, line } = await ensureCube({ line: cubeLineId });
+  const patched = line.preload ? ', its native binary replaced by scripts/lib/cube-1-preload.cjs' : '';
+  ok(`examples/cube-project is installed ${style.dim(`(Cube ${line.version}${patched}, this package from npm pack)`)}`);
+  stack = await startStack({ projectDir, line, onCubeLine: verbose ? (text) => console.log(style.dim(`    cube │ ${text}`)) : undefined });
   const { cube, identityProvider } = stack;
   ok(`identity provider (oidc-provider) at ${identityProvider.issuer} ${style.dim(`signing key kid "${identityProvider.kid}"`)}`);
   ok(`Cube at ${cube.url}, configured through the environment:`);
