@@ -1,8 +1,10 @@
 // Cube 1.7.43, the line users run today: the shared end-to-end scenarios (see real-cube-scenarios.ts), then what only
 // 1.x does: X-Cube-Authorization read before Authorization, and the SQL API's call to checkAuth.
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE } from '../../scripts/lib/stack.mjs';
 import { ACME_ROWS, realCubeScenarios, rowsOf } from './real-cube-scenarios';
@@ -84,5 +86,39 @@ describe('Cube 1.7.43: the SQL API calls checkAuth with { id, meta } and the tok
     expect(refusal?.constructor.name).toBe('CubejsHandlerError');
     expect(refusal).toMatchObject({ status: 403 });
     expect(refusal?.message).toMatch(/^Algorithm "HS256" is not accepted on the key-set path .*Request-Origin: embeddable/);
+  });
+});
+
+describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
+  /** Cube 1.7.43's own check of a cube.js (OptsHandler.sanitizeOptions: the dbType refusal, then the options schema). */
+  function sanitize(config: object): unknown {
+    const requireFromCube = createRequire(join(cubeLine('1').projectDir, 'cube.js'));
+    const { OptsHandler } = requireFromCube('@cubejs-backend/server-core/dist/src/core/OptsHandler') as {
+      OptsHandler: { prototype: { sanitizeOptions(this: object, options: object): unknown } };
+    };
+    // sanitizeOptions also asks whether Cube runs in dev mode and whether CUBEJS_DB_TYPE is set: Cube Cloud sets it.
+    const handler = Object.assign(Object.create(OptsHandler.prototype) as object, { isDevMode: () => true });
+    return OptsHandler.prototype.sanitizeOptions.call(handler, config);
+  }
+
+  it("passes 1.x's option checks, and its queryRewrite keeps each caller to its tenant", () => {
+    // Loaded from the 1.x project, so that its require('cube-dual-auth') finds the installed package, as on Cube Cloud.
+    const dir = join(cubeLine('1').projectDir, '.cube-cloud-check');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    cpSync(join(repoRoot, 'examples/cube-cloud/cube.js'), join(dir, 'cube.js'));
+    const config = createRequire(join(dir, 'cube.js'))('./cube.js') as {
+      checkAuth: unknown;
+      queryRewrite: (query: object, context: { securityContext: object }) => { filters: unknown[] };
+    };
+    rmSync(dir, { recursive: true, force: true });
+    expect(Object.keys(config).sort()).toEqual(['checkAuth', 'queryRewrite']);
+    expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
+    expect(config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters).toEqual([
+      { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
+    ]);
+    expect(() => config.queryRewrite({}, { securityContext: {} })).toThrow(/no tenant/);
+    // What the example project's cube.js had before, and 1.7 refuses:
+    expect(() => sanitize({ ...config, dbType: 'sqlite' })).toThrow(/CreateOptions\.dbType was removed in v1\.7\.0/);
   });
 });
