@@ -34,7 +34,6 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export { exampleProject };
 const cacheDir = join(repoRoot, '.cache/cube-dual-auth');
 const installLog = join(cacheDir, 'install.log');
-const lockDir = join(cacheDir, 'install.lock');
 const MANIFESTS = ['package.json', 'package-lock.json'];
 
 /** Where a line's install keeps what tells whether it is up to date. */
@@ -62,9 +61,10 @@ export async function ensureCube({ line: lineId, out = process.stdout } = {}) {
   const paths = installPaths(projectDir);
   assertPackageBuilt();
   mkdirSync(cacheDir, { recursive: true });
-  return withInstallLock(out, async () => {
+  // One lock per line: the two lines install side by side (each build keeps one core busy), never one line twice.
+  return withInstallLock(join(cacheDir, `install-${line.id}.lock`), out, async () => {
     copyLineFiles(line);
-    const tarball = await packPackage();
+    const tarball = await packPackage(join(cacheDir, `pack-${line.id}`));
     const wanted = { cube: cubeInstallKey(line), package: fileHash(tarball) };
     const current = readMarker(paths.marker);
 
@@ -134,8 +134,7 @@ function writeMarker(marker, state) {
 }
 
 /** `npm pack` of the current build (tarballs are reproducible, so an unchanged build hashes the same). */
-async function packPackage() {
-  const destination = join(cacheDir, 'pack');
+async function packPackage(destination) {
   rmSync(destination, { recursive: true, force: true });
   mkdirSync(destination, { recursive: true });
   // --ignore-scripts skips `prepack` (a second build): callers build first, and we checked dist/.
@@ -198,8 +197,8 @@ async function run(command, args, { cwd, env = {}, timeoutMs, what }) {
   return stdout;
 }
 
-/** One installer at a time (a demo and a test run may start together); a stale lock is taken over. */
-async function withInstallLock(out, work) {
+/** One installer at a time per lock (a demo and a test run may start together); a stale lock is taken over. */
+async function withInstallLock(lockDir, out, work) {
   const deadline = Date.now() + LOCK_WAIT_MS;
   let told = false;
   for (;;) {
@@ -208,7 +207,7 @@ async function withInstallLock(out, work) {
       break;
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
-      if (lockIsStale()) {
+      if (lockIsStale(lockDir)) {
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
@@ -226,7 +225,7 @@ async function withInstallLock(out, work) {
   }
 }
 
-function lockIsStale() {
+function lockIsStale(lockDir) {
   try {
     const pid = Number(readFileSync(join(lockDir, 'pid'), 'utf8'));
     process.kill(pid, 0); // Throws when that process is gone.
