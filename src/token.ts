@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { DualAuthError, type AuthPath } from './errors';
 
 /** Longest token accepted. Node refuses request headers over 16 KiB by default, so a real token fits. */
@@ -31,19 +32,21 @@ function malformed(detail: string, path?: AuthPath): DualAuthError {
 }
 
 /**
- * Strict base64url: Node's decoder skips characters outside the alphabet, padding and white space, so a
- * decoded length short of what the text's length promises means the text was not canonical base64url.
+ * One token, one encoding: Node's decoder also takes `+`, `/`, `=`, white space and non-zero trailing bits, so
+ * the text must be exactly what encoding its bytes gives back (RFC 7515 2, RFC 7519 7.2).
  */
 function fromBase64url(part: string, what: string, path?: AuthPath): Buffer {
   const bytes = Buffer.from(part, 'base64url');
-  if (part.length % 4 === 1 || bytes.length !== Math.floor((part.length * 3) / 4)) throw malformed(`${what} is not base64url`, path);
+  if (bytes.toString('base64url') !== part) throw malformed(`${what} is not base64url`, path);
   return bytes;
 }
 
 function decodeJson(part: string, what: string, path?: AuthPath): unknown {
-  const text = fromBase64url(part, what, path).toString('utf8');
+  const bytes = fromBase64url(part, what, path);
+  // Invalid UTF-8 would be decoded to U+FFFD, so two different byte strings would read as one claim.
+  if (!isUtf8(bytes)) throw malformed(`${what} is not UTF-8`, path);
   try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw malformed(`${what} is not JSON`, path);
   }
