@@ -11,7 +11,7 @@ import type { Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
 import { securityContextOf, type SecurityContext } from './security-context';
-import { decodeToken, type DecodedToken, type TokenHeader } from './token';
+import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
 
 interface Seen {
@@ -93,7 +93,8 @@ export class Authenticator {
     }
     // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
     const { header, payload } = decoded;
-    const kid = path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined;
+    const named = own(header, 'kid');
+    const kid = path === 'key-set' && typeof named === 'string' ? named : undefined;
     const seen: Seen = { path, pathReason, header, payload, kid };
     try {
       const verified = this.paths[path].verify(decoded);

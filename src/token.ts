@@ -52,6 +52,14 @@ function decodeJson(part: string, what: string, path?: AuthPath): unknown {
   }
 }
 
+/**
+ * A member of a token's header or payload, read as an own property only: `"__proto__"`, `"constructor"` or a
+ * name someone added to `Object.prototype` must never answer with something the token does not carry.
+ */
+export function own(record: Readonly<Record<string, unknown>>, name: string): unknown {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -59,12 +67,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
   const header = decodeJson(encoded, 'header', path);
   if (!isObject(header)) throw malformed('header is not a JSON object', path);
-  if (typeof header.alg !== 'string') throw malformed('header has no "alg"', path);
-  if (header.alg.toLowerCase() === 'none') {
+  const alg = own(header, 'alg');
+  if (typeof alg !== 'string') throw malformed('header has no "alg"', path);
+  if (alg.toLowerCase() === 'none') {
     throw new DualAuthError('ERR_ALG_NOT_ALLOWED', 'Unsigned tokens (alg "none") are never accepted', path);
   }
   // RFC 7515 4.1.11: an extension we do not understand, listed as critical, must make us refuse the token.
-  if (header.crit !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
+  if (own(header, 'crit') !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
   return Object.freeze(header) as TokenHeader;
 }
 

@@ -98,4 +98,23 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
       expect.objectContaining({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Algorithm "HS256" cannot be verified with this key' }),
     );
   });
+
+  it('with a maximum age, refuses an iat later than now plus the tolerance (it would stretch the age)', () => {
+    const maxAge = { policy: { maxTokenAge: 60 } };
+    expect(() => verifyAt({ ...good, iat: NOW + 5 }, maxAge)).not.toThrow();
+    expect(refusal({ ...good, iat: NOW + 6 }, maxAge)).toMatchObject({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'Claim "iat" is in the future (2027-01-15T08:00:06Z): the issuer\'s clock is ahead',
+    });
+  });
+
+  it.each([
+    ['iss', { iss: ['https://idp.example/', 'https://other.example/'] }],
+    ['sub', { sub: ['svc'] }],
+    ['iss', { iss: 42 }],
+  ] as const)('refuses a %s that is not a single string, checked against a value or not', (claim, member) => {
+    const unchecked = { policy: { issuer: undefined, subject: undefined } };
+    expect(refusal({ ...good, ...member }, unchecked)).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` });
+    expect(refusal({ ...good, ...member }).code).toMatch(/^ERR_(ISSUER|SUBJECT)_MISMATCH$/);
+  });
 });

@@ -3,7 +3,7 @@ import { keyFitsAlgorithm, type KeySetAlgorithm } from '../algorithms';
 import { claimPolicy } from '../claims';
 import type { ResolvedOptions } from '../config';
 import { DualAuthError, quote } from '../errors';
-import type { DecodedToken } from '../token';
+import { own, type DecodedToken } from '../token';
 import { TokenVerifier } from '../verification';
 import type { Verified, VerificationPath } from './path';
 
@@ -45,7 +45,8 @@ export class KeySetPath implements VerificationPath {
         PATH,
       );
     }
-    const { alg, kid } = token.header;
+    const { alg } = token.header;
+    const kid = own(token.header, 'kid');
     const verifier = this.verifiers.get(alg);
     if (verifier === undefined) throw this.algorithmRefused(alg);
     if (typeof kid !== 'string' || kid === '') {
@@ -69,7 +70,7 @@ export class KeySetPath implements VerificationPath {
   private contextOf(payload: Record<string, unknown>): Record<string, unknown> {
     const { claimsNamespace } = this.options;
     if (claimsNamespace === undefined) return payload;
-    const claim = payload[claimsNamespace];
+    const claim = own(payload, claimsNamespace);
     if (typeof claim !== 'object' || claim === null || Array.isArray(claim)) {
       throw new DualAuthError(
         'ERR_SECURITY_CONTEXT_INVALID',
@@ -89,6 +90,6 @@ export class KeySetPath implements VerificationPath {
 }
 
 function invalidSignature(token: DecodedToken): DualAuthError {
-  const kid = quote(token.header.kid);
+  const kid = quote(own(token.header, 'kid'));
   return new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${kid} of the JWKS`, PATH);
 }

@@ -167,6 +167,14 @@ describe('key-set path', () => {
       await expect(checkAuth(serviceRequest(), serviceToken)).resolves.toMatchObject({ tenant: 'acme' });
     });
 
+    it.each(['__proto__', 'constructor', 'toString'])('never takes an inherited property as the claims namespace (%s)', async (claimsNamespace) => {
+      const checkAuth = make({ claimsNamespace });
+      const error = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
+      expect(error.code).toBe('ERR_SECURITY_CONTEXT_INVALID');
+      const own = JSON.parse(`{"${claimsNamespace}": {"tenant": "acme"}}`) as Record<string, unknown>;
+      await expect(checkAuth(appRequest(), rs(own))).resolves.toEqual({ tenant: 'acme' });
+    });
+
     it('takes the security context from the claims namespace on the key-set path', async () => {
       const checkAuth = make({ claimsNamespace: 'https://cube.example/' });
       await expect(checkAuth(appRequest(), rs({ 'https://cube.example/': { tenant: 'acme' } }))).resolves.toEqual({ tenant: 'acme' });
