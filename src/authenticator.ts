@@ -4,7 +4,7 @@
  */
 import type { ResolvedOptions } from './config';
 import { DualAuthError, faultMessage, type AuthPath } from './errors';
-import { emit } from './events';
+import { emit, type AuthEventListener } from './events';
 import { KeyStore, keyStoreOptions } from './keys';
 import { KeySetPath } from './paths/key-set';
 import type { Verified, VerificationPath } from './paths/path';
@@ -127,11 +127,16 @@ export class Authenticator {
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
     const { path, pathReason, header, payload, kid } = seen;
-    if (error instanceof DualAuthError) return { accepted: false, error, path, pathReason, header, payload, kid };
-    const message = `unexpected error: ${faultMessage(error)}`;
-    emit(this.options.onEvent, { type: 'internal-error', message });
-    console.error(`cube-dual-auth: ${message}`);
-    const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
-    return { accepted: false, error: internal, path, pathReason, header, payload, kid };
+    const refusal = error instanceof DualAuthError ? error : unexpected(error, path, this.options.onEvent);
+    return { accepted: false, error: refusal, path, pathReason, header, payload, kid };
   }
+}
+
+/** An error nobody meant: reported (masked) to the event log and stderr, answered as `ERR_INTERNAL`. */
+export function unexpected(error: unknown, path: AuthPath | undefined, onEvent: AuthEventListener | undefined): DualAuthError {
+  if (error instanceof DualAuthError) return error;
+  const message = `unexpected error: ${faultMessage(error)}`;
+  emit(onEvent, { type: 'internal-error', message });
+  console.error(`cube-dual-auth: ${message}`);
+  return new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
 }

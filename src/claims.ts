@@ -38,8 +38,10 @@ export const claimRejections = {
     new DualAuthError('ERR_TOKEN_EXPIRED', `Token expired at ${iso(own(payload, 'exp'))}`, path),
   notYetValid: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
     new DualAuthError('ERR_TOKEN_NOT_YET_VALID', `Token not valid before ${iso(own(payload, 'nbf'))}`, path),
-  tooOld: (payload: Record<string, unknown>, { path, maxTokenAge }: ClaimPolicy) =>
-    new DualAuthError('ERR_TOKEN_TOO_OLD', `Token issued at ${iso(own(payload, 'iat'))} is older than the maximum age of ${maxTokenAge} s`, path),
+  tooOld: (payload: Record<string, unknown>, { path, maxTokenAge }: ClaimPolicy) => {
+    const issued = `Token issued at ${iso(own(payload, 'iat'))} is older than`;
+    return new DualAuthError('ERR_TOKEN_TOO_OLD', `${issued} this deployment accepts`, path, `${issued} the maximum age of ${maxTokenAge} s`);
+  },
   notNumericDate: (claim: TimeClaim, { path }: ClaimPolicy) =>
     new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a number of seconds since 1970`, path),
   iatMissing: ({ path }: ClaimPolicy) =>
@@ -63,7 +65,12 @@ const MISMATCH = {
 function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: readonly string[] = [], path: AuthPath): DualAuthError {
   const [code, label] = MISMATCH[claim];
   const got = actual === undefined ? 'the token has none' : `the token has ${quote(actual)}`;
-  return new DualAuthError(code, `${label} mismatch: expected ${expected.map((e) => JSON.stringify(e)).join(' or ')}, ${got}`, path);
+  return new DualAuthError(
+    code,
+    `${label} mismatch: ${got}, which this deployment does not accept`,
+    path,
+    `${label} mismatch: expected ${expected.map((e) => JSON.stringify(e)).join(' or ')}, ${got}`,
+  );
 }
 
 /**

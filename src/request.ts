@@ -37,8 +37,8 @@ export function readHeader(req: unknown, lowerName: string): string | undefined 
  */
 function readHeaderValues(req: unknown, lowerName: string): string | readonly string[] | undefined {
   if (typeof req !== 'object' || req === null) return undefined;
-  const { headers, get } = req as NonNullable<RequestLike>;
   try {
+    const { headers, get } = req as NonNullable<RequestLike>;
     let value: unknown;
     if (typeof headers === 'object' && headers !== null) {
       const bag = headers as HeaderBag;

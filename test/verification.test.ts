@@ -57,7 +57,7 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     expect(() => verifyAt(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom - 0.001 })).not.toThrow();
     expect(refusal(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom })).toMatchObject({
       code: 'ERR_TOKEN_TOO_OLD',
-      message: 'Token issued at 2027-01-15T07:59:50Z is older than the maximum age of 60 s',
+      detail: 'Token issued at 2027-01-15T07:59:50Z is older than the maximum age of 60 s',
     });
   });
 
@@ -74,7 +74,7 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     ['no issuer', { ...good, iss: undefined }, {}, 'ERR_ISSUER_MISMATCH', 'Issuer mismatch: expected "https://idp.example/", the token has none'],
     ['another subject', { ...good, sub: 'someone' }, {}, 'ERR_SUBJECT_MISMATCH', 'Subject mismatch: expected "svc", the token has "someone"'],
   ] as const)('maps %s to %s with our message', (_, payload, options, code, message) => {
-    expect(refusal(payload, options)).toMatchObject({ code, message, path: 'key-set' });
+    expect(refusal(payload, options)).toMatchObject({ code, detail: message, path: 'key-set' });
   });
 
   it.each([

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
 import { ENV, optionsFromEnv } from '../env';
-import { DualAuthConfigError } from '../errors';
+import { DualAuthConfigError, DualAuthError } from '../errors';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
 
@@ -108,7 +108,7 @@ async function jwksKeysCheck(options: ResolvedOptions & { jwksUri: string }): Pr
   try {
     await store.prefetch();
   } catch (error) {
-    return check('jwks-keys', 'fail', (error as Error).message);
+    return check('jwks-keys', 'fail', error instanceof DualAuthError ? error.detail : String(error));
   } finally {
     store.close();
   }

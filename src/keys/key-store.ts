@@ -137,7 +137,7 @@ export class KeyStore {
       kids: [...this.keys.keys()],
       skippedKeys: this.skipped,
       fetchedAt: this.fetchedAt,
-      lastError: failure && { code: failure.error.code, message: failure.error.message, at: failure.at },
+      lastError: failure && { code: failure.error.code, message: failure.error.detail, at: failure.at },
       fetches: { ...this.counts },
       refreshing: this.inflight !== undefined,
       closed: this.closed,
@@ -236,7 +236,7 @@ export class KeyStore {
       type: 'jwks-refresh-failed',
       jwksUri: this.options.jwksUri,
       code: error.code,
-      message: error.message,
+      message: error.detail,
       servingStale: now < this.servableUntil,
       durationMs: Math.round(now - started),
     });

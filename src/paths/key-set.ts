@@ -38,11 +38,13 @@ export class KeySetPath implements VerificationPath {
   verify(token: DecodedToken): Verified | Promise<Verified> {
     const { keys } = this;
     if (keys === undefined) {
+      const notConfigured = 'Key-set path is not configured on this deployment';
       throw new DualAuthError(
         'ERR_JWKS_NOT_CONFIGURED',
-        `Key-set path is not configured on this deployment (${this.options.names.jwksUri} is not set); only requests with ` +
-          `"Request-Origin: ${this.options.origin}" and an API-secret token are accepted`,
+        `${notConfigured}; only service tokens are accepted`,
         PATH,
+        `${notConfigured} (${this.options.names.jwksUri} is not set); only requests with ` +
+          `"Request-Origin: ${this.options.origin}" and an API-secret token are accepted`,
       );
     }
     const { alg } = token.header;
@@ -72,20 +74,26 @@ export class KeySetPath implements VerificationPath {
     if (claimsNamespace === undefined) return payload;
     const claim = own(payload, claimsNamespace);
     if (typeof claim !== 'object' || claim === null || Array.isArray(claim)) {
+      const { claimsNamespace: variable } = this.options.names;
       throw new DualAuthError(
         'ERR_SECURITY_CONTEXT_INVALID',
-        `Claim "${claimsNamespace}" (${this.options.names.claimsNamespace}) is missing from the token or is not an object`,
+        'The claim that holds the security context is missing from the token or is not an object',
         PATH,
+        `Claim "${claimsNamespace}" (${variable}) is missing from the token or is not an object`,
       );
     }
     return claim as Record<string, unknown>;
   }
 
   private algorithmRefused(alg: string): DualAuthError {
-    const hint = /^HS/i.test(alg)
-      ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
-      : '';
-    return new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(alg)} is not accepted on the key-set path (${this.allowedText} only)${hint}`, PATH);
+    const refused = `Algorithm ${quote(alg)} is not accepted on the key-set path`;
+    const symmetric = /^HS/i.test(alg);
+    return new DualAuthError(
+      'ERR_ALG_NOT_ALLOWED',
+      symmetric ? `${refused}: a token signed with the API secret needs the service's Request-Origin header` : refused,
+      PATH,
+      `${refused} (${this.allowedText} only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
+    );
   }
 }
 

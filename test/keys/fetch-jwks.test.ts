@@ -61,7 +61,7 @@ describe('fetchJwks', () => {
       const { error } = await failureOf();
       expect(error.code).toBe('ERR_JWKS_INVALID');
       expect(error.path).toBe('key-set');
-      expect(error.message).toBe(`JWKS response from ${server.url} is invalid: ${reason}`);
+      expect(error.detail).toBe(`JWKS response from ${server.url} is invalid: ${reason}`);
       expect(server.requests - before).toBe(1);
     });
   });
@@ -70,7 +70,7 @@ describe('fetchJwks', () => {
     server.mode = { kind: 'reset' };
     const { error } = await failureOf();
     expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-    expect(error.message).toBe(`JWKS URL ${server.url} unreachable: ECONNRESET`);
+    expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: ECONNRESET`);
   });
 
   it('a closed port is ERR_JWKS_UNREACHABLE', async () => {
@@ -78,7 +78,7 @@ describe('fetchJwks', () => {
     try {
       const { error, ms } = await failureOf();
       expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-      expect(error.message).toBe(`JWKS URL ${server.url} unreachable: ECONNREFUSED`);
+      expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: ECONNREFUSED`);
       expect(ms).toBeLessThan(LIMITS.timeoutMs);
     } finally {
       await server.start();
@@ -90,7 +90,7 @@ describe('fetchJwks', () => {
     const before = timeouts();
     const { error, ms } = await failureOf();
     expect(error.code).toBe('ERR_JWKS_TIMEOUT');
-    expect(error.message).toBe(`JWKS request to ${server.url} timed out after 300 ms`);
+    expect(error.detail).toBe(`JWKS request to ${server.url} timed out after 300 ms`);
     expect(ms).toBeGreaterThanOrEqual(295);
     expect(ms).toBeLessThan(1_000);
     expect(timeouts()).toBeLessThanOrEqual(before);
@@ -110,7 +110,7 @@ describe('fetchJwks', () => {
     setTimeout(() => abort.abort(), 50);
     const { error, ms } = await pending;
     expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-    expect(error.message).toBe(`JWKS URL ${server.url} unreachable: key store closed`);
+    expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: key store closed`);
     expect(ms).toBeLessThan(500);
   });
 });

@@ -21,7 +21,7 @@ let server: JwksServer;
 const instances: CheckAuth[] = [];
 
 function make(options: Partial<DualAuthOptions> = {}): CheckAuth {
-  const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: server.url, tokenCacheSize: 0, ...options });
+  const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: server.url, tokenCacheSize: 0, detailedErrors: true, ...options });
   instances.push(checkAuth);
   return checkAuth;
 }
@@ -183,7 +183,7 @@ describe('key-set path', () => {
         code: 'ERR_SECURITY_CONTEXT_INVALID',
         message: 'Claim "https://cube.example/" (option "claimsNamespace") is missing from the token or is not an object',
       });
-      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/' }), ENV_NAMES);
+      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
       instances.push(fromEnv);
       expect((await rejectionOf(fromEnv(appRequest(), rs({ tenant: 'acme' })))).message).toBe(
         'Claim "https://cube.example/" (CUBEJS_JWT_CLAIMS_NAMESPACE) is missing from the token or is not an object',
