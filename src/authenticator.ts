@@ -10,6 +10,7 @@ import { KeySetPath } from './paths/key-set';
 import type { Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
+import { MIN_SECRET_BYTES } from './secret-strength';
 import { securityContextOf, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
@@ -71,6 +72,10 @@ export class Authenticator {
       'key-set': new KeySetPath(options, this.keyStore, clock),
     };
     this.choosePath = pathChooser(options.origin);
+    if (options.secretWeakness !== undefined) {
+      // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
+      console.warn(`cube-dual-auth: ${options.secretWeakness}: HS256 needs ${MIN_SECRET_BYTES} random bytes (RFC 7518 3.2), e.g. openssl rand -base64 48`);
+    }
     this.shape = securityContextOf(options);
   }
 

@@ -6,6 +6,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './algorithms';
 import { DualAuthConfigError, type AuthPath } from './errors';
+import { secretWeakness } from './secret-strength';
 import type { AuthEventListener } from './events';
 
 /** What a `securityContext` function is told about the token it shapes. */
@@ -270,6 +271,8 @@ export type ResolvedOptions = {
   readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
 } & {
   readonly secretKeys: readonly KeyObject[];
+  /** Why an API secret is too weak for HS256 (never the secret itself), for one warning at start. */
+  readonly secretWeakness: string | undefined;
   /** How messages name each option (environment variables when the options came from the environment). */
   readonly names: OptionNames;
 };
@@ -295,5 +298,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   }
   delete resolved.apiSecret;
   resolved.secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  const weak = secrets.map(secretWeakness).findIndex((weakness) => weakness !== undefined);
+  resolved.secretWeakness = weak < 0 ? undefined : `${secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length} of ` : ''}${names.apiSecret} ${secretWeakness(secrets[weak] as string)}`;
   return resolved as ResolvedOptions;
 }

@@ -11,7 +11,7 @@ import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type Resolve
 import { ENV, optionsFromEnv } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import { KeyStore, keyStoreOptions } from '../keys';
-import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
+import { keyMaterialBytes, MIN_SECRET_BYTES, secretWeakness } from '../secret-strength';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -57,20 +57,24 @@ function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv): Check[]
   const hasMain = (env[ENV.apiSecret]?.trim() ?? '') !== '';
   const main = hasMain ? all[0] : undefined;
   const additional = hasMain ? all.slice(1) : all;
-  const checks = [mainSecretCheck(main, additional.length)];
+  const checks = [mainSecretCheck(main, additional.length, options.jwksUri !== undefined)];
   if (additional.length > 0) checks.push(additionalSecretsCheck(additional));
   return checks;
 }
 
-function mainSecretCheck(secret: string | undefined, additional: number): Check {
+function mainSecretCheck(secret: string | undefined, additional: number, keySet: boolean): Check {
   if (secret === undefined) {
-    return additional > 0
-      ? check('api-secret', 'warn', `${ENV.apiSecret} is not set: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`)
+    if (additional > 0) {
+      return check('api-secret', 'warn', `${ENV.apiSecret} is not set: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
+    }
+    // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
+    return keySet
+      ? check('api-secret', 'ok', `${ENV.apiSecret} is not set: a key-set-only set-up, every service token (shared-secret path) is refused`)
       : check('api-secret', 'fail', `${ENV.apiSecret} is not set: every service token (shared-secret path) is refused`);
   }
   const weakness = secretWeakness(secret);
-  if (weakness) return check('api-secret', 'warn', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
-  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${Buffer.byteLength(secret, 'utf8')} bytes)`);
+  if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
+  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
 }
 
 function additionalSecretsCheck(secrets: readonly string[]): Check {
@@ -78,8 +82,8 @@ function additionalSecretsCheck(secrets: readonly string[]): Check {
     const weakness = secretWeakness(secret);
     return weakness ? [`secret ${i + 1} of ${secrets.length} ${weakness}`] : [];
   });
-  if (weak.length > 0) return check('additional-api-secrets', 'warn', `${ENV.additionalApiSecrets}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
-  return check('additional-api-secrets', 'ok', `${ENV.additionalApiSecrets}: ${secrets.length} more, each at least ${MIN_SECRET_BYTES} bytes`);
+  if (weak.length > 0) return check('additional-api-secrets', 'fail', `${ENV.additionalApiSecrets}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
+  return check('additional-api-secrets', 'ok', `${ENV.additionalApiSecrets}: ${secrets.length} more, each with at least ${MIN_SECRET_BYTES} bytes of key material`);
 }
 
 function originCheck(options: ResolvedOptions): Check {
