@@ -6,6 +6,7 @@ import type { ResolvedOptions } from './config';
 import { DualAuthError, faultMessage, type AuthPath } from './errors';
 import { emit, type AuthEventListener } from './events';
 import { KeyStore, keyStoreOptions } from './keys';
+import { keyFactsOf } from './keys/key-facts';
 import { KeySetPath } from './paths/key-set';
 import type { Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
@@ -64,7 +65,7 @@ export class Authenticator {
     this.keyStore = jwksUri === undefined
       ? undefined
       : new KeyStore(keyStoreOptions({ ...options, jwksUri }, (event) => {
-        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(event.kids);
+        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(this.keyThumbprints());
         emit(onEvent, event);
       }));
     this.paths = {
@@ -117,7 +118,7 @@ export class Authenticator {
     const path = seen.path as AuthPath;
     const { pathReason, header, payload } = seen;
     const remember = (context: SecurityContext): Accepted => {
-      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock());
+      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock(), verified.key);
       return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload };
     };
     try {
@@ -127,6 +128,16 @@ export class Authenticator {
     } catch (error) {
       return this.refuse(error, seen);
     }
+  }
+
+  /** The keys the key set holds now, by thumbprint. */
+  private keyThumbprints(): ReadonlySet<string> {
+    const thumbprints = new Set<string>();
+    for (const key of this.keyStore?.signingKeys() ?? []) {
+      const facts = keyFactsOf(key);
+      if (facts) thumbprints.add(facts.thumbprint);
+    }
+    return thumbprints;
   }
 
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */

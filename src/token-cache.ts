@@ -4,6 +4,8 @@ interface Entry {
   readonly path: AuthPath;
   readonly context: Record<string, unknown>;
   readonly kid: string | undefined;
+  /** Thumbprint of the key that verified the token (key-set path). */
+  readonly key: string | undefined;
   /** Epoch ms after which the entry must not answer. */
   readonly validUntil: number;
 }
@@ -101,19 +103,21 @@ export class TokenCache {
 
   /**
    * Remembers a verified token. `expiresAt` is the epoch ms at which verification itself would start refusing it
-   * (Infinity when the token never expires).
+   * (Infinity when the token never expires); `key` is the thumbprint of the key that verified it, if any.
    */
-  set(token: string, path: AuthPath, context: Record<string, unknown>, kid: string | undefined, expiresAt: number, now: number): void {
+  set(token: string, path: AuthPath, context: Record<string, unknown>, kid: string | undefined, expiresAt: number, now: number, key?: string): void {
     const validUntil = Math.min(expiresAt, now + this.maxAgeMs);
-    if (validUntil > now) this.add(token, { path, context: copy(context), kid, validUntil });
+    if (validUntil > now) this.add(token, { path, context: copy(context), kid, key, validUntil });
   }
 
-  /** Forgets key-set tokens verified by a key that the JWKS no longer has (rotation), so they are verified again. */
-  forgetKeysOtherThan(kids: readonly string[]): void {
-    const kept = new Set(kids);
+  /**
+   * Forgets tokens verified by a key the key set no longer has (rotation), judged by the key itself: a key replaced
+   * under the same `kid` takes the tokens it verified with it.
+   */
+  forgetKeysOtherThan(keys: ReadonlySet<string>): void {
     for (const generation of [this.current, this.previous]) {
       for (const [token, entry] of generation) {
-        if (entry.kid !== undefined && !kept.has(entry.kid)) generation.delete(token);
+        if (entry.key !== undefined && !keys.has(entry.key)) generation.delete(token);
       }
     }
   }

@@ -129,6 +129,11 @@ export class KeyStore {
     this.abortFetch?.abort();
   }
 
+  /** The keys of the current key set (for forgetting what a rotation removed). */
+  signingKeys(): readonly KeyObject[] {
+    return [...this.keys.values()];
+  }
+
   describe(): KeyStoreState {
     const failure = this.lastFailure;
     return {

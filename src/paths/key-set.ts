@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { keyFitsAlgorithm, type KeySetAlgorithm } from '../algorithms';
 import { claimPolicy } from '../claims';
+import { keyFactsOf } from '../keys/key-facts';
 import type { ResolvedOptions } from '../config';
 import { DualAuthError, quote } from '../errors';
 import { own, type DecodedToken } from '../token';
@@ -64,8 +65,13 @@ export class KeySetPath implements VerificationPath {
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
     }
+    const facts = keyFactsOf(key);
+    // One key, one algorithm: a JWK that names its algorithm verifies tokens of that one only.
+    if (facts?.alg !== undefined && facts.alg !== alg) {
+      throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS is for ${quote(facts.alg)} only, not ${alg}`, PATH);
+    }
     const refusedFrom = verifier.verify(token, key, this.clock());
-    return { context: this.contextOf(token.payload), payload: token.payload, kid, refusedFrom };
+    return { context: this.contextOf(token.payload), payload: token.payload, kid, key: facts?.thumbprint, refusedFrom };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */

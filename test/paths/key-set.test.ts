@@ -203,6 +203,49 @@ describe('key-set path', () => {
     await rotating.close();
   });
 
+  it('forgets cached tokens of a key replaced under the same kid, judged by the key itself', async () => {
+    const replacement = generateKeyPair('RS256', { kid: idpKey.kid });
+    const rotating = await startJwksServer(jwks(idpKey));
+    const checkAuth = make({ jwksUri: rotating.url, tokenCacheSize: 100 });
+    const oldToken = rs({ tenant: 'acme' });
+    await checkAuth(appRequest(), oldToken);
+    rotating.jwks = jwks(replacement);
+    await checkAuth.prefetch();
+    expect(await rejectionOf(checkAuth(appRequest(), oldToken))).toMatchObject({ code: 'ERR_SIGNATURE_INVALID' });
+    await expect(checkAuth(appRequest(), rs({ tenant: 'acme' }, replacement))).resolves.toMatchObject({ tenant: 'acme' });
+    await rotating.close();
+  });
+
+  describe('one key, one algorithm', () => {
+    it('a JWK that names its algorithm verifies tokens of that algorithm only', async () => {
+      const bound = await startJwksServer(jwks({ ...idpKey.jwk, alg: 'RS256' }));
+      const checkAuth = make({ jwksUri: bound.url, algorithms: ['RS256', 'PS256'] });
+      await expect(checkAuth(appRequest(), rs({ ok: 1 }))).resolves.toMatchObject({ ok: 1 });
+      const ps256 = signToken(timed({}), { key: idpKey.privateKey, kid: idpKey.kid, alg: 'PS256' });
+      const error = await rejectionOf(checkAuth(appRequest(), ps256));
+      expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', message: `Key "${idpKey.kid}" of the JWKS is for "RS256" only, not PS256` });
+      await bound.close();
+    });
+
+    it.each([
+      ['use "enc"', { use: 'enc' }],
+      ['key_ops without "verify"', { key_ops: ['encrypt', 'wrapKey'] }],
+      ['key_ops that is not a list', { key_ops: 'verify' }],
+    ])('a JWK with %s is never used', async (_, members) => {
+      const restricted = await startJwksServer(jwks({ ...idpKey.jwk, use: undefined, ...members }, secondKey));
+      const checkAuth = make({ jwksUri: restricted.url });
+      expect((await rejectionOf(checkAuth(appRequest(), rs()))).code).toBe('ERR_KID_UNKNOWN');
+      await expect(checkAuth(appRequest(), rs({}, secondKey))).resolves.toBeDefined();
+      await restricted.close();
+    });
+
+    it('a JWK with key_ops including "verify" is used', async () => {
+      const allowed = await startJwksServer(jwks({ ...idpKey.jwk, key_ops: ['verify'] }));
+      await expect(make({ jwksUri: allowed.url })(appRequest(), rs({ ok: 1 }))).resolves.toMatchObject({ ok: 1 });
+      await allowed.close();
+    });
+  });
+
   it('reports the key used in explain', async () => {
     const verdict = await make().explain(appRequest(), rs({}, secondKey));
     expect(verdict).toMatchObject({ accepted: true, path: 'key-set', kid: secondKey.kid, jwksUri: server.url });
