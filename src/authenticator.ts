@@ -4,14 +4,16 @@
  */
 import type { ResolvedOptions } from './config';
 import { DualAuthError, faultMessage, type AuthPath } from './errors';
-import { emit } from './events';
+import { emit, type AuthEventListener } from './events';
 import { KeyStore, keyStoreOptions } from './keys';
+import { keyFactsOf } from './keys/key-facts';
 import { KeySetPath } from './paths/key-set';
 import type { Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
+import { MIN_SECRET_BYTES } from './secret-strength';
 import { securityContextOf, type SecurityContext } from './security-context';
-import { decodeToken, type DecodedToken, type TokenHeader } from './token';
+import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
 
 interface Seen {
@@ -63,7 +65,7 @@ export class Authenticator {
     this.keyStore = jwksUri === undefined
       ? undefined
       : new KeyStore(keyStoreOptions({ ...options, jwksUri }, (event) => {
-        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(event.kids);
+        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(this.keyThumbprints());
         emit(onEvent, event);
       }));
     this.paths = {
@@ -71,6 +73,10 @@ export class Authenticator {
       'key-set': new KeySetPath(options, this.keyStore, clock),
     };
     this.choosePath = pathChooser(options.origin);
+    if (options.secretWeakness !== undefined) {
+      // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
+      console.warn(`cube-dual-auth: ${options.secretWeakness}: HS256 needs ${MIN_SECRET_BYTES} random bytes (RFC 7518 3.2), e.g. openssl rand -base64 48`);
+    }
     this.shape = securityContextOf(options);
   }
 
@@ -93,7 +99,8 @@ export class Authenticator {
     }
     // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
     const { header, payload } = decoded;
-    const kid = path === 'key-set' && typeof header.kid === 'string' ? header.kid : undefined;
+    const named = own(header, 'kid');
+    const kid = path === 'key-set' && typeof named === 'string' ? named : undefined;
     const seen: Seen = { path, pathReason, header, payload, kid };
     try {
       const verified = this.paths[path].verify(decoded);
@@ -111,7 +118,7 @@ export class Authenticator {
     const path = seen.path as AuthPath;
     const { pathReason, header, payload } = seen;
     const remember = (context: SecurityContext): Accepted => {
-      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock());
+      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock(), verified.key);
       return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload };
     };
     try {
@@ -123,14 +130,29 @@ export class Authenticator {
     }
   }
 
+  /** The keys the key set holds now, by thumbprint. */
+  private keyThumbprints(): ReadonlySet<string> {
+    const thumbprints = new Set<string>();
+    for (const key of this.keyStore?.signingKeys() ?? []) {
+      const facts = keyFactsOf(key);
+      if (facts) thumbprints.add(facts.thumbprint);
+    }
+    return thumbprints;
+  }
+
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
     const { path, pathReason, header, payload, kid } = seen;
-    if (error instanceof DualAuthError) return { accepted: false, error, path, pathReason, header, payload, kid };
-    const message = `unexpected error: ${faultMessage(error)}`;
-    emit(this.options.onEvent, { type: 'internal-error', message });
-    console.error(`cube-dual-auth: ${message}`);
-    const internal = new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
-    return { accepted: false, error: internal, path, pathReason, header, payload, kid };
+    const refusal = error instanceof DualAuthError ? error : unexpected(error, path, this.options.onEvent);
+    return { accepted: false, error: refusal, path, pathReason, header, payload, kid };
   }
+}
+
+/** An error nobody meant: reported (masked) to the event log and stderr, answered as `ERR_INTERNAL`. */
+export function unexpected(error: unknown, path: AuthPath | undefined, onEvent: AuthEventListener | undefined): DualAuthError {
+  if (error instanceof DualAuthError) return error;
+  const message = `unexpected error: ${faultMessage(error)}`;
+  emit(onEvent, { type: 'internal-error', message });
+  console.error(`cube-dual-auth: ${message}`);
+  return new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
 }

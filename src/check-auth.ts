@@ -1,8 +1,8 @@
 /** The function Cube calls: outcomes of the authenticator turned into Cube's answers, events, and `explain`. */
 import { performance } from 'node:perf_hooks';
-import { Authenticator, type Outcome } from './authenticator';
+import { Authenticator, unexpected, type Outcome } from './authenticator';
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from './config';
-import { toThrowable, type AuthPath, type DualAuthError } from './errors';
+import { quotedText, toThrowable, type AuthPath, type DualAuthError } from './errors';
 import { emit } from './events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
@@ -52,44 +52,71 @@ export interface CheckAuth {
 /** What an accepted request resolves to: nothing (see {@link CheckAuth}); one settled promise serves them all. */
 const ACCEPTED: Promise<void> = Promise.resolve();
 
-function assignContext(req: unknown, context: SecurityContext): void {
-  if (typeof req === 'object' && req !== null) Reflect.set(req, 'securityContext', context);
+/** Hands the context to Cube on the request; false when the host object will not take it. */
+function attach(req: unknown, context: SecurityContext): boolean {
+  if (typeof req !== 'object' || req === null) return true;
+  try {
+    return Reflect.set(req, 'securityContext', context);
+  } catch {
+    return false;
+  }
+}
+
+/** A `kid` as events carry it: taken from a token, so printable and capped, as in messages. */
+function shownKid(kid: string | undefined): string | undefined {
+  return kid === undefined ? undefined : quotedText(kid);
 }
 
 function build(authenticator: Authenticator): CheckAuth {
-  const { onEvent, jwksUri } = authenticator.options;
+  const { onEvent, jwksUri, detailedErrors } = authenticator.options;
+
+  function refuse(error: DualAuthError, kid: string | undefined, started: number): Promise<never> {
+    if (onEvent) {
+      const { code, detail, path } = error;
+      emit(onEvent, { type: 'rejected', path, code, message: detail, kid: shownKid(kid), durationMs: performance.now() - started });
+    }
+    return Promise.reject(toThrowable(error, detailedErrors));
+  }
 
   function settle(req: unknown, outcome: Outcome, started: number): Promise<void> {
-    if (outcome.accepted) {
-      assignContext(req, outcome.context);
-      if (onEvent) {
-        const { path, kid, cached } = outcome;
-        emit(onEvent, { type: 'accepted', path, kid, cached, durationMs: performance.now() - started });
-      }
-      return ACCEPTED;
-    }
-    const { error, kid } = outcome;
-    if (onEvent) {
-      const { code, message, path } = error;
-      emit(onEvent, { type: 'rejected', path, code, message, kid, durationMs: performance.now() - started });
-    }
-    return Promise.reject(toThrowable(error));
+    if (!outcome.accepted) return refuse(outcome.error, outcome.kid, started);
+    const { path, kid, cached, context } = outcome;
+    // Cube reads the context from the request: a request that cannot carry it must not pass without one.
+    if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), kid, started);
+    if (onEvent) emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), cached, durationMs: performance.now() - started });
+    return ACCEPTED;
   }
 
   function checkAuth(req: unknown, auth?: unknown): Promise<void> {
     const started = onEvent ? performance.now() : 0;
-    const outcome = authenticator.authenticate(req, auth, { useCache: true });
-    if (outcome instanceof Promise) return outcome.then((settled) => settle(req, settled, started));
-    return settle(req, outcome, started);
+    // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
+    try {
+      const outcome = authenticator.authenticate(req, auth, { useCache: true });
+      if (outcome instanceof Promise) {
+        return outcome.then(
+          (settled) => settle(req, settled, started),
+          (error: unknown) => refuse(unexpected(error, undefined, onEvent), undefined, started),
+        );
+      }
+      return settle(req, outcome, started);
+    } catch (error) {
+      return refuse(unexpected(error, undefined, onEvent), undefined, started);
+    }
   }
 
   async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
-    const outcome = await authenticator.authenticate(req, auth, { useCache: false });
+    let outcome: Outcome;
+    try {
+      outcome = await authenticator.authenticate(req, auth, { useCache: false });
+    } catch (error) {
+      const { code, detail } = unexpected(error, undefined, onEvent);
+      return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', jwksUri, error: { code, message: detail } };
+    }
     const { path, pathReason, header, payload, kid } = outcome;
     const verdict = { pathReason, jwksUri, path, header, payload, kid };
     if (outcome.accepted) return { ...verdict, accepted: true, securityContext: outcome.context };
-    const { code, message } = outcome.error;
-    return { ...verdict, accepted: false, error: { code, message } };
+    const { code, detail } = outcome.error;
+    return { ...verdict, accepted: false, error: { code, message: detail } };
   }
 
   return Object.assign(checkAuth, {

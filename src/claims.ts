@@ -5,6 +5,7 @@
  */
 import type { ResolvedOptions } from './config';
 import { DualAuthError, quote, type AuthPath } from './errors';
+import { own } from './token';
 
 /** The registered-claim checks one path applies. */
 export interface ClaimPolicy {
@@ -34,19 +35,25 @@ function iso(seconds: unknown): string {
 /** The rejection for each claim failure, whoever found it. */
 export const claimRejections = {
   expired: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
-    new DualAuthError('ERR_TOKEN_EXPIRED', `Token expired at ${iso(payload.exp)}`, path),
+    new DualAuthError('ERR_TOKEN_EXPIRED', `Token expired at ${iso(own(payload, 'exp'))}`, path),
   notYetValid: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
-    new DualAuthError('ERR_TOKEN_NOT_YET_VALID', `Token not valid before ${iso(payload.nbf)}`, path),
-  tooOld: (payload: Record<string, unknown>, { path, maxTokenAge }: ClaimPolicy) =>
-    new DualAuthError('ERR_TOKEN_TOO_OLD', `Token issued at ${iso(payload.iat)} is older than the maximum age of ${maxTokenAge} s`, path),
+    new DualAuthError('ERR_TOKEN_NOT_YET_VALID', `Token not valid before ${iso(own(payload, 'nbf'))}`, path),
+  tooOld: (payload: Record<string, unknown>, { path, maxTokenAge }: ClaimPolicy) => {
+    const issued = `Token issued at ${iso(own(payload, 'iat'))} is older than`;
+    return new DualAuthError('ERR_TOKEN_TOO_OLD', `${issued} this deployment accepts`, path, `${issued} the maximum age of ${maxTokenAge} s`);
+  },
   notNumericDate: (claim: TimeClaim, { path }: ClaimPolicy) =>
     new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a number of seconds since 1970`, path),
   iatMissing: ({ path }: ClaimPolicy) =>
     new DualAuthError('ERR_CLAIM_INVALID', 'Claim "iat" is required: tokens older than the maximum token age are refused', path),
-  audience: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('aud', payload.aud, policy.audience, policy.path),
-  issuer: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('iss', payload.iss, policy.issuer, policy.path),
+  iatInFuture: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
+    new DualAuthError('ERR_CLAIM_INVALID', `Claim "iat" is in the future (${iso(own(payload, 'iat'))}): the issuer's clock is ahead`, path),
+  notString: (claim: 'iss' | 'sub', { path }: ClaimPolicy) =>
+    new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a single string`, path),
+  audience: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('aud', own(payload, 'aud'), policy.audience, policy.path),
+  issuer: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('iss', own(payload, 'iss'), policy.issuer, policy.path),
   subject: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
-    mismatch('sub', payload.sub, policy.subject === undefined ? undefined : [policy.subject], policy.path),
+    mismatch('sub', own(payload, 'sub'), policy.subject === undefined ? undefined : [policy.subject], policy.path),
 };
 
 const MISMATCH = {
@@ -58,28 +65,43 @@ const MISMATCH = {
 function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: readonly string[] = [], path: AuthPath): DualAuthError {
   const [code, label] = MISMATCH[claim];
   const got = actual === undefined ? 'the token has none' : `the token has ${quote(actual)}`;
-  return new DualAuthError(code, `${label} mismatch: expected ${expected.map((e) => JSON.stringify(e)).join(' or ')}, ${got}`, path);
+  return new DualAuthError(
+    code,
+    `${label} mismatch: ${got}, which this deployment does not accept`,
+    path,
+    `${label} mismatch: expected ${expected.map((e) => JSON.stringify(e)).join(' or ')}, ${got}`,
+  );
 }
 
 /**
- * The rules jsonwebtoken lacks, applied after it accepted the token: every time claim present is a finite number
- * (JSON's `1e400` parses to Infinity, which jsonwebtoken takes as "never expires"), `iat` included when no maximum
- * age asks for it. Returns the moment (epoch ms) from which verification refuses the token: `exp`, or `iat` plus
- * the maximum token age, each with the clock tolerance, exactly as jsonwebtoken compares them; Infinity when
- * neither applies. The verified-token cache answers until then and no longer.
+ * The rules jsonwebtoken lacks, applied after it accepted the token at `nowSeconds`:
+ * - every time claim present is a finite number (JSON's `1e400` parses to Infinity, which jsonwebtoken takes as
+ *   "never expires"), `iat` included when no maximum age asks for it;
+ * - with a maximum age, `iat` is not later than now plus the clock tolerance (a future `iat` would stretch the age);
+ * - `iss` and `sub` are single strings (RFC 7519 4.1.1-4.1.2), whether or not they are checked against a value.
+ * Returns the moment (epoch ms) from which verification refuses the token: `exp`, or `iat` plus the maximum token
+ * age, each with the clock tolerance, exactly as jsonwebtoken compares them; Infinity when neither applies. The
+ * verified-token cache answers until then and no longer.
  */
-export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolicy): number {
+export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolicy, nowSeconds: number): number {
   const exp = numericDate(payload, 'exp', policy);
   numericDate(payload, 'nbf', policy);
   const iat = numericDate(payload, 'iat', policy);
   const { clockTolerance, maxTokenAge } = policy;
+  for (const claim of ['iss', 'sub'] as const) {
+    const value = own(payload, claim);
+    if (value !== undefined && typeof value !== 'string') throw claimRejections.notString(claim, policy);
+  }
   let refusedFrom = exp === undefined ? Infinity : exp + clockTolerance;
-  if (maxTokenAge !== undefined && iat !== undefined) refusedFrom = Math.min(refusedFrom, iat + maxTokenAge + clockTolerance);
+  if (maxTokenAge !== undefined && iat !== undefined) {
+    if (iat > nowSeconds + clockTolerance) throw claimRejections.iatInFuture(payload, policy);
+    refusedFrom = Math.min(refusedFrom, iat + maxTokenAge + clockTolerance);
+  }
   return refusedFrom * 1000;
 }
 
 function numericDate(payload: Record<string, unknown>, claim: TimeClaim, policy: ClaimPolicy): number | undefined {
-  const value = payload[claim];
+  const value = own(payload, claim);
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw claimRejections.notNumericDate(claim, policy);
   return value;

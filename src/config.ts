@@ -6,6 +6,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './algorithms';
 import { DualAuthConfigError, type AuthPath } from './errors';
+import { secretWeakness } from './secret-strength';
 import type { AuthEventListener } from './events';
 
 /** What a `securityContext` function is told about the token it shapes. */
@@ -76,6 +77,26 @@ export interface DualAuthOptions {
   /** Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is */
   securityContext?: SecurityContextMapper;
   /**
+   * Longest wait for the `securityContext` function, in ms: past it the request is refused
+   * (`ERR_SECURITY_CONTEXT_TIMEOUT`), so a function that never settles cannot hang requests.
+   * Env: `CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS`. @default 5000
+   */
+  securityContextTimeoutMs?: number;
+  /**
+   * Claims the security context must have (own properties), on both paths; a request without one is refused
+   * with `ERR_CLAIM_MISSING` naming it, before `queryRewrite` could fail on it.
+   * Env: `CUBE_DUAL_AUTH_REQUIRED_CLAIMS` (comma-separated).
+   * @default none required
+   */
+  requiredClaims?: readonly string[];
+  /**
+   * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
+   * public one, which names the failure only. For development; the event log and `explain()` always have it all.
+   * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
+   * @default false
+   */
+  detailedErrors?: boolean;
+  /**
    * Least time between two JWKS fetches caused by an unknown `kid` or a failure, in ms.
    * Env: `CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS`. @default 30000
    */
@@ -122,7 +143,7 @@ type OptionKey = keyof DualAuthOptions;
 type Fail = (problem: string) => never;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
-export type EnvFormat = 'text' | 'list' | 'number' | 'secrets' | 'log';
+export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'secrets' | 'log';
 
 /** One row of the options table. */
 export interface OptionSpec<V> {
@@ -148,6 +169,11 @@ const stringList = (value: unknown, fail: Fail): readonly string[] => {
 
 const atLeast = (min: number) => (value: unknown, fail: Fail): number => {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`must be a finite number of at least ${min}`);
+  return value;
+};
+
+const bool = (value: unknown, fail: Fail): boolean => {
+  if (typeof value !== 'boolean') fail('must be true or false');
   return value;
 };
 
@@ -201,6 +227,13 @@ export const OPTIONS = {
   clockTolerance: { env: ['CUBE_DUAL_AUTH_CLOCK_TOLERANCE'], format: 'number', default: 5, check: atLeast(0) },
   maxTokenAge: { env: ['CUBE_DUAL_AUTH_MAX_TOKEN_AGE'], format: 'number', check: atLeast(1) },
   securityContext: { env: [], check: func<SecurityContextMapper> },
+  securityContextTimeoutMs: ms('CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS', 5_000, 1),
+  requiredClaims: {
+    env: ['CUBE_DUAL_AUTH_REQUIRED_CLAIMS'],
+    format: 'list',
+    check: (value, fail) => (Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names')),
+  },
+  detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),
   jwksStaleIfErrorMs: ms('CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS', 86_400_000, 0),
@@ -243,6 +276,8 @@ export type ResolvedOptions = {
   readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
 } & {
   readonly secretKeys: readonly KeyObject[];
+  /** Why an API secret is too weak for HS256 (never the secret itself), for one warning at start. */
+  readonly secretWeakness: string | undefined;
   /** How messages name each option (environment variables when the options came from the environment). */
   readonly names: OptionNames;
 };
@@ -268,5 +303,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   }
   delete resolved.apiSecret;
   resolved.secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  const weak = secrets.map(secretWeakness).findIndex((weakness) => weakness !== undefined);
+  resolved.secretWeakness = weak < 0 ? undefined : `${secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length} of ` : ''}${names.apiSecret} ${secretWeakness(secrets[weak] as string)}`;
   return resolved as ResolvedOptions;
 }

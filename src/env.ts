@@ -38,6 +38,16 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
+const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const text = readEnv(env, name)?.toLowerCase();
+  if (text === undefined) return undefined;
+  const value = Object.hasOwn(BOOLEANS, text) ? BOOLEANS[text] : undefined;
+  if (value === undefined) throw new DualAuthConfigError(name, `must be true or false, got ${JSON.stringify(text.slice(0, 32))}`);
+  return value;
+}
+
 /**
  * The main secret first, then the additional ones. Cube's own rotation list, when set, replaces the main secret as
  * it does in Cube (≥ 1.6.54), so a secret rotated out there is not still accepted here. Split on commas only: base64
@@ -49,16 +59,22 @@ function secrets(env: NodeJS.ProcessEnv, [main, additional, cubeList]: readonly 
   return all.length > 0 ? [...new Set(all)] : undefined;
 }
 
-/** A listener that writes events as JSON lines to stderr; `rejected` logs refusals and JWKS failures only. */
+/**
+ * A listener that writes events as JSON lines with a timestamp to stderr; `rejected` logs refusals, JWKS failures
+ * and faults only. An unknown level is reported once and read as `rejected`: a typo in a log switch must not
+ * refuse every request.
+ */
 function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | undefined {
-  const level = readEnv(env, name)?.toLowerCase();
+  let level = readEnv(env, name)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
-    throw new DualAuthConfigError(name, `must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}`);
+    console.error(`cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}; logging as "rejected"`);
+    level = 'rejected';
   }
+  const all = level === 'all';
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed']);
   return (event) => {
-    if (level === 'all' || !quiet.has(event.type)) process.stderr.write(`${JSON.stringify({ source: 'cube-dual-auth', ...event })}\n`);
+    if (all || !quiet.has(event.type)) process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);
   };
 }
 
@@ -66,6 +82,7 @@ const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string
   text: (env, [name]) => readEnv(env, name as string),
   list: (env, [name]) => list(env, name as string),
   number: (env, [name]) => number(env, name as string),
+  boolean: (env, [name]) => boolean(env, name as string),
   secrets,
   log: (env, [name]) => logListener(env, name as string),
 };

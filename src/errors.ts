@@ -19,6 +19,9 @@ export type RejectionCode =
   | 'ERR_ISSUER_MISMATCH'
   | 'ERR_SUBJECT_MISMATCH'
   | 'ERR_SECURITY_CONTEXT_INVALID'
+  | 'ERR_SECURITY_CONTEXT_TIMEOUT'
+  | 'ERR_CLAIM_MISSING'
+  | 'ERR_FORBIDDEN'
   | 'ERR_SHARED_SECRET_NOT_CONFIGURED'
   | 'ERR_JWKS_NOT_CONFIGURED'
   | 'ERR_JWKS_UNREACHABLE'
@@ -37,6 +40,10 @@ const MAX_ECHO = 64;
  * A refused request. `status` is always 403. Inside a Cube server the thrown object is an instance of
  * the host Cube's own `CubejsHandlerError` (so Cube answers `403 {"error": message}` instead of a 500),
  * and `instanceof DualAuthError` still holds for it.
+ *
+ * `message` is what a caller may read: it names the failure, never the deployment's JWKS URL, hosts or
+ * configuration. `detail` says all of it, for the operator: events, `explain()`, `cube-dual-auth verify`, and
+ * the caller too when detailed errors are turned on for development.
  */
 export class DualAuthError extends Error {
   /** HTTP status Cube answers with. */
@@ -47,12 +54,15 @@ export class DualAuthError extends Error {
   readonly code: RejectionCode;
   /** The path the request was sent to, when one was chosen. */
   readonly path: AuthPath | undefined;
+  /** The whole story, for the operator; the same as `message` when the message hides nothing. */
+  readonly detail: string;
 
-  constructor(code: RejectionCode, message: string, path?: AuthPath) {
+  constructor(code: RejectionCode, message: string, path?: AuthPath, detail: string = message) {
     super(message);
     this.name = 'DualAuthError';
     this.code = code;
     this.path = path;
+    this.detail = detail;
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -73,11 +83,16 @@ export class DualAuthConfigError extends Error {
   }
 }
 
-/** Quotes a value taken from a token for a message: printable characters only, length capped. */
-export function quote(value: unknown): string {
+/** A value taken from a token, made safe to show: printable characters only, length capped. */
+export function quotedText(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   const printable = text.replace(/[^\x20-\x7e]/g, '?');
-  return JSON.stringify(printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable);
+  return printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable;
+}
+
+/** Quotes a value taken from a token for a message: printable characters only, length capped. */
+export function quote(value: unknown): string {
+  return JSON.stringify(quotedText(value));
 }
 
 const JWT_LIKE = /eyJ[\w-]*(\.[\w-]*){0,2}/g;
@@ -121,6 +136,16 @@ function findHostErrorClass(): HandlerErrorClass | null {
   return null;
 }
 
+/**
+ * A refusal of your own, for `queryRewrite` and anything else Cube runs with the security context: Cube answers
+ * `403 {"error": message}` (a plain `Error` would be a 500 with a stack). Throw what it returns:
+ * `throw forbidden('No tenant in the security context')`.
+ */
+export function forbidden(message: string): Error {
+  const text = typeof message === 'string' && message.trim() !== '' ? message : 'Forbidden';
+  return toThrowable(new DualAuthError('ERR_FORBIDDEN', text));
+}
+
 /** Test seam: forget the class found, so the next rejection looks again. */
 export function resetHostErrorClass(): void {
   hostErrorClass = undefined;
@@ -128,14 +153,16 @@ export function resetHostErrorClass(): void {
 
 /**
  * The object to throw for a rejection: the host Cube's `CubejsHandlerError` carrying the same code, path
- * and brand when Cube is present, the plain {@link DualAuthError} otherwise.
+ * and brand when Cube is present, the plain {@link DualAuthError} otherwise. Its message is the public one,
+ * or the detail when `detailed` (development).
  */
-export function toThrowable(error: DualAuthError): Error {
+export function toThrowable(error: DualAuthError, detailed = false): Error {
   if (hostErrorClass === undefined) hostErrorClass = findHostErrorClass();
-  if (hostErrorClass === null) return error;
-  const hosted = new hostErrorClass(403, 'Forbidden', error.message);
+  const message = detailed ? error.detail : error.message;
+  if (hostErrorClass === null) return message === error.message ? error : new DualAuthError(error.code, message, error.path);
+  const hosted = new hostErrorClass(403, 'Forbidden', message);
   // Cube 0.33 sends a WebSocket client the error's stack: a rejection has no stack worth a server path.
-  hosted.stack = `DualAuthError: ${error.message}`;
+  hosted.stack = `DualAuthError: ${message}`;
   Object.defineProperties(hosted, {
     [BRAND]: { value: true },
     name: { value: 'DualAuthError', writable: true, configurable: true },

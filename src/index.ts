@@ -4,7 +4,7 @@ export { createCheckAuth } from './check-auth';
 export type { CheckAuth, SecurityContext, Verdict } from './check-auth';
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config';
 export { ENV, optionsFromEnv } from './env';
-export { DualAuthConfigError, DualAuthError } from './errors';
+export { DualAuthConfigError, DualAuthError, forbidden } from './errors';
 export type { AuthPath, RejectionCode } from './errors';
 export type {
   AcceptedEvent,

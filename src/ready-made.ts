@@ -1,7 +1,7 @@
 /** The ready-made hook for `cube.js`, configured from the environment. */
-import { createNamedCheckAuth, type CheckAuth } from './check-auth';
+import { createNamedCheckAuth, type CheckAuth, type Verdict } from './check-auth';
 import { ENV_NAMES } from './config';
-import { optionsFromEnv } from './env';
+import { ENV, optionsFromEnv, readEnv } from './env';
 import { DualAuthError, faultMessage, toThrowable } from './errors';
 
 let fromEnv: CheckAuth | undefined;
@@ -17,10 +17,28 @@ function environmentInstance(): CheckAuth {
     } catch (error) {
       const message = faultMessage(error);
       console.error(message);
-      fromEnvError = new DualAuthError('ERR_CONFIG_INVALID', `Authentication is misconfigured on this deployment: ${message}`);
+      fromEnvError = new DualAuthError(
+        'ERR_CONFIG_INVALID',
+        'Authentication is misconfigured on this deployment; see the Cube server log',
+        undefined,
+        `Authentication is misconfigured on this deployment: ${message}`,
+      );
     }
   }
-  throw toThrowable(fromEnvError);
+  // The configuration could not be read, so the switch for detailed errors is read on its own, leniently.
+  throw toThrowable(fromEnvError, /^(true|1|yes)$/i.test(readEnv(process.env, ENV.detailedErrors) ?? ''));
+}
+
+/** What `explain` reports when the environment cannot make a hook: never a rejection. */
+async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
+  let instance: CheckAuth;
+  try {
+    instance = environmentInstance();
+  } catch {
+    const { code, detail } = fromEnvError as DualAuthError;
+    return { accepted: false, pathReason: 'not chosen: the configuration is invalid', error: { code, message: detail } };
+  }
+  return instance.explain(req, auth);
 }
 
 /**
@@ -38,6 +56,6 @@ export const checkAuth: CheckAuth = Object.assign(
       fromEnv = undefined;
       fromEnvError = undefined;
     },
-    explain: async (req: unknown, auth?: unknown) => environmentInstance().explain(req, auth),
+    explain,
   },
 );

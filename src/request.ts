@@ -16,28 +16,38 @@ function first(value: unknown): string | undefined {
   return undefined;
 }
 
-function fromPlainHeaders(headers: HeaderBag, lowerName: string): string | undefined {
-  const direct = first(headers[lowerName]);
-  if (direct !== undefined) return direct;
+function fromPlainHeaders(headers: HeaderBag, lowerName: string): unknown {
+  if (Object.hasOwn(headers, lowerName)) return headers[lowerName];
   // Hand-built header objects may keep the sender's casing; Node and Express always lower-case. Runs on every
   // request that lacks the header (most key-set requests), so names of another length are passed over unconverted.
   for (const key in headers) {
-    if (key.length === lowerName.length && key.toLowerCase() === lowerName) return first(headers[key]);
+    if (key.length === lowerName.length && Object.hasOwn(headers, key) && key.toLowerCase() === lowerName) return headers[key];
   }
   return undefined;
 }
 
-/** One request header by lower-case name, or undefined; never throws whatever `req` is. */
+/** One request header by lower-case name (its first value when it has several), or undefined; never throws. */
 export function readHeader(req: unknown, lowerName: string): string | undefined {
+  return first(readHeaderValues(req, lowerName));
+}
+
+/**
+ * A request header as the request holds it: a string, or an array of strings when it came more than once (an
+ * array of one counts as its value); undefined when absent or unreadable. Never throws whatever `req` is.
+ */
+function readHeaderValues(req: unknown, lowerName: string): string | readonly string[] | undefined {
   if (typeof req !== 'object' || req === null) return undefined;
-  const { headers, get } = req as NonNullable<RequestLike>;
   try {
+    const { headers, get } = req as NonNullable<RequestLike>;
+    let value: unknown;
     if (typeof headers === 'object' && headers !== null) {
       const bag = headers as HeaderBag;
-      if (typeof bag.get === 'function') return first((bag.get as (name: string) => unknown).call(bag, lowerName));
-      return fromPlainHeaders(bag, lowerName);
+      value = typeof bag.get === 'function' ? (bag.get as (name: string) => unknown).call(bag, lowerName) : fromPlainHeaders(bag, lowerName);
+    } else if (typeof get === 'function') {
+      value = (get as (name: string) => unknown).call(req, lowerName);
     }
-    if (typeof get === 'function') return first((get as (name: string) => unknown).call(req, lowerName));
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) return value.length === 1 ? value[0] : value;
   } catch {
     // A host object whose accessors throw is treated as having no such header.
   }
@@ -64,17 +74,22 @@ export interface PathChoice {
 }
 
 /**
- * Chooses the path from the `Request-Origin` header: the shared-secret path when it equals `origin` (lower-case,
- * compared ignoring case and surrounding space), the key-set path otherwise. The three answers are made once.
+ * Chooses the path from the `Request-Origin` header: the shared-secret path only when the request carries exactly
+ * one value and it equals `origin` (lower-case; compared ignoring case and surrounding space); the key-set path
+ * otherwise. Several values, as an array or in Node's comma-joined form, never select the shared-secret path:
+ * the two forms of the same request must not disagree. The answers are made once.
  */
 export function pathChooser(origin: string): (req: unknown) => PathChoice {
   const keySet = 'the key-set path (identity provider tokens)';
   const service: PathChoice = Object.freeze({ path: 'shared-secret', reason: `Request-Origin is "${origin}": the shared-secret path (service tokens)` });
   const noHeader: PathChoice = Object.freeze({ path: 'key-set', reason: `no Request-Origin header: ${keySet}` });
   const otherOrigin: PathChoice = Object.freeze({ path: 'key-set', reason: `Request-Origin is not "${origin}": ${keySet}` });
+  const several: PathChoice = Object.freeze({ path: 'key-set', reason: `several Request-Origin values: ${keySet}` });
   return (req) => {
-    const value = readHeader(req, 'request-origin');
+    const value = readHeaderValues(req, 'request-origin');
     if (value === undefined) return noHeader;
+    if (typeof value !== 'string') return several;
+    if (value.includes(',')) return several;
     return value.trim().toLowerCase() === origin ? service : otherOrigin;
   };
 }

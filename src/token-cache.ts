@@ -4,6 +4,8 @@ interface Entry {
   readonly path: AuthPath;
   readonly context: Record<string, unknown>;
   readonly kid: string | undefined;
+  /** Thumbprint of the key that verified the token (key-set path). */
+  readonly key: string | undefined;
   /** Epoch ms after which the entry must not answer. */
   readonly validUntil: number;
 }
@@ -14,16 +16,43 @@ export interface CachedVerification {
   readonly kid: string | undefined;
 }
 
+type Container = Record<string, unknown> | unknown[];
+
+/** A new empty container like `value` (array, or plain object with the same prototype), or undefined when `value` is shared as it is. */
+function emptyLike(value: unknown): Container | undefined {
+  if (Array.isArray(value)) return new Array<unknown>(value.length);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype) return {};
+  return prototype === null ? (Object.create(null) as Record<string, unknown>) : undefined;
+}
+
+/** Sets a member as JSON.parse does: an own `"__proto__"` key stays a key and never replaces the prototype. */
+function define(target: Container, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else (target as Record<string, unknown>)[key] = value;
+}
+
 /**
- * Copies the JSON-shaped parts of a security context so a caller's changes never reach the cache. Plain objects
- * and arrays are copied; anything else a `securityContext` function put there (a Date, a class instance) is shared.
+ * A private copy of a security context, indistinguishable from the original for every JSON value: arrays and plain
+ * objects (null-prototype ones too) are copied member by member in order, own `"__proto__"` keys included; anything
+ * else a `securityContext` function put there (a Date, a class instance) is shared. Iterative, so a payload nested
+ * thousands of levels deep (a token may be 16 KiB) is copied, not a stack overflow.
  */
 function copy<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = copy((value as Record<string, unknown>)[key]);
-  return out as T;
+  const top = emptyLike(value);
+  if (top === undefined) return value;
+  const work: [Container, Container][] = [[value as Container, top]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [source, target] = item;
+    for (const key of Object.keys(source)) {
+      const member = (source as Record<string, unknown>)[key];
+      const inner = emptyLike(member);
+      define(target, key, inner ?? member);
+      if (inner !== undefined) work.push([member as Container, inner]);
+    }
+  }
+  return top as T;
 }
 
 /**
@@ -74,19 +103,21 @@ export class TokenCache {
 
   /**
    * Remembers a verified token. `expiresAt` is the epoch ms at which verification itself would start refusing it
-   * (Infinity when the token never expires).
+   * (Infinity when the token never expires); `key` is the thumbprint of the key that verified it, if any.
    */
-  set(token: string, path: AuthPath, context: Record<string, unknown>, kid: string | undefined, expiresAt: number, now: number): void {
+  set(token: string, path: AuthPath, context: Record<string, unknown>, kid: string | undefined, expiresAt: number, now: number, key?: string): void {
     const validUntil = Math.min(expiresAt, now + this.maxAgeMs);
-    if (validUntil > now) this.add(token, { path, context: copy(context), kid, validUntil });
+    if (validUntil > now) this.add(token, { path, context: copy(context), kid, key, validUntil });
   }
 
-  /** Forgets key-set tokens verified by a key that the JWKS no longer has (rotation), so they are verified again. */
-  forgetKeysOtherThan(kids: readonly string[]): void {
-    const kept = new Set(kids);
+  /**
+   * Forgets tokens verified by a key the key set no longer has (rotation), judged by the key itself: a key replaced
+   * under the same `kid` takes the tokens it verified with it.
+   */
+  forgetKeysOtherThan(keys: ReadonlySet<string>): void {
     for (const generation of [this.current, this.previous]) {
       for (const [token, entry] of generation) {
-        if (entry.kid !== undefined && !kept.has(entry.kid)) generation.delete(token);
+        if (entry.key !== undefined && !keys.has(entry.key)) generation.delete(token);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { DualAuthError, type AuthPath } from './errors';
 
 /** Longest token accepted. Node refuses request headers over 16 KiB by default, so a real token fits. */
@@ -31,22 +32,32 @@ function malformed(detail: string, path?: AuthPath): DualAuthError {
 }
 
 /**
- * Strict base64url: Node's decoder skips characters outside the alphabet, padding and white space, so a
- * decoded length short of what the text's length promises means the text was not canonical base64url.
+ * One token, one encoding: Node's decoder also takes `+`, `/`, `=`, white space and non-zero trailing bits, so
+ * the text must be exactly what encoding its bytes gives back (RFC 7515 2, RFC 7519 7.2).
  */
 function fromBase64url(part: string, what: string, path?: AuthPath): Buffer {
   const bytes = Buffer.from(part, 'base64url');
-  if (part.length % 4 === 1 || bytes.length !== Math.floor((part.length * 3) / 4)) throw malformed(`${what} is not base64url`, path);
+  if (bytes.toString('base64url') !== part) throw malformed(`${what} is not base64url`, path);
   return bytes;
 }
 
 function decodeJson(part: string, what: string, path?: AuthPath): unknown {
-  const text = fromBase64url(part, what, path).toString('utf8');
+  const bytes = fromBase64url(part, what, path);
+  // Invalid UTF-8 would be decoded to U+FFFD, so two different byte strings would read as one claim.
+  if (!isUtf8(bytes)) throw malformed(`${what} is not UTF-8`, path);
   try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw malformed(`${what} is not JSON`, path);
   }
+}
+
+/**
+ * A member of a token's header or payload, read as an own property only: `"__proto__"`, `"constructor"` or a
+ * name someone added to `Object.prototype` must never answer with something the token does not carry.
+ */
+export function own(record: Readonly<Record<string, unknown>>, name: string): unknown {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -56,12 +67,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
   const header = decodeJson(encoded, 'header', path);
   if (!isObject(header)) throw malformed('header is not a JSON object', path);
-  if (typeof header.alg !== 'string') throw malformed('header has no "alg"', path);
-  if (header.alg.toLowerCase() === 'none') {
+  const alg = own(header, 'alg');
+  if (typeof alg !== 'string') throw malformed('header has no "alg"', path);
+  if (alg.toLowerCase() === 'none') {
     throw new DualAuthError('ERR_ALG_NOT_ALLOWED', 'Unsigned tokens (alg "none") are never accepted', path);
   }
   // RFC 7515 4.1.11: an extension we do not understand, listed as critical, must make us refuse the token.
-  if (header.crit !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
+  if (own(header, 'crit') !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
   return Object.freeze(header) as TokenHeader;
 }
 

@@ -72,13 +72,14 @@ export class TokenVerifier {
    * be refused; throws a {@link DualAuthError}, or the library's error when it is none that jsonwebtoken documents.
    */
   verify(token: DecodedToken, key: KeyObject, nowMs: number): number {
-    this.options.clockTimestamp = nowMs / 1000;
+    const nowSeconds = nowMs / 1000;
+    this.options.clockTimestamp = nowSeconds;
     try {
       verify(token.raw, key, this.options);
     } catch (error) {
       throw this.rejection(error, token);
     }
-    return checkClaims(token.payload, this.policy);
+    return checkClaims(token.payload, this.policy, nowSeconds);
   }
 
   private rejection(error: unknown, token: DecodedToken): unknown {

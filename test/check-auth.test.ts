@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createCheckAuth, DualAuthError, type AuthEvent } from '../src';
+import { createCheckAuth, DualAuthError, checkAuth as readyMade, type AuthEvent } from '../src';
 import { createNamedCheckAuth } from '../src/check-auth';
 import { ENV_NAMES } from '../src/config';
 import { optionsFromEnv } from '../src/env';
@@ -12,7 +12,7 @@ const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) => sig
 const unusedJwks = 'http://127.0.0.1:9/jwks.json';
 
 describe('checkAuth: token and request handling', () => {
-  const checkAuth = createCheckAuth({ apiSecret: secret });
+  const checkAuth = createCheckAuth({ apiSecret: secret, detailedErrors: true });
 
   it.each([undefined, '', 'Bearer ', '   '])('refuses a missing token (%j) with exactly "Authentication required"', async (auth) => {
     const error = await rejectionOf(checkAuth(serviceRequest(), auth));
@@ -39,13 +39,13 @@ describe('checkAuth: token and request handling', () => {
   });
 
   it('names the environment variable in a message only when the option came from the environment', async () => {
-    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_API_SECRET: secret }), ENV_NAMES);
+    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
     const error = await rejectionOf(fromEnv({ isSubscription: true, protocol: 'ws' }, hs({})));
     expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(CUBEJS_JWK_URL is not set\)/);
   });
 
   it('sends a request without the origin header to the key-set path, so an HS256 token is refused there', async () => {
-    const withJwks = createCheckAuth({ apiSecret: secret, jwksUri: unusedJwks });
+    const withJwks = createCheckAuth({ apiSecret: secret, jwksUri: unusedJwks, detailedErrors: true });
     const error = await rejectionOf(withJwks(appRequest(), hs({})));
     expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', path: 'key-set' });
     expect(error.message).toBe(
@@ -219,5 +219,103 @@ describe('checkAuth: explain', () => {
     const refused = await checkAuth.explain(appRequest(), hs({}));
     expect(refused).toMatchObject({ accepted: false, path: 'key-set', error: { code: 'ERR_JWKS_NOT_CONFIGURED' } });
     expect(refused.pathReason).toBe('no Request-Origin header: the key-set path (identity provider tokens)');
+  });
+});
+
+describe('checkAuth: whatever the host object does, a 403 rejection', () => {
+  const checkAuth = createCheckAuth({ apiSecret: secret });
+  const throwingSet = () => new Proxy({ headers: { 'request-origin': 'embeddable' } }, {
+    set: () => {
+      throw new TypeError('read-only request');
+    },
+  });
+
+  it.each([
+    ['a proxy that throws on assignment', throwingSet],
+    ['a frozen request', () => Object.freeze({ headers: { 'request-origin': 'embeddable' } })],
+    ['a request whose headers getter throws', () => Object.defineProperty({}, 'headers', { get: () => { throw new Error('boom'); } })],
+  ])('%s: the returned promise rejects with a 403, never a synchronous throw', async (name, makeRequest) => {
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = checkAuth(makeRequest(), hs({ tenant: 'acme' }));
+    }).not.toThrow();
+    const outcome = await (promise as Promise<unknown>).then(() => 'accepted', (error: unknown) => error);
+    if (name === 'a request whose headers getter throws') {
+      // No headers: the key-set path, which is not configured here: a 403 all the same.
+      expect(outcome).toMatchObject({ status: 403, code: 'ERR_JWKS_NOT_CONFIGURED' });
+    } else {
+      expect(outcome).toBeInstanceOf(DualAuthError);
+      expect(outcome).toMatchObject({ status: 403, code: 'ERR_INTERNAL' });
+    }
+  });
+
+  it('the ready-made checkAuth rejects with a 403 too', async () => {
+    const saved = process.env.CUBEJS_API_SECRET;
+    process.env.CUBEJS_API_SECRET = secret;
+    try {
+      const error = await rejectionOf(readyMade(throwingSet(), hs({})));
+      expect(error).toMatchObject({ status: 403, code: 'ERR_INTERNAL' });
+    } finally {
+      readyMade.close();
+      if (saved === undefined) delete process.env.CUBEJS_API_SECRET;
+      else process.env.CUBEJS_API_SECRET = saved;
+    }
+  });
+
+  it('explain never rejects, even when the environment cannot make a hook', async () => {
+    const saved = { ...process.env };
+    process.env.CUBEJS_JWK_URL = 'ftp://nowhere';
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const verdict = await readyMade.explain(serviceRequest(), hs({}));
+      expect(verdict).toMatchObject({ accepted: false, error: { code: 'ERR_CONFIG_INVALID' } });
+      expect(verdict.error?.message).toMatch(/CUBEJS_JWK_URL must be an http\(s\) URL/);
+      const refused = await rejectionOf(readyMade(serviceRequest(), hs({})));
+      expect(refused.message).toBe('Authentication is misconfigured on this deployment; see the Cube server log');
+    } finally {
+      readyMade.close();
+      error.mockRestore();
+      process.env = saved;
+    }
+  });
+});
+
+describe('checkAuth: what a stranger learns', () => {
+  it('names the failure in the body but no JWKS URL, host, or configuration name or value', async () => {
+    const jwksUri = 'http://127.0.0.1:9/private/jwks.json';
+    const events: AuthEvent[] = [];
+    const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri, audience: 'internal-api', jwksTimeoutMs: 200, onEvent: (event) => events.push(event) });
+    const withKid = `${base64url(JSON.stringify({ alg: 'RS256', kid: 'k1' }))}.${base64url(JSON.stringify(timed({})))}.c2ln`;
+    const keyless = createCheckAuth({ apiSecret: secret });
+    const refusals = [
+      await rejectionOf(checkAuth(appRequest(), withKid)),
+      await rejectionOf(checkAuth(appRequest(), hs({}))),
+      await rejectionOf(keyless(appRequest(), hs({}))),
+      await rejectionOf(createCheckAuth({ jwksUri })(serviceRequest(), hs({}))),
+    ];
+    expect(refusals.map((error) => error.code)).toEqual(['ERR_JWKS_UNREACHABLE', 'ERR_ALG_NOT_ALLOWED', 'ERR_JWKS_NOT_CONFIGURED', 'ERR_SHARED_SECRET_NOT_CONFIGURED']);
+    for (const { message } of refusals) {
+      expect(message).not.toMatch(/127\.0\.0\.1|jwks\.json|private|CUBEJS_|option "|RS256 only|embeddable/);
+    }
+    expect(refusals[0]?.message).toBe("The identity provider's key set could not be reached");
+    const logged = events.find((event) => event.type === 'rejected');
+    expect(logged).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: `JWKS URL ${jwksUri} unreachable: ECONNREFUSED` });
+    checkAuth.close();
+  });
+
+  it('sends the whole message with detailedErrors, for development', async () => {
+    const error = await rejectionOf(createCheckAuth({ apiSecret: secret, detailedErrors: true })(appRequest(), hs({})));
+    expect(error.message).toMatch(/option "jwksUri" is not set/);
+  });
+
+  it('puts a kid taken from a token into events as it puts it into messages: printable and capped', async () => {
+    const events: AuthEvent[] = [];
+    const checkAuth = createCheckAuth({ jwksUri: 'http://127.0.0.1:9/jwks.json', jwksTimeoutMs: 200, onEvent: (event) => events.push(event) });
+    const kid = `evil\u001b[31m\n${'x'.repeat(200)}`;
+    const token = `${base64url(JSON.stringify({ alg: 'RS256', kid }))}.${base64url(JSON.stringify({}))}.c2ln`;
+    await rejectionOf(checkAuth(appRequest(), token));
+    const rejected = events.find((event) => event.type === 'rejected') as { kid?: string };
+    expect(rejected.kid).toBe(`evil?[31m?${'x'.repeat(54)}...`);
+    checkAuth.close();
   });
 });

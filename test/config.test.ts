@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../src/config';
 import { ENV, optionsFromEnv } from '../src/env';
 import { DualAuthConfigError } from '../src/errors';
@@ -114,7 +114,25 @@ describe('optionsFromEnv', () => {
     expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '5s' })).toThrow(
       /CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS must be a number, got "5s"/,
     );
-    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' })).toThrow(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off"/);
+  });
+
+  it('reports an unknown CUBE_DUAL_AUTH_LOG once and logs refusals, instead of refusing every request', () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { onEvent } = optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' });
+      expect(stderr).toHaveBeenCalledTimes(1);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off", got "verbose"; logging as "rejected"/);
+      onEvent?.({ type: 'accepted', path: 'key-set', cached: false, durationMs: 1 });
+      onEvent?.({ type: 'rejected', code: 'ERR_TOKEN_MISSING', message: 'Authentication required', durationMs: 1 });
+      expect(write).toHaveBeenCalledTimes(1);
+      const line = JSON.parse(String(write.mock.calls[0]?.[0])) as Record<string, unknown>;
+      expect(line).toMatchObject({ source: 'cube-dual-auth', type: 'rejected', code: 'ERR_TOKEN_MISSING' });
+      expect(Date.parse(String(line.time))).toBeGreaterThan(Date.now() - 60_000);
+    } finally {
+      stderr.mockRestore();
+      write.mockRestore();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCheckAuth, DualAuthError } from '../src';
+import { createCheckAuth, DualAuthError, forbidden } from '../src';
 import { quote, resetHostErrorClass, toThrowable } from '../src/errors';
 import { rejectionOf, serviceRequest } from './support/requests';
 
@@ -54,5 +54,21 @@ describe('quote', () => {
     expect(quote('a\nb\u0000c')).toBe('"a?b?c"');
     expect(quote('x'.repeat(500))).toBe(`"${'x'.repeat(64)}..."`);
     expect(quote(['aud'])).toBe('"[\\"aud\\"]"');
+  });
+});
+
+describe('forbidden: a refusal of your own code, answered 403', () => {
+  it("is the running Cube's CubejsHandlerError, 403, with your message and no stack beyond it", () => {
+    loadFakeGateway();
+    const error = forbidden('No tenant in the security context');
+    expect(error).toBeInstanceOf(CubejsHandlerError);
+    expect(error).toBeInstanceOf(DualAuthError);
+    expect(error).toMatchObject({ status: 403, type: 'Forbidden', code: 'ERR_FORBIDDEN', message: 'No tenant in the security context' });
+    expect(error.stack).toBe('DualAuthError: No tenant in the security context');
+  });
+
+  it('outside Cube is a DualAuthError, and an empty message becomes "Forbidden"', () => {
+    expect(forbidden('')).toMatchObject({ status: 403, code: 'ERR_FORBIDDEN', message: 'Forbidden' });
+    expect(forbidden('x')).toBeInstanceOf(DualAuthError);
   });
 });

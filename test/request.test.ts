@@ -79,3 +79,25 @@ describe('pathChooser', () => {
     expect(choosePath({ isSubscription: true, protocol: 'ws' })).toEqual(noHeader);
   });
 });
+
+describe('one request, one path', () => {
+  const choosePath = pathChooser('embeddable');
+
+  it.each([
+    ['an array of two values', { 'request-origin': ['embeddable', 'embeddable'] }],
+    ['an array whose first value matches', { 'request-origin': ['embeddable', 'partner'] }],
+    ["Node's comma-joined form", { 'request-origin': 'embeddable, embeddable' }],
+    ["Node's comma-joined form, first value matching", { 'request-origin': 'embeddable,partner' }],
+  ])('sends several Request-Origin values (%s) to the key-set path', (_, headers) => {
+    expect(choosePath({ headers })).toEqual({ path: 'key-set', reason: 'several Request-Origin values: the key-set path (identity provider tokens)' });
+  });
+
+  it('takes an array of exactly one value as that value', () => {
+    expect(choosePath({ headers: { 'request-origin': [' Embeddable '] } }).path).toBe('shared-secret');
+  });
+
+  it('reads no inherited header', () => {
+    const headers = Object.create({ 'request-origin': 'embeddable' }) as Record<string, string>;
+    expect(choosePath({ headers }).path).toBe('key-set');
+  });
+});

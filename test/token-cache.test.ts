@@ -1,5 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createCheckAuth, type AuthEvent } from '../src';
+import { createCheckAuth, type AuthEvent, type DualAuthOptions } from '../src';
 import { TokenCache } from '../src/token-cache';
 import { randomSecret, timed } from './support/claims';
 import { appRequest, contextOf, rejectionOf, serviceRequest } from './support/requests';
@@ -106,3 +107,71 @@ describe('checkAuth with the verified-token cache', () => {
     expect(verdict).not.toHaveProperty('cached');
   });
 });
+
+describe('a cached answer is indistinguishable from a fresh one', () => {
+  /** An HS256 token over exactly this payload text (JSON.stringify cannot write an own "__proto__" key). */
+  function signedText(payloadJson: string): string {
+    const input = `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from(payloadJson).toString('base64url')}`;
+    return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+  }
+
+  async function freshAndCached(options: Partial<DualAuthOptions>, token: string) {
+    const fresh = (await contextOf(createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, ...options }), serviceRequest(), token)) as Record<string, unknown>;
+    const checkAuth = createCheckAuth({ apiSecret: secret, ...options });
+    const answers: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 3; i++) answers.push((await contextOf(checkAuth, serviceRequest(), token)) as Record<string, unknown>);
+    return { fresh, answers };
+  }
+
+  const sameAs = (actual: unknown, expected: unknown) => {
+    expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+    expect(Object.getPrototypeOf(actual)).toBe(Object.getPrototypeOf(expected));
+    expect((actual as { role?: unknown }).role).toBe((expected as { role?: unknown }).role);
+  };
+
+  it('keeps an own "__proto__" key a key: no inherited role, no shared object', async () => {
+    const { fresh, answers } = await freshAndCached({}, signedText(`{"tenant":"acme","__proto__":{"role":"admin"},"exp":${exp()}}`));
+    expect(fresh.role).toBeUndefined();
+    for (const answer of answers) sameAs(answer, fresh);
+    (answers[1] as Record<string, unknown>).tenant = 'changed';
+    expect(answers[2]).not.toBe(answers[1]);
+    expect(answers[2]?.tenant).toBe('acme');
+  });
+
+  it('does the same inside a claims-namespace claim and for "constructor"', async () => {
+    const token = signedText(`{"ctx":{"__proto__":{"role":"admin"},"constructor":{"name":"x"},"tenant":"acme"},"exp":${exp()}}`);
+    const jwksUri = 'http://127.0.0.1:9/jwks.json';
+    // The namespace applies on the key-set path: shape it with a securityContext function on the shared-secret path instead.
+    const { fresh, answers } = await freshAndCached({ jwksUri, securityContext: (context) => context.ctx as Record<string, unknown> }, token);
+    expect(fresh.role).toBeUndefined();
+    for (const answer of answers) sameAs(answer, fresh);
+  });
+
+  it('copies a null-prototype object a securityContext function returns, keeping its prototype', async () => {
+    const securityContext = (context: Record<string, unknown>) => Object.assign(Object.create(null) as Record<string, unknown>, context);
+    const { fresh, answers } = await freshAndCached({ securityContext }, signedText(`{"tenant":"acme","exp":${exp()}}`));
+    expect(Object.getPrototypeOf(fresh)).toBeNull();
+    for (const answer of answers) sameAs(answer, fresh);
+    (answers[0] as Record<string, unknown>).tenant = 'changed';
+    expect(answers[1]?.tenant).toBe('acme');
+  });
+
+  it('answers a payload nested 3000 levels deep from the cache as verification does', async () => {
+    const deep = `${"[".repeat(3000)}1${"]".repeat(3000)}`;
+    const { fresh, answers } = await freshAndCached({}, signedText(`{"deep":${deep},"exp":${exp()}}`));
+    for (const answer of answers) expect(depthOf(answer.deep)).toEqual(depthOf(fresh.deep));
+    expect(depthOf(fresh.deep)).toEqual({ depth: 3000, leaf: 1 });
+  });
+});
+
+/** How deep `[[[…1…]]]` goes, walked without recursion (JSON.stringify overflows the stack at this depth). */
+function depthOf(value: unknown): { depth: number; leaf: unknown } {
+  let depth = 0;
+  let current = value;
+  for (; Array.isArray(current); depth++) current = current[0];
+  return { depth, leaf: current };
+}
+
+function exp(): number {
+  return Math.floor(Date.now() / 1000) + 300;
+}

@@ -57,7 +57,7 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     expect(() => verifyAt(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom - 0.001 })).not.toThrow();
     expect(refusal(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom })).toMatchObject({
       code: 'ERR_TOKEN_TOO_OLD',
-      message: 'Token issued at 2027-01-15T07:59:50Z is older than the maximum age of 60 s',
+      detail: 'Token issued at 2027-01-15T07:59:50Z is older than the maximum age of 60 s',
     });
   });
 
@@ -74,7 +74,7 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     ['no issuer', { ...good, iss: undefined }, {}, 'ERR_ISSUER_MISMATCH', 'Issuer mismatch: expected "https://idp.example/", the token has none'],
     ['another subject', { ...good, sub: 'someone' }, {}, 'ERR_SUBJECT_MISMATCH', 'Subject mismatch: expected "svc", the token has "someone"'],
   ] as const)('maps %s to %s with our message', (_, payload, options, code, message) => {
-    expect(refusal(payload, options)).toMatchObject({ code, message, path: 'key-set' });
+    expect(refusal(payload, options)).toMatchObject({ code, detail: message, path: 'key-set' });
   });
 
   it.each([
@@ -97,5 +97,24 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     expect(() => verifier.verify(token, generateKeyPair('RS256').publicKey, NOW * 1000)).toThrow(
       expect.objectContaining({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Algorithm "HS256" cannot be verified with this key' }),
     );
+  });
+
+  it('with a maximum age, refuses an iat later than now plus the tolerance (it would stretch the age)', () => {
+    const maxAge = { policy: { maxTokenAge: 60 } };
+    expect(() => verifyAt({ ...good, iat: NOW + 5 }, maxAge)).not.toThrow();
+    expect(refusal({ ...good, iat: NOW + 6 }, maxAge)).toMatchObject({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'Claim "iat" is in the future (2027-01-15T08:00:06Z): the issuer\'s clock is ahead',
+    });
+  });
+
+  it.each([
+    ['iss', { iss: ['https://idp.example/', 'https://other.example/'] }],
+    ['sub', { sub: ['svc'] }],
+    ['iss', { iss: 42 }],
+  ] as const)('refuses a %s that is not a single string, checked against a value or not', (claim, member) => {
+    const unchecked = { policy: { issuer: undefined, subject: undefined } };
+    expect(refusal({ ...good, ...member }, unchecked)).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` });
+    expect(refusal({ ...good, ...member }).code).toMatch(/^ERR_(ISSUER|SUBJECT)_MISMATCH$/);
   });
 });

@@ -55,6 +55,7 @@ export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
         CUBEJS_JWT_ISSUER: identityProvider.issuer,
         CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
         CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
+        CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
         ...env,
       },
     });

@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
 import { ENV, optionsFromEnv, readEnv } from '../env';
-import { DualAuthConfigError } from '../errors';
+import { DualAuthConfigError, DualAuthError } from '../errors';
 import { KeyStore, keyStoreOptions } from '../keys';
-import { MIN_SECRET_BYTES, secretWeakness } from './secret-strength';
+import { keyMaterialBytes, MIN_SECRET_BYTES, secretWeakness } from '../secret-strength';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -61,20 +61,24 @@ function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv): Check[]
   const hasMain = (env[ENV.apiSecret]?.trim() ?? '') !== '';
   const main = hasMain ? all[0] : undefined;
   const additional = hasMain ? all.slice(1) : all;
-  const checks = [mainSecretCheck(main, additional.length)];
+  const checks = [mainSecretCheck(main, additional.length, options.jwksUri !== undefined)];
   if (additional.length > 0) checks.push(additionalSecretsCheck(additional));
   return checks;
 }
 
-function mainSecretCheck(secret: string | undefined, additional: number): Check {
+function mainSecretCheck(secret: string | undefined, additional: number, keySet: boolean): Check {
   if (secret === undefined) {
-    return additional > 0
-      ? check('api-secret', 'warn', `${ENV.apiSecret} is not set: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`)
+    if (additional > 0) {
+      return check('api-secret', 'warn', `${ENV.apiSecret} is not set: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
+    }
+    // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
+    return keySet
+      ? check('api-secret', 'ok', `${ENV.apiSecret} is not set: a key-set-only set-up, every service token (shared-secret path) is refused`)
       : check('api-secret', 'fail', `${ENV.apiSecret} is not set: every service token (shared-secret path) is refused`);
   }
   const weakness = secretWeakness(secret);
-  if (weakness) return check('api-secret', 'warn', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
-  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${Buffer.byteLength(secret, 'utf8')} bytes)`);
+  if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
+  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
 }
 
 function additionalSecretsCheck(secrets: readonly string[]): Check {
@@ -86,8 +90,8 @@ function listedSecretsCheck(id: CheckId, variable: string, secrets: readonly str
     const weakness = secretWeakness(secret);
     return weakness ? [`secret ${i + 1} of ${secrets.length} ${weakness}`] : [];
   });
-  if (weak.length > 0) return check(id, 'warn', `${variable}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
-  return check(id, 'ok', `${variable}: ${secrets.length} ${what}, each at least ${MIN_SECRET_BYTES} bytes`);
+  if (weak.length > 0) return check(id, 'fail', `${variable}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
+  return check(id, 'ok', `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`);
 }
 
 function originCheck(options: ResolvedOptions): Check {
@@ -116,7 +120,7 @@ async function jwksKeysCheck(options: ResolvedOptions & { jwksUri: string }): Pr
   try {
     await store.prefetch();
   } catch (error) {
-    return check('jwks-keys', 'fail', (error as Error).message);
+    return check('jwks-keys', 'fail', error instanceof DualAuthError ? error.detail : String(error));
   } finally {
     store.close();
   }

@@ -9,8 +9,15 @@ export type JwksFailureCode = KeySetRefreshFailedEvent['code'];
 /** A {@link DualAuthError} that explains why no key set could be loaded. */
 export type JwksFailure = DualAuthError & { readonly code: JwksFailureCode };
 
-function jwksFailure(code: JwksFailureCode, message: string): JwksFailure {
-  return new DualAuthError(code, message, PATH) as JwksFailure;
+/** What a caller is told of each failure: the kind, never the JWKS URL or the network's answer. */
+const PUBLIC: Readonly<Record<JwksFailureCode, string>> = {
+  ERR_JWKS_UNREACHABLE: "The identity provider's key set could not be reached",
+  ERR_JWKS_TIMEOUT: "The identity provider's key set did not answer in time",
+  ERR_JWKS_INVALID: "The identity provider's key set answered something unusable",
+};
+
+function jwksFailure(code: JwksFailureCode, detail: string): JwksFailure {
+  return new DualAuthError(code, PUBLIC[code], PATH, detail) as JwksFailure;
 }
 
 /** Connection-level failure; `cause` is a Node error code such as `ECONNREFUSED`, never response content. */
@@ -28,7 +35,7 @@ export function jwksInvalid(jwksUri: string, reason: string): JwksFailure {
 
 /** A new error per rejection: one shared instance would carry one stack and could be changed by any catcher. */
 export function copyFailure(failure: JwksFailure): JwksFailure {
-  return jwksFailure(failure.code, failure.message);
+  return jwksFailure(failure.code, failure.detail);
 }
 
 export function isJwksFailure(error: unknown): error is JwksFailure {
@@ -47,8 +54,8 @@ export interface KidUnknownContext {
 }
 
 export function kidUnknown(jwksUri: string, kid: string, context: KidUnknownContext = {}): DualAuthError {
-  let message = `No key for kid ${quote(kid)} in the JWKS at ${jwksUri}`;
-  if (context.refreshFailure) message += `; refreshing the key set failed: ${context.refreshFailure.message}`;
-  if (context.retryInMs !== undefined) message += `; next refresh allowed in ${Math.ceil(context.retryInMs / 1000)} s`;
-  return new DualAuthError('ERR_KID_UNKNOWN', message, PATH);
+  let detail = `No key for kid ${quote(kid)} in the JWKS at ${jwksUri}`;
+  if (context.refreshFailure) detail += `; refreshing the key set failed: ${context.refreshFailure.detail}`;
+  if (context.retryInMs !== undefined) detail += `; next refresh allowed in ${Math.ceil(context.retryInMs / 1000)} s`;
+  return new DualAuthError('ERR_KID_UNKNOWN', `No key for kid ${quote(kid)} in the identity provider's key set`, PATH, detail);
 }

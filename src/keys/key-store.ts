@@ -130,6 +130,11 @@ export class KeyStore {
     this.abortFetch?.abort();
   }
 
+  /** The keys of the current key set (for forgetting what a rotation removed). */
+  signingKeys(): readonly KeyObject[] {
+    return [...this.keys.values()];
+  }
+
   describe(): KeyStoreState {
     const failure = this.lastFailure;
     return {
@@ -138,7 +143,7 @@ export class KeyStore {
       kids: [...this.keys.keys()],
       skippedKeys: this.skipped,
       fetchedAt: this.fetchedAt,
-      lastError: failure && { code: failure.error.code, message: failure.error.message, at: failure.at },
+      lastError: failure && { code: failure.error.code, message: failure.error.detail, at: failure.at },
       fetches: { ...this.counts },
       refreshing: this.inflight !== undefined,
       closed: this.closed,
@@ -239,7 +244,7 @@ export class KeyStore {
       type: 'jwks-refresh-failed',
       jwksUri: this.options.jwksUri,
       code: error.code,
-      message: error.message,
+      message: error.detail,
       servingStale: now < this.servableUntil,
       durationMs: Math.round(now - started),
     });

@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, keyFitsAlgorithm } from '../algorithms';
+import { recordKeyFacts } from './key-facts';
 import type { JwksDocument } from './fetch-jwks';
 
 /** The signing keys of one JWKS answer that can verify tokens of the allowed algorithms, by `kid`. */
@@ -30,7 +31,9 @@ export async function usableKeys(
     // First one wins on a repeated kid: a token names a key by kid alone, so a second one would be a guess.
     if (parsed.kid === undefined || keys.has(parsed.kid)) continue;
     const key = createPublicKey(parsed.getPublicKey());
-    if (fitsAllowedAlgorithm(key, parsed.alg, algorithms)) keys.set(parsed.kid, key);
+    if (!fitsAllowedAlgorithm(key, parsed.alg, algorithms)) continue;
+    recordKeyFacts(key, parsed.alg);
+    keys.set(parsed.kid, key);
   }
   return { keys, skipped: document.keys.length - keys.size };
 }
@@ -41,7 +44,7 @@ export async function usableKeys(
  */
 async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
   // jwks-rsa destructures every entry, so a single `null` in the array would make it throw for the whole set.
-  const keys = document.keys.filter((key) => typeof key === 'object' && key !== null);
+  const keys = document.keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null).filter(forVerifying);
   // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads its ~120 modules.
   const { JwksClient } = await import('jwks-rsa');
   const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });
@@ -52,6 +55,16 @@ async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promis
     if (error instanceof Error && error.name === 'JwksError') return [];
     throw error;
   }
+}
+
+/**
+ * A key is for verifying signatures unless its JWK says otherwise: `use` other than `sig`, or `key_ops` without
+ * `verify` (RFC 7517 4.2, 4.3). jwks-rsa reads `use` but not `key_ops`.
+ */
+function forVerifying(jwk: Record<string, unknown>): boolean {
+  if (jwk.use !== undefined && jwk.use !== 'sig') return false;
+  const ops = jwk.key_ops;
+  return ops === undefined || (Array.isArray(ops) && ops.includes('verify'));
 }
 
 /** A key that names its algorithm (JWK `alg`) is only for that one (RFC 7517, section 4.4). */

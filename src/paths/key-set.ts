@@ -1,9 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import { keyFitsAlgorithm, type KeySetAlgorithm } from '../algorithms';
 import { claimPolicy } from '../claims';
+import { keyFactsOf } from '../keys/key-facts';
 import type { ResolvedOptions } from '../config';
 import { DualAuthError, quote } from '../errors';
-import type { DecodedToken } from '../token';
+import { own, type DecodedToken } from '../token';
 import { TokenVerifier } from '../verification';
 import type { Verified, VerificationPath } from './path';
 
@@ -38,14 +39,17 @@ export class KeySetPath implements VerificationPath {
   verify(token: DecodedToken): Verified | Promise<Verified> {
     const { keys } = this;
     if (keys === undefined) {
+      const notConfigured = 'Key-set path is not configured on this deployment';
       throw new DualAuthError(
         'ERR_JWKS_NOT_CONFIGURED',
-        `Key-set path is not configured on this deployment (${this.options.names.jwksUri} is not set); only requests with ` +
-          `"Request-Origin: ${this.options.origin}" and an API-secret token are accepted`,
+        `${notConfigured}; only service tokens are accepted`,
         PATH,
+        `${notConfigured} (${this.options.names.jwksUri} is not set); only requests with ` +
+          `"Request-Origin: ${this.options.origin}" and an API-secret token are accepted`,
       );
     }
-    const { alg, kid } = token.header;
+    const { alg } = token.header;
+    const kid = own(token.header, 'kid');
     const verifier = this.verifiers.get(alg);
     if (verifier === undefined) throw this.algorithmRefused(alg);
     if (typeof kid !== 'string' || kid === '') {
@@ -61,34 +65,45 @@ export class KeySetPath implements VerificationPath {
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
     }
+    const facts = keyFactsOf(key);
+    // One key, one algorithm: a JWK that names its algorithm verifies tokens of that one only.
+    if (facts?.alg !== undefined && facts.alg !== alg) {
+      throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS is for ${quote(facts.alg)} only, not ${alg}`, PATH);
+    }
     const refusedFrom = verifier.verify(token, key, this.clock());
-    return { context: this.contextOf(token.payload), payload: token.payload, kid, refusedFrom };
+    return { context: this.contextOf(token.payload), payload: token.payload, kid, key: facts?.thumbprint, refusedFrom };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */
   private contextOf(payload: Record<string, unknown>): Record<string, unknown> {
     const { claimsNamespace } = this.options;
     if (claimsNamespace === undefined) return payload;
-    const claim = payload[claimsNamespace];
+    const claim = own(payload, claimsNamespace);
     if (typeof claim !== 'object' || claim === null || Array.isArray(claim)) {
+      const { claimsNamespace: variable } = this.options.names;
       throw new DualAuthError(
         'ERR_SECURITY_CONTEXT_INVALID',
-        `Claim "${claimsNamespace}" (${this.options.names.claimsNamespace}) is missing from the token or is not an object`,
+        'The claim that holds the security context is missing from the token or is not an object',
         PATH,
+        `Claim "${claimsNamespace}" (${variable}) is missing from the token or is not an object`,
       );
     }
     return claim as Record<string, unknown>;
   }
 
   private algorithmRefused(alg: string): DualAuthError {
-    const hint = /^HS/i.test(alg)
-      ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
-      : '';
-    return new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(alg)} is not accepted on the key-set path (${this.allowedText} only)${hint}`, PATH);
+    const refused = `Algorithm ${quote(alg)} is not accepted on the key-set path`;
+    const symmetric = /^HS/i.test(alg);
+    return new DualAuthError(
+      'ERR_ALG_NOT_ALLOWED',
+      symmetric ? `${refused}: a token signed with the API secret needs the service's Request-Origin header` : refused,
+      PATH,
+      `${refused} (${this.allowedText} only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
+    );
   }
 }
 
 function invalidSignature(token: DecodedToken): DualAuthError {
-  const kid = quote(token.header.kid);
+  const kid = quote(own(token.header, 'kid'));
   return new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${kid} of the JWKS`, PATH);
 }

@@ -29,17 +29,16 @@ export class SharedSecretPath implements VerificationPath {
   /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */
   verify(token: DecodedToken): Verified {
     if (this.keys.length === 0) {
-      throw new DualAuthError(
-        'ERR_SHARED_SECRET_NOT_CONFIGURED',
-        `Shared-secret path is not configured on this deployment (${this.options.names.apiSecret} is not set)`,
-        PATH,
-      );
+      const notConfigured = 'Shared-secret path is not configured on this deployment';
+      throw new DualAuthError('ERR_SHARED_SECRET_NOT_CONFIGURED', notConfigured, PATH, `${notConfigured} (${this.options.names.apiSecret} is not set)`);
     }
     if (token.header.alg !== SHARED_SECRET_ALGORITHM) {
+      const refused = `Algorithm ${quote(token.header.alg)} is not accepted on the shared-secret path (HS256 only)`;
       throw new DualAuthError(
         'ERR_ALG_NOT_ALLOWED',
-        `Algorithm ${quote(token.header.alg)} is not accepted on the shared-secret path (HS256 only): a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
+        refused,
         PATH,
+        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
       );
     }
     const now = this.clock();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ describe('cube-dual-auth doctor', () => {
       ['issuer', 'ok'],
       ['cube-gateway', 'ok'],
     ]);
-    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (64 bytes)');
+    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (32 bytes of key material)');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
     expect(checkOf(json, 'cube-gateway')?.message).toMatch(/@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/);
   });
@@ -91,42 +92,57 @@ describe('cube-dual-auth doctor', () => {
   });
 
   it.each([
-    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET is 14 bytes, under 32: anyone can choose the shared-secret path/],
-    ['few distinct characters', 'ab'.repeat(20), /has only 2 distinct characters/],
+    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: anyone can choose the shared-secret path/],
+    ['32 hex characters (16 bytes, not 32)', randomSecret(16), /CUBEJS_API_SECRET holds 16 bytes of key material, under 32/],
+    ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
-    ['a placeholder', `changeme-${randomSecret(16)}`, /placeholder word/],
-  ])('warns about %s, exit 0', async (_name, secret, message) => {
+    ['a placeholder', `changeme-${randomSecret(32)}`, /placeholder word/],
+  ])('fails on %s, exit 1, without printing it', async (_name, secret, message) => {
     const result = await doctor({ ...good, CUBEJS_API_SECRET: secret });
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
     const json = jsonOf<DoctorJson>(result);
-    expect(json.ok).toBe(true);
-    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'warn', message: expect.stringMatching(message) });
+    expect(json.ok).toBe(false);
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'fail', message: expect.stringMatching(message) });
+    expect(result.stdout).not.toContain(secret);
+  });
+
+  it.each([
+    ['openssl rand -hex 32', randomSecret(32)],
+    ['openssl rand -base64 32', randomBytes(32).toString('base64')],
+  ])('accepts a secret made with %s', async (_name, secret) => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: secret }));
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRET is set (32 bytes of key material)' });
   });
 
   it('checks the additional secrets too', async () => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: `${randomSecret(32)},short-one` }));
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
-      status: 'warn',
-      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 is 9 bytes, under 32/),
+      status: 'fail',
+      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32/),
     });
   });
 
   it("checks Cube's rotation list CUBEJS_API_SECRETS, which takes the place of CUBEJS_API_SECRET", async () => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},short-one` }));
     expect(checkOf(json, 'api-secret')).toMatchObject({
-      status: 'warn',
-      message: expect.stringMatching(/^CUBEJS_API_SECRETS: secret 2 of 2 is 9 bytes, under 32/),
+      status: 'fail',
+      message: expect.stringMatching(/^CUBEJS_API_SECRETS: secret 2 of 2 /),
     });
     const sound = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},${randomSecret(32)}` }));
-    expect(checkOf(sound, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRETS: 2 secrets, each at least 32 bytes' });
+    expect(checkOf(sound, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRETS: 2 secrets, each with at least 32 bytes of key material' });
   });
 
-  it('fails without any API secret, exit 1', async () => {
+  it('takes a JWKS URL without any API secret as a key-set-only set-up, not a failure', async () => {
     const result = await doctor(without(good, 'CUBEJS_API_SECRET'));
-    expect(result.code).toBe(1);
     const json = jsonOf<DoctorJson>(result);
-    expect(json.ok).toBe(false);
-    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set/) });
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set: a key-set-only set-up/) });
+    expect(result.code).toBe(0);
+  });
+
+  it('fails with neither an API secret nor a JWKS URL, exit 1', async () => {
+    const result = await doctor(without(without(good, 'CUBEJS_API_SECRET'), 'CUBEJS_JWK_URL'));
+    expect(result.code).toBe(1);
+    expect(checkOf(jsonOf<DoctorJson>(result), 'configuration')).toMatchObject({ status: 'fail', message: expect.stringMatching(/both unset/) });
   });
 
   it('fails on an unreachable JWKS URL, exit 1', async () => {

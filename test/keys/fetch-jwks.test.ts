@@ -68,7 +68,7 @@ describe('fetchJwks', () => {
       const { error } = await failureOf();
       expect(error.code).toBe('ERR_JWKS_INVALID');
       expect(error.path).toBe('key-set');
-      expect(error.message).toBe(`JWKS response from ${server.url} is invalid: ${reason}`);
+      expect(error.detail).toBe(`JWKS response from ${server.url} is invalid: ${reason}`);
       expect(server.requests - before).toBe(1);
     });
   });
@@ -77,7 +77,7 @@ describe('fetchJwks', () => {
     server.mode = { kind: 'reset' };
     const { error } = await failureOf();
     expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-    expect(error.message).toBe(`JWKS URL ${server.url} unreachable: ECONNRESET`);
+    expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: ECONNRESET`);
   });
 
   it('a closed port is ERR_JWKS_UNREACHABLE', async () => {
@@ -85,7 +85,7 @@ describe('fetchJwks', () => {
     try {
       const { error, ms } = await failureOf();
       expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-      expect(error.message).toBe(`JWKS URL ${server.url} unreachable: ECONNREFUSED`);
+      expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: ECONNREFUSED`);
       expect(ms).toBeLessThan(LIMITS.timeoutMs);
     } finally {
       await server.start();
@@ -97,7 +97,7 @@ describe('fetchJwks', () => {
     const before = timeouts();
     const { error, ms } = await failureOf();
     expect(error.code).toBe('ERR_JWKS_TIMEOUT');
-    expect(error.message).toBe(`JWKS request to ${server.url} timed out after 300 ms`);
+    expect(error.detail).toBe(`JWKS request to ${server.url} timed out after 300 ms`);
     expect(ms).toBeGreaterThanOrEqual(295);
     expect(ms).toBeLessThan(1_000);
     expect(timeouts()).toBeLessThanOrEqual(before);
@@ -117,7 +117,7 @@ describe('fetchJwks', () => {
     setTimeout(() => abort.abort(), 50);
     const { error, ms } = await pending;
     expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-    expect(error.message).toBe(`JWKS URL ${server.url} unreachable: key store closed`);
+    expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: key store closed`);
     expect(ms).toBeLessThan(500);
   });
 });
@@ -159,7 +159,7 @@ describe('fetchJwks through the proxy the environment names', () => {
 
   it('reports an unreachable proxy as the JWKS URL being unreachable, with the cause', async () => {
     const { error } = await failureOf({ ...LIMITS, env: { HTTP_PROXY: 'http://127.0.0.1:9' } });
-    expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: `JWKS URL ${server.url} unreachable: ECONNREFUSED` });
+    expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${server.url} unreachable: ECONNREFUSED` });
   });
 
   // An https JWKS goes through a CONNECT tunnel with TLS verified end to end. The certificate is made for this run and
@@ -180,7 +180,7 @@ describe('fetchJwks through the proxy the environment names', () => {
 
     it('refuses a certificate it does not trust, through the tunnel too', async () => {
       const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url });
-      expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+      expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
     });
   });
 });
@@ -210,7 +210,7 @@ async function startHttpsJwksServer(document: object): Promise<{ url: string; ca
 /** fetchJwks of the build (dist/, made by `npm test`) in a fresh Node with this environment: the answer or the failure. */
 async function fetchInChild(url: string, env: Record<string, string>): Promise<unknown> {
   const script = `require('./dist/keys/fetch-jwks.js').fetchJwks(${JSON.stringify(url)}, { timeoutMs: 5000, maxResponseBytes: 524288 })
-    .then((answer) => console.log(JSON.stringify(answer)), (error) => console.log(JSON.stringify({ code: error.code, message: error.message })));`;
+    .then((answer) => console.log(JSON.stringify(answer)), (error) => console.log(JSON.stringify({ code: error.code, detail: error.detail })));`;
   const { PATH } = process.env;
   return JSON.parse(await run(process.execPath, ['-e', script], { PATH: PATH ?? '', ...env }));
 }

@@ -157,7 +157,7 @@ describe('KeyStore', () => {
       expect(await settlesAtOnce(result)).toBe(true);
       const error = await rejection(result);
       expect(error.code).toBe('ERR_KID_UNKNOWN');
-      expect(error.message).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(error.detail).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 5 s`);
       expect(server.requests).toBe(1);
     });
 
@@ -167,7 +167,7 @@ describe('KeyStore', () => {
       clock.advance(COOLDOWN);
       const error = await rejection(store.getKey('nope'));
       expect(error.code).toBe('ERR_KID_UNKNOWN');
-      expect(error.message).toBe(`No key for kid "nope" in the JWKS at ${server.url}`);
+      expect(error.detail).toBe(`No key for kid "nope" in the JWKS at ${server.url}`);
       expect(server.requests).toBe(2);
     });
 
@@ -178,7 +178,7 @@ describe('KeyStore', () => {
       await loading;
       clock.advance(COOLDOWN - 1);
       const early = await rejection(store.getKey('rotated-in'));
-      expect(early.message).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      expect(early.detail).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
       expect(server.requests).toBe(1);
 
       clock.advance(1);
@@ -192,8 +192,8 @@ describe('KeyStore', () => {
       await store.prefetch();
       const kid = `${'k'.repeat(500)}\n"`;
       const error = await rejection(store.getKey(kid));
-      expect(error.message).toBe(`No key for kid ${quote(kid)} in the JWKS at ${server.url}; next refresh allowed in 5 s`);
-      expect(error.message.length).toBeLessThan(200);
+      expect(error.detail).toBe(`No key for kid ${quote(kid)} in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(error.detail.length).toBeLessThan(200);
     });
 
     it('a burst of 500 random kids after the cooldown costs one fetch; known kids keep working', async () => {
@@ -252,7 +252,7 @@ describe('KeyStore', () => {
       await store.prefetch();
       const errors = await Promise.all(Array.from({ length: 500 }, () => rejection(store.getKey(randomUUID()))));
       expect(server.requests).toBe(1);
-      expect(errors[0]?.message).toMatch(/; next refresh allowed in 30 s$/);
+      expect(errors[0]?.detail).toMatch(/; next refresh allowed in 30 s$/);
     });
   });
 
@@ -282,7 +282,7 @@ describe('KeyStore', () => {
 
       server.jwks = jwks(A, B); // the IdP publishes its next key next to the current one
       const early = await rejection(store.getKey(B.kid));
-      expect(early.message).toBe(`No key for kid "key-b" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      expect(early.detail).toBe(`No key for kid "key-b" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
       await traffic(cooldownMs);
       sameKey(await store.getKey(B.kid), B);
 
@@ -295,7 +295,7 @@ describe('KeyStore', () => {
       expect(served).toBe((cooldownMs + maxAgeMs) / 5);
       expect(refused).toHaveLength(1);
       expect(refused[0]?.code).toBe('ERR_KID_UNKNOWN');
-      expect(refused[0]?.message).toBe(`No key for kid "key-a" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      expect(refused[0]?.detail).toBe(`No key for kid "key-a" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
       expect(store.getKey(B.kid)).not.toBeInstanceOf(Promise);
       expect(events.filter((event) => event.type === 'jwks-refreshed').map((event) => 'kids' in event && event.kids)).toEqual([
         [A.kid],
@@ -417,9 +417,9 @@ describe('KeyStore', () => {
       expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
       const first = await rejection(store.getKey('new-kid'));
       expect(first.code).toBe('ERR_KID_UNKNOWN');
-      expect(first.message).toBe(`No key for kid "new-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}`);
+      expect(first.detail).toBe(`No key for kid "new-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}`);
       const second = await rejection(store.getKey('other-kid'));
-      expect(second.message).toBe(
+      expect(second.detail).toBe(
         `No key for kid "other-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}; next refresh allowed in 1 s`,
       );
       expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
@@ -463,12 +463,12 @@ describe('KeyStore', () => {
 
       const error = await rejection(store.getKey(A.kid));
       expect(error.code).toBe('ERR_JWKS_INVALID');
-      expect(error.message).toBe(invalid(server.url, 'HTTP 503'));
+      expect(error.detail).toBe(invalid(server.url, 'HTTP 503'));
       expect(store.describe().status).toBe('expired');
       expect(events.at(-1)).toMatchObject({ type: 'jwks-refresh-failed', servingStale: false });
       const atOnce = store.getKey(A.kid);
       expect(await settlesAtOnce(atOnce)).toBe(true);
-      expect((await rejection(atOnce)).message).toBe(invalid(server.url, 'HTTP 503'));
+      expect((await rejection(atOnce)).detail).toBe(invalid(server.url, 'HTTP 503'));
 
       server.mode = { kind: 'ok' };
       clock.advance(50);
@@ -494,7 +494,7 @@ describe('KeyStore', () => {
       expect(await settlesAtOnce(Promise.allSettled([known, unknown]))).toBe(true);
       for (const error of [await rejection(known), await rejection(unknown)]) {
         expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-        expect(error.message).toBe(unreachable(server.url, 'ECONNREFUSED'));
+        expect(error.detail).toBe(unreachable(server.url, 'ECONNREFUSED'));
       }
       expect(store.describe()).toMatchObject({ status: 'expired', kids: [A.kid, B.kid], fetches: { started: 2, succeeded: 1, failed: 1 } });
     });
@@ -508,24 +508,24 @@ describe('KeyStore', () => {
       const first = await rejection(store.getKey(A.kid));
       const firstMs = performance.now() - started;
       expect(first.code).toBe('ERR_JWKS_UNREACHABLE');
-      expect(first.message).toBe(unreachable(server.url, 'ECONNREFUSED'));
+      expect(first.detail).toBe(unreachable(server.url, 'ECONNREFUSED'));
       expect(firstMs).toBeLessThan(TIMEOUT);
 
       const burst = Array.from({ length: 100 }, () => store.getKey(A.kid));
       expect(await settlesAtOnce(Promise.allSettled(burst))).toBe(true);
       const rest = await Promise.all(burst.map(rejection));
-      expect(new Set(rest.map((error) => error.message))).toEqual(new Set([unreachable(server.url, 'ECONNREFUSED')]));
+      expect(new Set(rest.map((error) => error.detail))).toEqual(new Set([unreachable(server.url, 'ECONNREFUSED')]));
       expect(store.describe().fetches.started).toBe(1);
       expect(events).toEqual([
-        { type: 'jwks-refresh-failed', jwksUri: server.url, code: 'ERR_JWKS_UNREACHABLE', message: first.message, servingStale: false, durationMs: expect.any(Number) },
+        { type: 'jwks-refresh-failed', jwksUri: server.url, code: 'ERR_JWKS_UNREACHABLE', message: first.detail, servingStale: false, durationMs: expect.any(Number) },
       ]);
 
       const warmUp = await rejection(store.prefetch());
-      expect(warmUp.message).toBe(first.message);
+      expect(warmUp.detail).toBe(first.detail);
 
       await server.start();
       clock.advance(COOLDOWN - 1);
-      expect((await rejection(store.getKey(A.kid))).message).toBe(first.message);
+      expect((await rejection(store.getKey(A.kid))).detail).toBe(first.detail);
       expect(store.describe().fetches.started).toBe(2);
       clock.advance(1);
       sameKey(await store.getKey(A.kid), A);
@@ -541,7 +541,7 @@ describe('KeyStore', () => {
       expect(server.requests).toBe(1);
       for (const error of errors) {
         expect(error.code).toBe('ERR_JWKS_TIMEOUT');
-        expect(error.message).toBe(timedOut(server.url));
+        expect(error.detail).toBe(timedOut(server.url));
       }
       expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
       expect(elapsed).toBeLessThan(TIMEOUT + 700);
@@ -556,7 +556,7 @@ describe('KeyStore', () => {
       server.mode = { kind: 'body', body: '<!doctype html><title>Maintenance</title>', contentType: 'text/html' };
       const error = await rejection(makeStore().getKey(A.kid));
       expect(error.code).toBe('ERR_JWKS_INVALID');
-      expect(error.message).toBe(invalid(server.url, 'not JSON (content-type "text/html")'));
+      expect(error.detail).toBe(invalid(server.url, 'not JSON (content-type "text/html")'));
     });
   });
 
@@ -582,11 +582,11 @@ describe('KeyStore', () => {
       const error = await pending;
       expect(performance.now() - started).toBeLessThan(100);
       expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
-      expect(error.message).toBe(unreachable(server.url, 'key store closed'));
+      expect(error.detail).toBe(unreachable(server.url, 'key store closed'));
       expect(timeouts()).toBeLessThanOrEqual(baseline);
 
-      expect((await rejection(store.getKey('any'))).message).toBe(unreachable(server.url, 'key store closed'));
-      expect((await rejection(store.prefetch())).message).toBe(unreachable(server.url, 'key store closed'));
+      expect((await rejection(store.getKey('any'))).detail).toBe(unreachable(server.url, 'key store closed'));
+      expect((await rejection(store.prefetch())).detail).toBe(unreachable(server.url, 'key store closed'));
       expect(server.requests).toBe(1);
       expect(events).toEqual([]);
       expect(store.describe()).toMatchObject({ closed: true, refreshing: false });

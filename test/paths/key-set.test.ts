@@ -21,7 +21,7 @@ let server: JwksServer;
 const instances: CheckAuth[] = [];
 
 function make(options: Partial<DualAuthOptions> = {}): CheckAuth {
-  const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: server.url, tokenCacheSize: 0, ...options });
+  const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: server.url, tokenCacheSize: 0, detailedErrors: true, ...options });
   instances.push(checkAuth);
   return checkAuth;
 }
@@ -164,6 +164,14 @@ describe('key-set path', () => {
       expect(await contextOf(checkAuth, serviceRequest(), serviceToken)).toMatchObject({ tenant: 'acme' });
     });
 
+    it.each(['__proto__', 'constructor', 'toString'])('never takes an inherited property as the claims namespace (%s)', async (claimsNamespace) => {
+      const checkAuth = make({ claimsNamespace });
+      const error = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
+      expect(error.code).toBe('ERR_SECURITY_CONTEXT_INVALID');
+      const own = JSON.parse(`{"${claimsNamespace}": {"tenant": "acme"}}`) as Record<string, unknown>;
+      expect(await contextOf(checkAuth, appRequest(), rs(own))).toEqual({ tenant: 'acme' });
+    });
+
     it('takes the security context from the claims namespace on the key-set path', async () => {
       const checkAuth = make({ claimsNamespace: 'https://cube.example/' });
       expect(await contextOf(checkAuth, appRequest(), rs({ 'https://cube.example/': { tenant: 'acme' } }))).toEqual({ tenant: 'acme' });
@@ -172,7 +180,7 @@ describe('key-set path', () => {
         code: 'ERR_SECURITY_CONTEXT_INVALID',
         message: 'Claim "https://cube.example/" (option "claimsNamespace") is missing from the token or is not an object',
       });
-      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/' }), ENV_NAMES);
+      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
       instances.push(fromEnv);
       expect((await rejectionOf(fromEnv(appRequest(), rs({ tenant: 'acme' })))).message).toBe(
         'Claim "https://cube.example/" (CUBEJS_JWT_CLAIMS_NAMESPACE) is missing from the token or is not an object',
@@ -190,6 +198,49 @@ describe('key-set path', () => {
     const error = await rejectionOf(checkAuth(appRequest(), oldToken));
     expect(error).toMatchObject({ code: 'ERR_KID_UNKNOWN' });
     await rotating.close();
+  });
+
+  it('forgets cached tokens of a key replaced under the same kid, judged by the key itself', async () => {
+    const replacement = generateKeyPair('RS256', { kid: idpKey.kid });
+    const rotating = await startJwksServer(jwks(idpKey));
+    const checkAuth = make({ jwksUri: rotating.url, tokenCacheSize: 100 });
+    const oldToken = rs({ tenant: 'acme' });
+    await checkAuth(appRequest(), oldToken);
+    rotating.jwks = jwks(replacement);
+    await checkAuth.prefetch();
+    expect(await rejectionOf(checkAuth(appRequest(), oldToken))).toMatchObject({ code: 'ERR_SIGNATURE_INVALID' });
+    expect(await contextOf(checkAuth, appRequest(), rs({ tenant: 'acme' }, replacement))).toMatchObject({ tenant: 'acme' });
+    await rotating.close();
+  });
+
+  describe('one key, one algorithm', () => {
+    it('a JWK that names its algorithm verifies tokens of that algorithm only', async () => {
+      const bound = await startJwksServer(jwks({ ...idpKey.jwk, alg: 'RS256' }));
+      const checkAuth = make({ jwksUri: bound.url, algorithms: ['RS256', 'PS256'] });
+      expect(await contextOf(checkAuth, appRequest(), rs({ ok: 1 }))).toMatchObject({ ok: 1 });
+      const ps256 = signToken(timed({}), { key: idpKey.privateKey, kid: idpKey.kid, alg: 'PS256' });
+      const error = await rejectionOf(checkAuth(appRequest(), ps256));
+      expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', message: `Key "${idpKey.kid}" of the JWKS is for "RS256" only, not PS256` });
+      await bound.close();
+    });
+
+    it.each([
+      ['use "enc"', { use: 'enc' }],
+      ['key_ops without "verify"', { key_ops: ['encrypt', 'wrapKey'] }],
+      ['key_ops that is not a list', { key_ops: 'verify' }],
+    ])('a JWK with %s is never used', async (_, members) => {
+      const restricted = await startJwksServer(jwks({ ...idpKey.jwk, use: undefined, ...members }, secondKey));
+      const checkAuth = make({ jwksUri: restricted.url });
+      expect((await rejectionOf(checkAuth(appRequest(), rs()))).code).toBe('ERR_KID_UNKNOWN');
+      expect(await contextOf(checkAuth, appRequest(), rs({}, secondKey))).toBeDefined();
+      await restricted.close();
+    });
+
+    it('a JWK with key_ops including "verify" is used', async () => {
+      const allowed = await startJwksServer(jwks({ ...idpKey.jwk, key_ops: ['verify'] }));
+      expect(await contextOf(make({ jwksUri: allowed.url }), appRequest(), rs({ ok: 1 }))).toMatchObject({ ok: 1 });
+      await allowed.close();
+    });
   });
 
   it('reports the key used in explain', async () => {

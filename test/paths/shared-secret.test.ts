@@ -9,7 +9,7 @@ import { signToken } from '../support/tokens';
 import { contextOf, rejectionOf, serviceRequest } from '../support/requests';
 
 const secret = randomSecret();
-const checkAuth = createCheckAuth({ apiSecret: secret, tokenCacheSize: 0 });
+const checkAuth = createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, detailedErrors: true });
 const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) => signToken(timed(payload, options), { alg: 'HS256', key: secret });
 
 describe('shared-secret path', () => {
@@ -53,12 +53,12 @@ describe('shared-secret path', () => {
   });
 
   it('says the path is not configured when there is no API secret', async () => {
-    const keySetOnly = createCheckAuth({ jwksUri: 'http://127.0.0.1:9/jwks.json' });
+    const keySetOnly = createCheckAuth({ jwksUri: 'http://127.0.0.1:9/jwks.json', detailedErrors: true });
     const error = await rejectionOf(keySetOnly(serviceRequest(), hs({})));
     expect(error.code).toBe('ERR_SHARED_SECRET_NOT_CONFIGURED');
     expect(error.message).toMatch(/option "apiSecret" is not set/);
     keySetOnly.close();
-    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json' }), ENV_NAMES);
+    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
     expect((await rejectionOf(fromEnv(serviceRequest(), hs({})))).message).toMatch(/CUBEJS_API_SECRET is not set/);
     fromEnv.close();
   });

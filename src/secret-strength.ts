@@ -1,0 +1,45 @@
+/**
+ * How strong an API secret is. Anyone can choose the shared-secret path, so a guessable secret lets anyone mint
+ * tokens: RFC 7518 3.2 requires an HS256 key of at least 256 bits. Used by `doctor` (a FAIL) and by the hook
+ * (one warning at start). Nothing here ever returns the secret.
+ */
+
+/** Least key material of an API secret, in bytes: the HS256 hash output (RFC 7518 3.2). */
+export const MIN_SECRET_BYTES = 32;
+
+/** Fewer distinct characters than this is a pattern, not randomness (hex has 16, base64 64). */
+const MIN_DISTINCT_CHARACTERS = 10;
+
+/** Letters and separators with at most a short number at the end: words or a passphrase. */
+const WORDS = /^[a-z\s_.-]+[0-9]{0,4}$/i;
+
+/** Values copied from examples and templates. */
+const PLACEHOLDER = /secret|passw|changeme|example|default|qwerty|123456|letmein|admin/i;
+
+/**
+ * Bits each character can carry, by the smallest alphabet the secret is written in: what `openssl rand -hex`
+ * and `-base64` print carries 4 and 6 bits a character, not the 8 of a byte of text.
+ */
+const ALPHABETS: readonly (readonly [RegExp, number])[] = [
+  [/^[0-9a-f]+$/i, 4],
+  [/^[A-Za-z0-9+/_-]+={0,2}$/, 6],
+  [/^[\x20-\x7e]+$/, Math.log2(95)],
+];
+
+/** The key material a secret can hold, in whole bytes, judged by the alphabet it is written in. */
+export function keyMaterialBytes(secret: string): number {
+  const text = secret.replace(/=+$/, '');
+  const bits = ALPHABETS.find(([alphabet]) => alphabet.test(secret))?.[1];
+  return bits === undefined ? Buffer.byteLength(secret, 'utf8') : Math.floor((text.length * bits) / 8);
+}
+
+/** Why a secret is guessable or too short, or undefined when it can be a good HS256 key. */
+export function secretWeakness(secret: string): string | undefined {
+  const bytes = keyMaterialBytes(secret);
+  if (bytes < MIN_SECRET_BYTES) return `holds ${bytes} bytes of key material, under ${MIN_SECRET_BYTES}`;
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT_CHARACTERS) return `has only ${distinct} distinct characters`;
+  if (WORDS.test(secret)) return 'looks like words, not random bytes';
+  if (PLACEHOLDER.test(secret)) return 'contains a placeholder word such as "secret", "password" or "changeme"';
+  return undefined;
+}
