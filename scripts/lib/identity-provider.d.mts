@@ -14,8 +14,10 @@ export interface RunningIdentityProvider {
   readonly jwksUrl: string;
   /** The `kid` of the key tokens are signed with now. */
   readonly kid: string;
-  /** Key rotation, step 1: publishes a new key next to the current ones; resolves with its kid. */
-  publishNewKey(): Promise<string>;
+  /** Key rotation, step 0: makes a new signing key, not published yet; resolves with its kid. */
+  createKey(): Promise<string>;
+  /** Key rotation, step 1: publishes a created key next to the current ones; tokens are still signed as before. */
+  publishKey(kid: string): Promise<void>;
   /** Key rotation, step 2: tokens issued from now on are signed with this published key. */
   signWith(kid: string): void;
   /** Key rotation, step 3: the JWKS stops publishing this key (not the one tokens are signed with). */

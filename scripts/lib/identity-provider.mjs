@@ -25,6 +25,8 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
   // provider instance with the same issuer and clients behind the same port.
   let publishedKeys = [await createSigningKey()];
   let signingKid = publishedKeys[0].kid;
+  // Generating an RSA key takes from tens of milliseconds to seconds: done ahead, publishing is immediate.
+  const unpublishedKeys = new Map();
   const Provider = await withoutProductionWarnings(async () => (await import('oidc-provider')).default);
   const createProvider = (keys) => withoutProductionWarnings(async () => new Provider(issuer, {
     clients: clients.map(({ clientId, clientSecret }) => ({
@@ -82,11 +84,18 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
     get kid() {
       return signingKid;
     },
-    /** Key rotation, step 1: publishes a new key next to the current ones (tokens are still signed as before); resolves with its kid. */
-    async publishNewKey() {
+    /** Key rotation, step 0: makes a new signing key, not published yet; resolves with its kid. */
+    async createKey() {
       const key = await createSigningKey();
-      await publish([...publishedKeys, key]);
+      unpublishedKeys.set(key.kid, key);
       return key.kid;
+    },
+    /** Key rotation, step 1: publishes a created key next to the current ones; tokens are still signed as before. */
+    async publishKey(kid) {
+      const key = unpublishedKeys.get(kid);
+      if (!key) throw new Error(`No unpublished key ${kid}; create it first`);
+      await publish([...publishedKeys, key]);
+      unpublishedKeys.delete(kid);
     },
     /** Key rotation, step 2: tokens issued from now on are signed with this published key. */
     signWith(kid) {
@@ -133,7 +142,7 @@ async function withoutProductionWarnings(run) {
   }
 }
 
-// Generated off the main thread: a rotation under load must not stall the requests in flight.
+// Generated off the main thread, so that requests in flight are not stalled.
 async function createSigningKey() {
   const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   return { ...privateKey.export({ format: 'jwk' }), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };

@@ -83,12 +83,12 @@ interface Phase {
  * are at least a cooldown apart, and a cooldown plus the timeout while the JWKS hangs. When every kid is
  * known and the IdP answers, only the key set's age triggers a fetch: at most one per max age.
  */
-function fetchBound(phase: Phase): number {
+function fetchBound(phase: Phase, ms: number): number {
   const spacing =
     phase.proxy === 'hang' ? JWKS.cooldownMs + JWKS.timeoutMs
     : phase.proxy === 'refuse' || phase.madeUpKids ? JWKS.cooldownMs
     : JWKS.maxAgeMs;
-  return Math.floor(phase.ms / spacing) + 1;
+  return Math.floor(ms / spacing) + 1;
 }
 
 /** One request of the load and its answer. */
@@ -196,6 +196,7 @@ it('serves every valid token through a key rotation and a JWKS outage, refuses e
   const served = (kind: string, phase: PhaseName) => run.sent.filter((request) => request.kind === kind && request.phase === phase && request.answer.status === 200).length;
   for (const { name } of run.phases) for (const kind of VALID_KINDS) expect(served(kind, name), `${kind} served in ${name}`).toBeGreaterThan(10);
   const switchAt = run.phaseStarts.get('switch')!;
+  expect(switchAt - published.get(run.newKid)!.from, 'ms between publishing the new key and signing with it').toBeGreaterThanOrEqual(2 * JWKS.maxAgeMs);
   const learned = events.find(({ event }) => event.type === 'jwks-refreshed' && event.kids.includes(run.newKid));
   expect(learned !== undefined && learned.at < switchAt, 'the deployment fetched the new key before the IdP signed with it').toBe(true);
   expect(run.sent.some(({ kid, valid, atMs, answer }) => valid && kid === run.oldKid && run.loadStart + atMs > switchAt && answer.status === 200), 'old-key tokens served after the switch').toBe(true);
@@ -213,7 +214,7 @@ interface Run {
   readonly phases: readonly Phase[];
   readonly phaseStarts: ReadonlyMap<PhaseName, number>;
   readonly loadStart: number;
-  readonly loadMs: number;
+  readonly loadEnd: number;
   readonly sent: readonly Sent[];
   readonly oldKid: string;
   readonly newKid: string;
@@ -223,13 +224,13 @@ interface Run {
 async function runScenario(): Promise<Run> {
   const now = () => performance.now();
   const oldKid = identityProvider.kid;
-  let newKid = '';
+  const newKid = await identityProvider.createKey();
   const phases: Phase[] = [
     { name: 'steady', ms: 3_000, proxy: 'pass', madeUpKids: false },
     {
       name: 'publish', ms: 3_000, proxy: 'pass', madeUpKids: false,
       enter: async () => {
-        newKid = await identityProvider.publishNewKey();
+        await identityProvider.publishKey(newKid);
         published.set(newKid, { from: now() });
       },
     },
@@ -329,7 +330,6 @@ async function runScenario(): Promise<Run> {
       await send('RS256, made-up kid', false, { headers: { Authorization: forged(kid) }, kid });
     }),
   ]);
-  const loadMs = now() - loadStart;
   await proxy.setMode('pass');
 
   // The hook logs each decision before Cube answers; the line may still be in the pipe.
@@ -337,7 +337,7 @@ async function runScenario(): Promise<Run> {
   const logged = () => events.filter(({ at, event }) => at >= loadStart && (event.type === 'accepted' || event.type === 'rejected')).length;
   for (let waited = 0; logged() < answered && waited < 2_000; waited += 50) await sleep(50);
 
-  return { phases, phaseStarts, loadStart, loadMs, sent, oldKid, newKid };
+  return { phases, phaseStarts, loadStart, loadEnd, sent, oldKid, newKid };
 }
 
 async function issueToken(): Promise<IssuedToken> {
@@ -398,8 +398,11 @@ function listed(requests: readonly Sent[]): { count: number; first: string[] } {
   return { count: requests.length, first: requests.slice(0, 20).map(line) };
 }
 
-function figuresOf({ phases, phaseStarts, loadStart, loadMs, sent }: Run) {
+function figuresOf({ phases, phaseStarts, loadStart, loadEnd, sent }: Run) {
   const phaseAt = (at: number): PhaseName => phases.filter(({ name }) => at >= (phaseStarts.get(name) ?? Infinity)).at(-1)?.name ?? 'steady';
+  // As played: a phase starts once the identity provider and the proxy have done what it says.
+  const startOf = (index: number) => (index === 0 ? loadStart : phaseStarts.get(phases[index]!.name)!);
+  const playedMs = (index: number) => (index + 1 < phases.length ? startOf(index + 1) : loadEnd) - startOf(index);
   const fetches = fetchEvents().filter(({ startedAt }) => startedAt >= loadStart);
   const decisions = events.flatMap(({ at, event }) => (at >= loadStart && (event.type === 'accepted' || event.type === 'rejected') ? [{ at, event }] : []));
   const waits = decisions.map(({ at, event }) => ({ at, ms: event.durationMs }));
@@ -409,7 +412,7 @@ function figuresOf({ phases, phaseStarts, loadStart, loadMs, sent }: Run) {
   const isOk = ({ answer }: Sent) => answer.status === 200 && (answer.rows ?? 0) > 0;
   return {
     settings: { ...JWKS, clockToleranceS: CLOCK_TOLERANCE_S, tokenLifetimeS: TOKEN_LIFETIME_S, ratesPerSecond: RATES },
-    loadMs: Math.round(loadMs),
+    loadMs: Math.round(loadEnd - loadStart),
     requests: sent.length,
     answers: {
       accepted: sent.filter(({ answer }) => answer.status === 200).length,
@@ -435,12 +438,13 @@ function figuresOf({ phases, phaseStarts, loadStart, loadMs, sent }: Run) {
       };
     }),
     refusalsByCode: tally(decisions.flatMap(({ event }) => (event.type === 'rejected' ? [event.code] : [])), (code) => code),
-    phases: phases.map((phase) => {
+    phases: phases.map((phase, index) => {
+      const ms = playedMs(index);
       const inPhase = sent.filter((request) => request.phase === phase.name);
       const phaseFetches = fetches.filter(({ startedAt }) => phaseAt(startedAt) === phase.name);
       return {
         phase: phase.name,
-        ms: phase.ms,
+        ms: Math.round(ms),
         jwks: phase.proxy,
         madeUpKids: phase.madeUpKids,
         valid: inPhase.filter(({ valid }) => valid).length,
@@ -448,7 +452,7 @@ function figuresOf({ phases, phaseStarts, loadStart, loadMs, sent }: Run) {
         invalid: inPhase.filter(({ valid }) => !valid).length,
         invalidRefused: inPhase.filter(({ valid, answer }) => !valid && answer.status === 403).length,
         fetches: phaseFetches.length,
-        fetchBound: fetchBound(phase),
+        fetchBound: fetchBound(phase, ms),
         fetchOutcomes: tally(phaseFetches, outcomeOf),
         longestRequestMs: Math.round(maxOf(inPhase.map(({ answer }) => answer.latencyMs))),
         longestHookWaitMs: Math.round(maxOf(waits.filter(({ at }) => phaseAt(at) === phase.name).map(({ ms }) => ms))),
@@ -457,7 +461,7 @@ function figuresOf({ phases, phaseStarts, loadStart, loadMs, sent }: Run) {
     fetches: {
       beforeLoad: fetchEvents().length - fetches.length,
       duringLoad: fetches.length,
-      bound: phases.reduce((sum, phase) => sum + fetchBound(phase), 0),
+      bound: phases.reduce((sum, phase, index) => sum + fetchBound(phase, playedMs(index)), 0),
       outcomes: tally(fetches, outcomeOf),
       /** How much longer than the timeout the fetches that timed out took: how late Cube's timers fired. */
       timerLatenessMs: Math.round(maxOf(fetches.flatMap(({ event }) => (event.type === 'jwks-refresh-failed' && event.code === 'ERR_JWKS_TIMEOUT' ? [event.durationMs - JWKS.timeoutMs] : [])))),

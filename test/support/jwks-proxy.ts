@@ -52,9 +52,9 @@ export class JwksProxy {
    * hung server: the client's own deadline ends them.
    */
   async setMode(mode: JwksProxyMode): Promise<void> {
+    this.currentMode = mode;
     if (mode === 'refuse') await this.stopListening();
     else if (!this.server) await this.listen();
-    this.currentMode = mode;
   }
 
   /** Stops listening and drops every connection, hung ones included. */
@@ -63,7 +63,9 @@ export class JwksProxy {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
-    const mode = this.currentMode === 'hang' ? 'hang' : 'pass';
+    const mode = this.currentMode;
+    // A request that arrived as the port was closing: the connection is dropped, as on a refusing host.
+    if (mode === 'refuse') return void request.socket.destroy();
     const record: ProxiedRequest = { at: this.clock(), mode };
     this.requests.push(record);
     if (mode === 'hang') return;
