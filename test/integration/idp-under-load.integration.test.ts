@@ -16,6 +16,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
@@ -40,7 +41,7 @@ const RENEW_BEFORE_EXPIRY_MS = 1_000;
  * How much longer than the JWKS timeout the hook may hold a request, beyond the lateness of Cube's own
  * timers. The fetch deadline is a timer on Cube's event loop; it fires once the loop is free and the process
  * has a core. How late that was in a run is measured, not guessed: each fetch that timed out reports its
- * duration, and the excess over the timeout is the timers' lateness (1-20 ms on an idle 2-core machine,
+ * duration, and the excess over the timeout is the timers' lateness (1-24 ms on this 2-core machine,
  * above 200 ms while other builds ran on it). What is left for the hook is the work of settling a refusal
  * after the fetch ends: well under a millisecond, so 50 ms is ample. The defects this bar exists for (a fetch
  * that outlives its deadline, a request that waits for a second fetch after the first) add a whole timeout.
@@ -78,18 +79,22 @@ interface Phase {
 }
 
 /**
- * The most JWKS fetches the hook may start during a phase. Every fetch but the prefetch at Cube's start
- * waits for the cooldown, counted from the end of the previous one, and only one runs at a time: starts
- * are at least a cooldown apart, and a cooldown plus the timeout while the JWKS hangs. When every kid is
- * known and the IdP answers, only the key set's age triggers a fetch: at most one per max age.
+ * The most JWKS fetches the hook may start during a phase that lasted `ms`. Every fetch but the prefetch at
+ * Cube's start waits for the cooldown, counted from the end of the previous one, and only one runs at a
+ * time: starts are at least a cooldown apart, and a cooldown plus the timeout while the JWKS hangs. When
+ * every kid is known and the IdP answers, only the key set's age triggers a fetch: at most one per max age.
+ * A fetch's start is known from when its log line reached this process, up to `uncertaintyMs` late, so a
+ * fetch that started that much before the phase may be counted in it.
  */
-function fetchBound(phase: Phase, ms: number): number {
+function fetchBound(phase: Phase, ms: number, uncertaintyMs: number): number {
   const spacing =
     phase.proxy === 'hang' ? JWKS.cooldownMs + JWKS.timeoutMs
     : phase.proxy === 'refuse' || phase.madeUpKids ? JWKS.cooldownMs
     : JWKS.maxAgeMs;
-  return Math.floor(ms / spacing) + 1;
+  return Math.floor((ms + uncertaintyMs) / spacing) + 1;
 }
+/** How late a line of Cube's log is read, beyond this process's own event-loop delay (measured): the pipe. */
+const LOG_LINE_DELAY_MS = 10;
 
 /** One request of the load and its answer. */
 interface Sent {
@@ -215,6 +220,8 @@ interface Run {
   readonly phaseStarts: ReadonlyMap<PhaseName, number>;
   readonly loadStart: number;
   readonly loadEnd: number;
+  /** The longest this process's event loop was blocked during the load: how late it may have read a log line. */
+  readonly loopDelayMs: number;
   readonly sent: readonly Sent[];
   readonly oldKid: string;
   readonly newKid: string;
@@ -288,6 +295,8 @@ async function runScenario(): Promise<Run> {
     expect((await timedGet(queryUrl, headers, REQUEST_TIMEOUT_MS)).status, 'warm-up request').toBe(200);
   }
 
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const loadStart = now();
   const loadEnd = loadStart + phases.reduce((sum, phase) => sum + phase.ms, 0);
   const phaseStarts = new Map<PhaseName, number>();
@@ -330,6 +339,7 @@ async function runScenario(): Promise<Run> {
       await send('RS256, made-up kid', false, { headers: { Authorization: forged(kid) }, kid });
     }),
   ]);
+  loopDelay.disable();
   await proxy.setMode('pass');
 
   // The hook logs each decision before Cube answers; the line may still be in the pipe.
@@ -337,7 +347,7 @@ async function runScenario(): Promise<Run> {
   const logged = () => events.filter(({ at, event }) => at >= loadStart && (event.type === 'accepted' || event.type === 'rejected')).length;
   for (let waited = 0; logged() < answered && waited < 2_000; waited += 50) await sleep(50);
 
-  return { phases, phaseStarts, loadStart, loadEnd, sent, oldKid, newKid };
+  return { phases, phaseStarts, loadStart, loadEnd, loopDelayMs: loopDelay.max / 1e6, sent, oldKid, newKid };
 }
 
 async function issueToken(): Promise<IssuedToken> {
@@ -398,7 +408,8 @@ function listed(requests: readonly Sent[]): { count: number; first: string[] } {
   return { count: requests.length, first: requests.slice(0, 20).map(line) };
 }
 
-function figuresOf({ phases, phaseStarts, loadStart, loadEnd, sent }: Run) {
+function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent }: Run) {
+  const uncertaintyMs = Math.ceil(loopDelayMs) + LOG_LINE_DELAY_MS;
   const phaseAt = (at: number): PhaseName => phases.filter(({ name }) => at >= (phaseStarts.get(name) ?? Infinity)).at(-1)?.name ?? 'steady';
   // As played: a phase starts once the identity provider and the proxy have done what it says.
   const startOf = (index: number) => (index === 0 ? loadStart : phaseStarts.get(phases[index]!.name)!);
@@ -452,7 +463,7 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, sent }: Run) {
         invalid: inPhase.filter(({ valid }) => !valid).length,
         invalidRefused: inPhase.filter(({ valid, answer }) => !valid && answer.status === 403).length,
         fetches: phaseFetches.length,
-        fetchBound: fetchBound(phase, ms),
+        fetchBound: fetchBound(phase, ms, uncertaintyMs),
         fetchOutcomes: tally(phaseFetches, outcomeOf),
         longestRequestMs: Math.round(maxOf(inPhase.map(({ answer }) => answer.latencyMs))),
         longestHookWaitMs: Math.round(maxOf(waits.filter(({ at }) => phaseAt(at) === phase.name).map(({ ms }) => ms))),
@@ -461,7 +472,9 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, sent }: Run) {
     fetches: {
       beforeLoad: fetchEvents().length - fetches.length,
       duringLoad: fetches.length,
-      bound: phases.reduce((sum, phase, index) => sum + fetchBound(phase, playedMs(index)), 0),
+      bound: phases.reduce((sum, phase, index) => sum + fetchBound(phase, playedMs(index), uncertaintyMs), 0),
+      /** How late a fetch's start may be known (this process's longest event-loop delay plus the pipe). */
+      startUncertaintyMs: uncertaintyMs,
       outcomes: tally(fetches, outcomeOf),
       /** How much longer than the timeout the fetches that timed out took: how late Cube's timers fired. */
       timerLatenessMs: Math.round(maxOf(fetches.flatMap(({ event }) => (event.type === 'jwks-refresh-failed' && event.code === 'ERR_JWKS_TIMEOUT' ? [event.durationMs - JWKS.timeoutMs] : [])))),
@@ -501,7 +514,7 @@ function report(figures: ReturnType<typeof figuresOf>): string {
     ...figures.phases.map((p) => `| ${p.phase} | ${p.ms} | ${p.jwks} | ${p.madeUpKids ? 'yes' : 'no'} | ${p.validServed}/${p.valid} | ${p.invalidRefused}/${p.invalid} | ${p.fetches} (${p.fetchBound}) | ${list(p.fetchOutcomes)} | ${p.longestRequestMs} / ${p.longestHookWaitMs} |`),
     '',
     `Refusals by code (hook events): ${list(figures.refusalsByCode)}`,
-    `JWKS fetches: ${figures.fetches.beforeLoad} before the load, ${figures.fetches.duringLoad} during it (bound ${figures.fetches.bound}); through the proxy: ${list(figures.fetches.proxy)}`,
+    `JWKS fetches: ${figures.fetches.beforeLoad} before the load, ${figures.fetches.duringLoad} during it (bound ${figures.fetches.bound}, starts known within ${figures.fetches.startUncertaintyMs} ms); through the proxy: ${list(figures.fetches.proxy)}`,
     `Requests as callers saw them (ms): ${ms(figures.latencyMs)}; longest: ${figures.longestRequest.kind}, ${figures.longestRequest.phase}`,
     `Time the hook held a request (ms, its own events): ${ms(figures.hookWaitMs)}; longest in ${figures.longestHookWait.phase}`,
     `Fetches that timed out took up to ${figures.fetches.timerLatenessMs} ms longer than the ${JWKS.timeoutMs} ms timeout (how late Cube's timers fired)`,
