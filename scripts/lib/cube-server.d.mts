@@ -1,0 +1,26 @@
+// Types for the TypeScript tests that start Cube (the module itself is plain ESM).
+
+export interface RunningCube {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** http://127.0.0.1:<port>/cubejs-api/v1 */
+  readonly apiUrl: string;
+  /** ws://127.0.0.1:<port>/ */
+  readonly webSocketUrl: string;
+  readonly port: number;
+  readonly pid: number;
+  /** Resolves with the exit code (or signal) when cubejs-server exits. */
+  readonly exited: Promise<number | string>;
+  stop(): Promise<void>;
+  /** The last lines Cube printed, tokens and secret masked. */
+  recentLogs(): string;
+}
+
+export declare function exampleCubeEnvironment(): Record<string, string>;
+
+export declare function startCube(options: {
+  projectDir: string;
+  env: Record<string, string>;
+  redact: (line: string) => string;
+  onLine?: (line: string) => void;
+}): Promise<RunningCube>;
