@@ -1,8 +1,9 @@
 // A real OpenID provider (node-oidc-provider, an OpenID-certified implementation) standing in for
 // the customer's identity provider: it issues RS256 JWT access tokens carrying a `kid` and serves
 // the matching public keys at its JWKS endpoint, exactly what Cube's key-set path consumes.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPair, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { promisify } from 'node:util';
 import { freePort } from './ports.mjs';
 
 /**
@@ -16,12 +17,18 @@ import { freePort } from './ports.mjs';
 export async function startIdentityProvider({ audience, claimsNamespace, apps }) {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const signingKey = createSigningKey();
   const clients = apps.map((app) => ({ ...app, clientSecret: randomBytes(24).toString('base64url') }));
   const appFor = (clientId) => clients.find((client) => client.clientId === clientId);
 
+  // The keys the provider publishes at its JWKS endpoint, and the one it signs with. A real IdP rotates
+  // by changing its configuration; node-oidc-provider reads `jwks` once, so a change starts a new
+  // provider instance with the same issuer and clients behind the same port.
+  let publishedKeys = [await createSigningKey()];
+  let signingKid = publishedKeys[0].kid;
+  // Generating an RSA key takes from tens of milliseconds to seconds: done ahead, publishing is immediate.
+  const unpublishedKeys = new Map();
   const Provider = await withoutProductionWarnings(async () => (await import('oidc-provider')).default);
-  const provider = await withoutProductionWarnings(async () => new Provider(issuer, {
+  const createProvider = (keys) => withoutProductionWarnings(async () => new Provider(issuer, {
     clients: clients.map(({ clientId, clientSecret }) => ({
       client_id: clientId,
       client_secret: clientSecret,
@@ -29,7 +36,7 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
       redirect_uris: [],
       response_types: [],
     })),
-    jwks: { keys: [signingKey] },
+    jwks: { keys },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -44,7 +51,7 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
             audience,
             accessTokenFormat: 'jwt',
             accessTokenTTL: appFor(client.clientId).tokenLifetimeSeconds ?? 300,
-            jwt: { sign: { alg: 'RS256' } },
+            jwt: { sign: { alg: 'RS256', kid: signingKid } },
           };
         },
       },
@@ -56,8 +63,14 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
     // Lifetime of the grant record itself; the access token's lifetime is accessTokenTTL above.
     ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300 },
   }));
+  let handle = (await createProvider(publishedKeys)).callback();
+  // What is served changes only once the new instance is ready: no request sees a half-made provider.
+  const publish = async (keys) => {
+    handle = (await createProvider(keys)).callback();
+    publishedKeys = keys;
+  };
 
-  const server = createServer(provider.callback());
+  const server = createServer((request, response) => handle(request, response));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
@@ -67,8 +80,33 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
     issuer,
     audience,
     jwksUrl: `${issuer}/jwks`,
-    /** The `kid` of the key tokens are signed with. */
-    kid: signingKey.kid,
+    /** The `kid` of the key tokens are signed with now. */
+    get kid() {
+      return signingKid;
+    },
+    /** Key rotation, step 0: makes a new signing key, not published yet; resolves with its kid. */
+    async createKey() {
+      const key = await createSigningKey();
+      unpublishedKeys.set(key.kid, key);
+      return key.kid;
+    },
+    /** Key rotation, step 1: publishes a created key next to the current ones; tokens are still signed as before. */
+    async publishKey(kid) {
+      const key = unpublishedKeys.get(kid);
+      if (!key) throw new Error(`No unpublished key ${kid}; create it first`);
+      await publish([...publishedKeys, key]);
+      unpublishedKeys.delete(kid);
+    },
+    /** Key rotation, step 2: tokens issued from now on are signed with this published key. */
+    signWith(kid) {
+      if (!publishedKeys.some((key) => key.kid === kid)) throw new Error(`Key ${kid} is not published; publish it before signing with it`);
+      signingKid = kid;
+    },
+    /** Key rotation, step 3: the JWKS stops publishing this key (not the one tokens are signed with). */
+    async withdrawKey(kid) {
+      if (kid === signingKid) throw new Error(`Key ${kid} still signs tokens; sign with another one before withdrawing it`);
+      await publish(publishedKeys.filter((key) => key.kid !== kid));
+    },
     /** Asks for an access token the way a backend does: client credentials grant, HTTP basic auth. */
     async issueToken(clientId) {
       const app = appFor(clientId);
@@ -104,8 +142,9 @@ async function withoutProductionWarnings(run) {
   }
 }
 
-function createSigningKey() {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+// Generated off the main thread, so that requests in flight are not stalled.
+async function createSigningKey() {
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   return { ...privateKey.export({ format: 'jwk' }), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
 }
 

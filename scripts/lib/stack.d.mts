@@ -1,6 +1,9 @@
 // Types for the TypeScript tests that start the demo's scene (the module itself is plain ESM).
 import type { CubeLine } from './cube-lines.mjs';
+import type { RunningCube } from './cube-server.mjs';
+import type { RunningIdentityProvider } from './identity-provider.mjs';
 
+export type { RunningCube, RunningIdentityProvider };
 export declare const CUBE_AUDIENCE: string;
 export declare const CLAIMS_NAMESPACE: string;
 export declare const SERVICE_VIEWER: { readonly tenant: string };
@@ -14,32 +17,6 @@ export declare const ORDERS_BY_TENANT_AND_REGION: {
   readonly dimensions: string[];
   readonly order: Record<string, 'asc' | 'desc'>;
 };
-
-export interface RunningCube {
-  /** http://127.0.0.1:<port> */
-  readonly url: string;
-  /** http://127.0.0.1:<port>/cubejs-api/v1 */
-  readonly apiUrl: string;
-  /** ws://127.0.0.1:<port>/ */
-  readonly webSocketUrl: string;
-  readonly port: number;
-  readonly pid: number;
-  /** Resolves with the exit code (or signal) when cubejs-server exits. */
-  readonly exited: Promise<number | string>;
-  stop(): Promise<void>;
-  /** The last lines Cube printed, tokens and secret masked. */
-  recentLogs(): string;
-}
-
-export interface RunningIdentityProvider {
-  readonly issuer: string;
-  readonly audience: string;
-  readonly jwksUrl: string;
-  /** The `kid` of the provider's signing key. */
-  readonly kid: string;
-  issueToken(clientId: string): Promise<string>;
-  close(): Promise<void>;
-}
 
 export interface Stack {
   readonly cube: RunningCube;
