@@ -17,7 +17,7 @@ module.exports = {
   // their region's, when their token names one). The security context has the same shape on
   // both paths: the service signs `{ tenant }`, the identity provider puts `tenant` in its token.
   // CUBE_DUAL_AUTH_REQUIRED_CLAIMS=tenant refuses a token without one before it gets here; an empty
-  // tenant still does, and forbidden() makes that a 403 (a plain Error would be a 500 with a stack).
+  // tenant still does, and forbidden() makes that a 403 (a plain Error would be a 500, with a stack on Cube 0.33).
   queryRewrite: (query, { securityContext }) => {
     const { tenant, region } = securityContext;
     if (!tenant) throw forbidden('The security context has no tenant; refusing to query every tenant\'s data');
