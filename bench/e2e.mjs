@@ -5,7 +5,7 @@
 // jwks-rsa hook (bench/naive-cube.js); same query, same tokens, same machine, one run.
 //
 //   npm run bench:e2e                 10 connections; 8 s warm-up per Cube, then 6 rounds of 1 s
-//                                     warm-up and 3 s measured per case (about 4½ minutes)
+//                                     warm-up and 3 s measured per case (about 4 minutes)
 //   npm run bench:e2e -- --quick      2 rounds, shorter warm-ups, 2 s measured (a smoke test, not a figure)
 //
 // Cases: each path (the service's HS256 token with `Request-Origin: embeddable`, the identity
@@ -20,7 +20,8 @@
 // Target (exit 1 on a miss): cube-dual-auth at least 0.97x the ceiling's requests/s on both paths.
 // Before any load, every Cube is checked to answer 200 with the same rows for both tokens, and
 // every verifying one to refuse a tampered token; every measured run must have no non-2xx, error,
-// timeout or unexpected body. Prints a table and writes bench/results/e2e.json. Stops the Cubes
+// timeout or unexpected body. Prints a table, how much CPU other processes took while measuring
+// (with a warning when the machine was busy), and writes bench/results/e2e.json. Stops the Cubes
 // and the identity provider at the end, on error and on Ctrl-C.
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
