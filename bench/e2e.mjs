@@ -4,8 +4,8 @@
 // ceiling (bench/ceiling-cube.js: a checkAuth that verifies nothing) and the naive jsonwebtoken +
 // jwks-rsa hook (bench/naive-cube.js); same query, same tokens, same machine, one run.
 //
-//   npm run bench:e2e                 10 connections; 8 s warm-up per Cube, then 6 rounds of 1 s
-//                                     warm-up and 3 s measured per case (about 4 minutes)
+//   npm run bench:e2e                 10 connections; 8 s warm-up per Cube, then 8 rounds of 1 s
+//                                     warm-up and 3 s measured per case (about 5 minutes)
 //   npm run bench:e2e -- --quick      2 rounds, shorter warm-ups, 2 s measured (a smoke test, not a figure)
 //
 // Cases: each path (the service's HS256 token with `Request-Origin: embeddable`, the identity
@@ -47,7 +47,7 @@ const CONNECTIONS = 10;
 const START_WARMUP_SECONDS = quick ? 2 : 8;
 const WARMUP_SECONDS = 1;
 const MEASURED_SECONDS = quick ? 2 : 3;
-const ROUNDS = quick ? 2 : 6; // even: every order is also run backwards
+const ROUNDS = quick ? 2 : 8; // even: every order is also run backwards
 const CEILING_RATIO_TARGET = 0.97; // cube-dual-auth's requests/s ÷ the ceiling's, on each path
 const OTHER_WORK_WARNING_SHARE = 0.05; // of the machine's CPU, used by other processes while measuring
 const REQUEST_TIMEOUT_SECONDS = 10;
