@@ -14,21 +14,26 @@ import { extractToken, pathChooser, type PathChoice } from './request';
 import { MIN_SECRET_BYTES } from './secret-strength';
 import { securityContextOf, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
-import { TokenCache } from './token-cache';
+import { PayloadJson, TokenCache } from './token-cache';
 
-interface Seen {
+interface Reported {
   /** Why the request goes to its path (stated even when there is no token to verify). */
   readonly pathReason: string;
   /** Absent when the request had no token. */
   readonly path?: AuthPath;
   /** The `kid` used (accepted), or named by the token (refused), on the key-set path. */
   readonly kid?: string;
-  /** Decoded header and payload, when the token was decoded (never on a cache hit). */
+  /** Decoded header and payload, when the token was decoded (never on a cache hit; no payload when it is not an object). */
   readonly header?: TokenHeader;
   readonly payload?: Record<string, unknown>;
 }
 
-export interface Accepted extends Seen {
+/** What is known of a request while it is verified. */
+interface Seen extends Omit<Reported, 'payload'> {
+  readonly decoded?: DecodedToken;
+}
+
+export interface Accepted extends Reported {
   readonly accepted: true;
   readonly path: AuthPath;
   readonly context: SecurityContext;
@@ -36,7 +41,7 @@ export interface Accepted extends Seen {
   readonly cached: boolean;
 }
 
-export interface Refused extends Seen {
+export interface Refused extends Reported {
   readonly accepted: false;
   readonly error: DualAuthError;
 }
@@ -98,10 +103,10 @@ export class Authenticator {
       return this.refuse(error, { path, pathReason });
     }
     // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
-    const { header, payload } = decoded;
+    const { header } = decoded;
     const named = own(header, 'kid');
     const kid = path === 'key-set' && typeof named === 'string' ? named : undefined;
-    const seen: Seen = { path, pathReason, header, payload, kid };
+    const seen: Seen = { path, pathReason, header, decoded, kid };
     try {
       const verified = this.paths[path].verify(decoded);
       if (verified instanceof Promise) {
@@ -116,10 +121,16 @@ export class Authenticator {
   /** Shapes the security context of a verified token and remembers it. */
   private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
     const path = seen.path as AuthPath;
-    const { pathReason, header, payload } = seen;
+    const { pathReason, header } = seen;
     const remember = (context: SecurityContext): Accepted => {
-      cache?.set(token, path, context, verified.kid, verified.refusedFrom, this.clock(), verified.key);
-      return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload };
+      if (cache) {
+        // Without a securityContext function the context is the payload, or its namespace claim: kept as text.
+        const kept = this.options.securityContext === undefined
+          ? new PayloadJson((seen.decoded as DecodedToken).payloadText(), path === 'key-set' ? this.options.claimsNamespace : undefined)
+          : context;
+        cache.set(token, path, kept, verified.kid, verified.refusedFrom, this.clock(), verified.key);
+      }
+      return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload: verified.payload };
     };
     try {
       const context = this.shape(verified, path);
@@ -142,8 +153,9 @@ export class Authenticator {
 
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
-    const { path, pathReason, header, payload, kid } = seen;
+    const { path, pathReason, header, decoded, kid } = seen;
     const refusal = error instanceof DualAuthError ? error : unexpected(error, path, this.options.onEvent);
+    const payload = decoded?.payloadIfObject();
     return { accepted: false, error: refusal, path, pathReason, header, payload, kid };
   }
 }

@@ -1,8 +1,26 @@
 import type { AuthPath } from './errors';
 
+/**
+ * A verified payload kept as its JSON text, with the claim that is the security context when a claims namespace
+ * applies. Each hit parses it anew: the answer is exactly what verification gave, private to the request, and
+ * storing it costs no copy (most tokens are seen once).
+ */
+export class PayloadJson {
+  constructor(
+    readonly text: string,
+    readonly claim?: string,
+  ) {}
+
+  context(): Record<string, unknown> {
+    const payload = JSON.parse(this.text) as Record<string, unknown>;
+    return this.claim === undefined ? payload : (payload[this.claim] as Record<string, unknown>);
+  }
+}
+
 interface Entry {
   readonly path: AuthPath;
-  readonly context: Record<string, unknown>;
+  /** The payload's text, or a private copy of what a `securityContext` function returned. */
+  readonly context: PayloadJson | Record<string, unknown>;
   readonly kid: string | undefined;
   /** Thumbprint of the key that verified the token (key-set path). */
   readonly key: string | undefined;
@@ -98,16 +116,25 @@ export class TokenCache {
       this.current.delete(token);
       return undefined;
     }
-    return { context: copy(entry.context), kid: entry.kid };
+    const { context } = entry;
+    return { context: context instanceof PayloadJson ? context.context() : copy(context), kid: entry.kid };
   }
 
   /**
    * Remembers a verified token. `expiresAt` is the epoch ms at which verification itself would start refusing it
    * (Infinity when the token never expires); `key` is the thumbprint of the key that verified it, if any.
    */
-  set(token: string, path: AuthPath, context: Record<string, unknown>, kid: string | undefined, expiresAt: number, now: number, key?: string): void {
+  set(
+    token: string,
+    path: AuthPath,
+    context: PayloadJson | Record<string, unknown>,
+    kid: string | undefined,
+    expiresAt: number,
+    now: number,
+    key?: string,
+  ): void {
     const validUntil = Math.min(expiresAt, now + this.maxAgeMs);
-    if (validUntil > now) this.add(token, { path, context: copy(context), kid, key, validUntil });
+    if (validUntil > now) this.add(token, { path, context: context instanceof PayloadJson ? context : copy(context), kid, key, validUntil });
   }
 
   /**

@@ -13,14 +13,58 @@ export interface TokenHeader {
 }
 
 /**
- * A compact JWS split and decoded, its signature not yet checked. The header routes the token (path, `kid`,
- * algorithm) and the payload is vetted before jsonwebtoken verifies `raw`.
+ * A compact JWS split, its header decoded and its encoding vetted, its signature not yet checked. The header routes
+ * the token (path, `kid`, algorithm). The payload is parsed on first use: jsonwebtoken parses it as it verifies
+ * `raw`, and its result is what an accepted token carries; refusals and reports parse it here.
  */
-export interface DecodedToken {
-  /** The compact JWS as received, for jsonwebtoken to verify. */
-  readonly raw: string;
-  readonly header: TokenHeader;
-  readonly payload: Record<string, unknown>;
+export class DecodedToken {
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(
+    /** The compact JWS as received, for jsonwebtoken to verify. */
+    readonly raw: string,
+    readonly header: TokenHeader,
+    private readonly payloadBytes: Buffer,
+    private readonly path: AuthPath | undefined,
+  ) {}
+
+  /** The payload, a JSON object; throws the refusal when it is not one. */
+  get payload(): Record<string, unknown> {
+    return (this.parsed ??= parsePayload(this.payloadBytes, this.path));
+  }
+
+  /** The payload's JSON text (valid UTF-8, checked on the way in). */
+  payloadText(): string {
+    return this.payloadBytes.toString('utf8');
+  }
+
+  /** The payload when it is a JSON object, for reports; never throws. */
+  payloadIfObject(): Record<string, unknown> | undefined {
+    try {
+      return this.payload;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Why the token is malformed, when it is: what decoding checks only cheaply on the way in (the whole base64url
+   * alphabet of payload and signature, which jsonwebtoken enforces too, and JSON that starts like an object)
+   * is checked in full here, so a refusal names the first fault of the token rather than the symptom.
+   */
+  malformation(): DualAuthError | undefined {
+    const segments = this.raw.split('.');
+    const names = ['header', 'payload', 'signature'] as const;
+    for (const [i, name] of names.entries()) {
+      if (!isCanonicalBase64url(segments[i] as string)) return malformed(`${name} is not base64url`, this.path);
+    }
+    try {
+      void this.payload;
+    } catch (error) {
+      return error as DualAuthError;
+    }
+    return undefined;
+  }
 }
 
 /** Decoded headers by their encoded form: an issuer sends the same few headers, so each is parsed once. */
@@ -31,18 +75,20 @@ function malformed(detail: string, path?: AuthPath): DualAuthError {
   return new DualAuthError('ERR_TOKEN_MALFORMED', `Malformed token: ${detail}`, path);
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const BASE64URL_VALUES = new Map([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].map((char, value) => [char, value]));
+
 /**
- * One token, one encoding: Node's decoder also takes `+`, `/`, `=`, white space and non-zero trailing bits, so
- * the text must be exactly what encoding its bytes gives back (RFC 7515 2, RFC 7519 7.2).
+ * One token, one encoding (RFC 7515 2, RFC 7519 7.2): Node's decoder also takes `+`, `/`, `=`, white space and
+ * non-zero spare bits, so two texts could stand for one token. A segment is canonical when it uses the base64url
+ * alphabet only, has no impossible length, and its last character leaves the spare bits at zero. Checked on the
+ * text, without decoding: the signature segment is never decoded here (jsonwebtoken does that).
  */
-function fromBase64url(part: string, what: string, path?: AuthPath): Buffer {
-  const bytes = Buffer.from(part, 'base64url');
-  if (bytes.toString('base64url') !== part) throw malformed(`${what} is not base64url`, path);
-  return bytes;
+function isCanonicalBase64url(part: string): boolean {
+  return BASE64URL.test(part) && hasCanonicalEnd(part);
 }
 
-function decodeJson(part: string, what: string, path?: AuthPath): unknown {
-  const bytes = fromBase64url(part, what, path);
+function decodeJson(bytes: Buffer, what: string, path?: AuthPath): unknown {
   // Invalid UTF-8 would be decoded to U+FFFD, so two different byte strings would read as one claim.
   if (!isUtf8(bytes)) throw malformed(`${what} is not UTF-8`, path);
   try {
@@ -50,6 +96,34 @@ function decodeJson(part: string, what: string, path?: AuthPath): unknown {
   } catch {
     throw malformed(`${what} is not JSON`, path);
   }
+}
+
+function parsePayload(bytes: Buffer, path?: AuthPath): Record<string, unknown> {
+  const payload = decodeJson(bytes, 'payload', path);
+  if (!isObject(payload)) throw notAnObject(path);
+  return payload;
+}
+
+function notAnObject(path?: AuthPath): DualAuthError {
+  return new DualAuthError('ERR_PAYLOAD_NOT_OBJECT', 'Token payload is not a JSON object; a security context must be one', path);
+}
+
+/** True when the length of a base64url segment is possible and its last character leaves the spare bits at zero. */
+function hasCanonicalEnd(part: string): boolean {
+  const tail = part.length % 4;
+  if (tail === 0) return true;
+  if (tail === 1) return false;
+  const last = BASE64URL_VALUES.get(part.charAt(part.length - 1));
+  return last !== undefined && (last & (tail === 2 ? 0x0f : 0x03)) === 0;
+}
+
+const OPENING_BRACE = 0x7b;
+const JSON_WHITE_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** True when the payload's JSON text opens an object; whether it is valid JSON, jsonwebtoken's parse tells. */
+function opensAnObject(bytes: Buffer): boolean {
+  for (const byte of bytes) if (!JSON_WHITE_SPACE.has(byte)) return byte === OPENING_BRACE;
+  return false;
 }
 
 /**
@@ -65,7 +139,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
-  const header = decodeJson(encoded, 'header', path);
+  if (!isCanonicalBase64url(encoded)) throw malformed('header is not base64url', path);
+  const header = decodeJson(Buffer.from(encoded, 'base64url'), 'header', path);
   if (!isObject(header)) throw malformed('header is not a JSON object', path);
   const alg = own(header, 'alg');
   if (typeof alg !== 'string') throw malformed('header has no "alg"', path);
@@ -87,8 +162,9 @@ function headerOf(encoded: string, path?: AuthPath): TokenHeader {
 }
 
 /**
- * Splits a compact JWS and decodes header and payload, with what jsonwebtoken does not check: a length limit,
- * strict base64url in every segment, a payload that is an object, no `alg: none`, no `crit`.
+ * Splits a compact JWS and decodes its header, with what jsonwebtoken does not check: a length limit, canonical
+ * base64url (the alphabet of payload and signature is also jsonwebtoken's, so here only their ends are checked),
+ * UTF-8, a payload that is a JSON object, no `alg: none`, no `crit`.
  */
 export function decodeToken(token: string, path?: AuthPath): DecodedToken {
   if (token.length > MAX_TOKEN_LENGTH) throw malformed(`longer than ${MAX_TOKEN_LENGTH} characters`, path);
@@ -98,11 +174,14 @@ export function decodeToken(token: string, path?: AuthPath): DecodedToken {
     throw malformed('expected three dot-separated parts (header.payload.signature)', path);
   }
   const header = headerOf(token.slice(0, first), path);
-  const payload = decodeJson(token.slice(first + 1, last), 'payload', path);
-  if (!isObject(payload)) {
-    throw new DualAuthError('ERR_PAYLOAD_NOT_OBJECT', 'Token payload is not a JSON object; a security context must be one', path);
-  }
+  const payloadText = token.slice(first + 1, last);
+  if (!hasCanonicalEnd(payloadText)) throw malformed('payload is not base64url', path);
+  const payloadBytes = Buffer.from(payloadText, 'base64url');
+  const decoded = new DecodedToken(token, header, payloadBytes, path);
+  // Anything but an object is classified now, by a whole parse: not JSON, or JSON of another kind.
+  if (!opensAnObject(payloadBytes)) throw decoded.malformation() ?? notAnObject(path);
+  if (!isUtf8(payloadBytes)) throw malformed('payload is not UTF-8', path);
   if (last === token.length - 1) throw malformed('signature is missing', path);
-  fromBase64url(token.slice(last + 1), 'signature', path);
-  return { raw: token, header, payload };
+  if (!hasCanonicalEnd(token.slice(last + 1))) throw malformed('signature is not base64url', path);
+  return decoded;
 }

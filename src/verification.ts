@@ -68,21 +68,28 @@ export class TokenVerifier {
   }
 
   /**
-   * Verifies `token` with `key` at `nowMs` (epoch ms). Returns the moment (epoch ms) from which the token must
-   * be refused; throws a {@link DualAuthError}, or the library's error when it is none that jsonwebtoken documents.
+   * Verifies `token` with `key` at `nowMs` (epoch ms). Returns the verified payload (jsonwebtoken's own parse) and
+   * the moment (epoch ms) from which the token must be refused; throws a {@link DualAuthError}, or the library's
+   * error when it is none that jsonwebtoken documents.
    */
-  verify(token: DecodedToken, key: KeyObject, nowMs: number): number {
+  verify(token: DecodedToken, key: KeyObject, nowMs: number): { readonly payload: Payload; readonly refusedFrom: number } {
     const nowSeconds = nowMs / 1000;
     this.options.clockTimestamp = nowSeconds;
+    let payload: unknown;
     try {
-      verify(token.raw, key, this.options);
+      payload = verify(token.raw, key, this.options);
     } catch (error) {
       throw this.rejection(error, token);
     }
-    return checkClaims(token.payload, this.policy, nowSeconds);
+    // A payload that opened like an object but was not valid JSON comes back from jsonwebtoken as a string.
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? malformed({}, this.policy, this.alg);
+    return { payload: payload as Payload, refusedFrom: checkClaims(payload as Payload, this.policy, nowSeconds) };
   }
 
   private rejection(error: unknown, token: DecodedToken): unknown {
+    // The token's own faults first: the library reports a malformed token as whatever check it failed.
+    const malformation = token.malformation();
+    if (malformation) return malformation;
     const { payload } = token;
     if (error instanceof TokenExpiredError) {
       return error.message === 'maxAge exceeded' ? claimRejections.tooOld(payload, this.policy) : claimRejections.expired(payload, this.policy);

@@ -36,6 +36,7 @@ describe('one token, one encoding', () => {
     ['"=" padding in the header', () => signedAs(`${b64u('{"alg":"HS256"}')}=`, payloadWith('-')), /header is not base64url/],
     ['non-zero spare bits in the payload', () => signedAs(HEADER, withSpareBitSet(`{"exp":${exp}}`)), /payload is not base64url/],
     ['invalid UTF-8 in the payload', () => signedAs(HEADER, b64u(Buffer.concat([Buffer.from(`{"exp":${exp},"tenant":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]))), /payload is not UTF-8/],
+    ['a payload that opens an object but is not JSON', () => signedAs(HEADER, b64u(`{"exp":${exp},`)), /payload is not JSON/],
     ['invalid UTF-8 in the header', () => signedAs(b64u(Buffer.concat([Buffer.from('{"alg":"HS256","x":"'), Buffer.from([0xc3]), Buffer.from('"}')])), payloadWith('-')), /header is not UTF-8/],
   ])('refuses %s as malformed, although the signature covers it', async (_, token, message) => {
     const error = await rejectionOf(checkAuth(serviceRequest(), token()));

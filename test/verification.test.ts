@@ -25,7 +25,7 @@ const badSignature = () => new DualAuthError('ERR_SIGNATURE_INVALID', 'the path 
 function verifyAt(payload: Record<string, unknown>, options: { policy?: Partial<ClaimPolicy>; nowSeconds?: number; secret?: string } = {}): number {
   const verifier = new TokenVerifier('HS256', { ...policy, ...options.policy }, badSignature);
   const token = decodeToken(signToken(payload, { alg: 'HS256', key: options.secret ?? secret }));
-  return verifier.verify(token, key, (options.nowSeconds ?? NOW) * 1000);
+  return verifier.verify(token, key, (options.nowSeconds ?? NOW) * 1000).refusedFrom;
 }
 
 function refusal(...args: Parameters<typeof verifyAt>): DualAuthError {

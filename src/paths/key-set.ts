@@ -70,8 +70,8 @@ export class KeySetPath implements VerificationPath {
     if (facts?.alg !== undefined && facts.alg !== alg) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS is for ${quote(facts.alg)} only, not ${alg}`, PATH);
     }
-    const refusedFrom = verifier.verify(token, key, this.clock());
-    return { context: this.contextOf(token.payload), payload: token.payload, kid, key: facts?.thumbprint, refusedFrom };
+    const { payload, refusedFrom } = verifier.verify(token, key, this.clock());
+    return { context: this.contextOf(payload), payload, kid, key: facts?.thumbprint, refusedFrom };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */

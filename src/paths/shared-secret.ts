@@ -44,8 +44,8 @@ export class SharedSecretPath implements VerificationPath {
     const now = this.clock();
     for (let i = 0; ; i++) {
       try {
-        const refusedFrom = this.verifier.verify(token, this.keys[i] as KeyObject, now);
-        return { context: token.payload, payload: token.payload, kid: undefined, refusedFrom };
+        const { payload, refusedFrom } = this.verifier.verify(token, this.keys[i] as KeyObject, now);
+        return { context: payload, payload, kid: undefined, refusedFrom };
       } catch (error) {
         // During a rotation a signature may match a later secret; any other refusal is final.
         const lastKey = i === this.keys.length - 1;
