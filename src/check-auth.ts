@@ -67,8 +67,25 @@ function shownKid(kid: string | undefined): string | undefined {
   return kid === undefined ? undefined : quotedText(kid);
 }
 
+/**
+ * Cube applies `CUBEJS_JWT_CLAIMS_NAMESPACE` once more when it builds the data model's `SECURITY_CONTEXT`: it looks
+ * for that claim in the context it got. The context already is the claim, so it also answers to the claim's name,
+ * as a non-enumerable reference to itself: the model sees the same context, and nothing else (JSON, logs,
+ * `queryRewrite`'s view of its members) changes. Without it, Cube would give the model an empty context, and a
+ * model filter on `SECURITY_CONTEXT` would filter nothing.
+ */
+function answerToNamespace(claimsNamespace: string | undefined): (context: SecurityContext) => void {
+  if (claimsNamespace === undefined) return () => undefined;
+  return (context) => {
+    if (!Object.hasOwn(context, claimsNamespace)) {
+      Object.defineProperty(context, claimsNamespace, { value: context, enumerable: false, writable: true, configurable: true });
+    }
+  };
+}
+
 function build(authenticator: Authenticator): CheckAuth {
-  const { onEvent, jwksUri, detailedErrors } = authenticator.options;
+  const { onEvent, jwksUri, detailedErrors, claimsNamespace } = authenticator.options;
+  const forCubesModel = answerToNamespace(claimsNamespace);
 
   function refuse(error: DualAuthError, kid: string | undefined, started: number): Promise<never> {
     if (onEvent) {
@@ -81,6 +98,7 @@ function build(authenticator: Authenticator): CheckAuth {
   function settle(req: unknown, outcome: Outcome, started: number): Promise<void> {
     if (!outcome.accepted) return refuse(outcome.error, outcome.kid, started);
     const { path, kid, cached, context } = outcome;
+    if (path === 'key-set') forCubesModel(context);
     // Cube reads the context from the request: a request that cannot carry it must not pass without one.
     if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), kid, started);
     if (onEvent) emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), cached, durationMs: performance.now() - started });

@@ -172,6 +172,20 @@ describe('key-set path', () => {
       expect(await contextOf(checkAuth, appRequest(), rs(own))).toEqual({ tenant: 'acme' });
     });
 
+    it("answers to the namespace's name too, so Cube's SECURITY_CONTEXT (which applies the namespace again) gets the same context", async () => {
+      const ns = 'https://cube.example/';
+      const checkAuth = make({ claimsNamespace: ns, tokenCacheSize: 10 });
+      const token = rs({ [ns]: { tenant: 'acme' } });
+      for (const cached of [false, true]) {
+        const context = (await contextOf(checkAuth, appRequest(), token)) as Record<string, unknown>;
+        // What Cube's gateway does with CUBEJS_JWT_CLAIMS_NAMESPACE (createSecurityContextExtractor).
+        const forModel = ns in context ? context[ns] : {};
+        expect(forModel, cached ? 'cached' : 'fresh').toBe(context);
+        expect(JSON.stringify(context)).toBe('{"tenant":"acme"}');
+        expect(Object.keys(context)).toEqual(['tenant']);
+      }
+    });
+
     it('takes the security context from the claims namespace on the key-set path', async () => {
       const checkAuth = make({ claimsNamespace: 'https://cube.example/' });
       expect(await contextOf(checkAuth, appRequest(), rs({ 'https://cube.example/': { tenant: 'acme' } }))).toEqual({ tenant: 'acme' });
