@@ -17,6 +17,10 @@ const jwksClient = require('jwks-rsa');
 const SqliteDriver = require('@cubejs-backend/sqlite-driver');
 const { openShopDatabase } = require('./data/shop-db');
 
+// The example's queryRewrite refuses with cube-dual-auth's forbidden(); this Cube does not load the package, so a
+// refusal is what a hook without one throws: a plain Error (Cube answers 500). The benchmark's tokens carry a tenant.
+const forbidden = (message) => new Error(message);
+
 const jwks = jwksClient({ jwksUri: process.env.CUBEJS_JWK_URL });
 
 module.exports = {
@@ -40,7 +44,7 @@ module.exports = {
   // both paths: the service signs `{ tenant }`, the identity provider puts `tenant` in its token.
   queryRewrite: (query, { securityContext }) => {
     const { tenant, region } = securityContext;
-    if (!tenant) throw new Error('The security context has no tenant; refusing to query every tenant\'s data');
+    if (!tenant) throw forbidden('The security context has no tenant; refusing to query every tenant\'s data');
     query.filters = [...(query.filters ?? []), { member: 'orders.tenant', operator: 'equals', values: [String(tenant)] }];
     if (region) query.filters.push({ member: 'orders.region', operator: 'equals', values: [String(region)] });
     return query;
