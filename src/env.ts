@@ -40,7 +40,8 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
 
 const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
 
-function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+/** A true/false variable; another value is a configuration error naming it. */
+export function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   const text = readEnv(env, name)?.toLowerCase();
   if (text === undefined) return undefined;
   const value = Object.hasOwn(BOOLEANS, text) ? BOOLEANS[text] : undefined;

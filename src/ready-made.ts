@@ -1,7 +1,7 @@
 /** The ready-made hook for `cube.js`, configured from the environment. */
 import { createNamedCheckAuth, type CheckAuth, type Verdict } from './check-auth';
 import { ENV_NAMES } from './config';
-import { ENV, optionsFromEnv, readEnv } from './env';
+import { boolean, ENV, optionsFromEnv } from './env';
 import { DualAuthError, faultMessage, toThrowable } from './errors';
 
 let fromEnv: CheckAuth | undefined;
@@ -25,8 +25,16 @@ function environmentInstance(): CheckAuth {
       );
     }
   }
-  // The configuration could not be read, so the switch for detailed errors is read on its own, leniently.
-  throw toThrowable(fromEnvError, /^(true|1|yes)$/i.test(readEnv(process.env, ENV.detailedErrors) ?? ''));
+  throw toThrowable(fromEnvError, detailedErrorsWanted());
+}
+
+/** The configuration could not be read, so the switch for detailed errors is read on its own; a bad value means no. */
+function detailedErrorsWanted(): boolean {
+  try {
+    return boolean(process.env, ENV.detailedErrors) === true;
+  } catch {
+    return false;
+  }
 }
 
 /** What `explain` reports when the environment cannot make a hook: never a rejection. */
