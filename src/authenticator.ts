@@ -4,11 +4,11 @@
  */
 import type { ResolvedOptions } from './config';
 import { DualAuthError, faultMessage, type AuthPath } from './errors';
-import { emit, type AuthEventListener } from './events';
+import { emit, type AuthEvent, type AuthEventListener } from './events';
 import { KeyStore, keyStoreOptions } from './keys';
 import { keyFactsOf } from './keys/key-facts';
 import { KeySetPath } from './paths/key-set';
-import type { Verified, VerificationPath } from './paths/path';
+import type { ProviderChoice, Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
 import { MIN_SECRET_BYTES } from './secret-strength';
@@ -23,6 +23,8 @@ interface Reported {
   readonly path?: AuthPath;
   /** The `kid` used (accepted), or named by the token (refused), on the key-set path. */
   readonly kid?: string;
+  /** The identity provider chosen on the key-set path, and why. */
+  readonly provider?: ProviderChoice;
   /** Decoded header and payload, when the token was decoded (never on a cache hit; no payload when it is not an object). */
   readonly header?: TokenHeader;
   readonly payload?: Record<string, unknown>;
@@ -54,8 +56,10 @@ export interface AuthenticateOptions {
 }
 
 export class Authenticator {
-  readonly keyStore: KeyStore | undefined;
+  /** One key store per identity provider, in the order configured. */
+  readonly keyStores: readonly KeyStore[];
   private readonly choosePath: (req: unknown) => PathChoice;
+  private readonly keySet: KeySetPath;
   private readonly paths: Readonly<Record<AuthPath, VerificationPath>>;
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextOf>;
@@ -65,18 +69,17 @@ export class Authenticator {
     readonly options: ResolvedOptions,
     private readonly clock: () => number = Date.now,
   ) {
-    const { jwksUri, onEvent } = options;
+    const { onEvent } = options;
     this.cache = options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
-    this.keyStore = jwksUri === undefined
-      ? undefined
-      : new KeyStore(keyStoreOptions({ ...options, jwksUri }, (event) => {
-        if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(this.keyThumbprints());
-        emit(onEvent, event);
-      }));
-    this.paths = {
-      'shared-secret': new SharedSecretPath(options, clock),
-      'key-set': new KeySetPath(options, this.keyStore, clock),
+    const onKeyStoreEvent = (event: AuthEvent): void => {
+      if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(this.keyThumbprints());
+      emit(onEvent, event);
     };
+    // Each identity provider has its own key store: one provider down or rotating never affects another.
+    const providers = options.identityProviders.map((provider) => ({ provider, keys: new KeyStore(keyStoreOptions(options, provider, onKeyStoreEvent)) }));
+    this.keyStores = providers.map(({ keys }) => keys);
+    this.keySet = new KeySetPath(options, providers, clock);
+    this.paths = { 'shared-secret': new SharedSecretPath(options, clock), 'key-set': this.keySet };
     this.choosePath = pathChooser(options.origin);
     if (options.secretWeakness !== undefined) {
       // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
@@ -95,7 +98,7 @@ export class Authenticator {
     if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
     const cache = useCache ? this.cache : undefined;
     const hit = cache?.get(token, path, this.clock());
-    if (hit) return { accepted: true, path, pathReason, context: hit.context, kid: hit.kid, cached: true };
+    if (hit) return { accepted: true, path, pathReason, context: hit.context, kid: hit.kid, provider: hit.provider, cached: true };
     let decoded: DecodedToken;
     try {
       decoded = decodeToken(token, path);
@@ -126,11 +129,12 @@ export class Authenticator {
       if (cache) {
         // Without a securityContext function the context is the payload, or its namespace claim: kept as text.
         const kept = this.options.securityContext === undefined
-          ? new PayloadJson((seen.decoded as DecodedToken).payloadText(), path === 'key-set' ? this.options.claimsNamespace : undefined)
+          ? new PayloadJson((seen.decoded as DecodedToken).payloadText(), verified.claimsNamespace)
           : context;
-        cache.set(token, path, kept, verified.kid, verified.refusedFrom, this.clock(), verified.key);
+        cache.set(token, path, kept, verified, this.clock());
       }
-      return { accepted: true, path, pathReason, kid: verified.kid, context, cached: false, header, payload: verified.payload };
+      const { kid, provider, payload } = verified;
+      return { accepted: true, path, pathReason, kid, provider, context, cached: false, header, payload };
     };
     try {
       const context = this.shape(verified, path);
@@ -141,10 +145,20 @@ export class Authenticator {
     }
   }
 
-  /** The keys the key set holds now, by thumbprint. */
+  /** Loads every identity provider's key set now; rejects with the first failure once all have settled. */
+  async prefetch(): Promise<void> {
+    const failed = (await Promise.allSettled(this.keyStores.map((store) => store.prefetch()))).find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  close(): void {
+    for (const store of this.keyStores) store.close();
+  }
+
+  /** The keys every identity provider's key set holds now, by thumbprint. */
   private keyThumbprints(): ReadonlySet<string> {
     const thumbprints = new Set<string>();
-    for (const key of this.keyStore?.signingKeys() ?? []) {
+    for (const key of this.keyStores.flatMap((store) => store.signingKeys())) {
       const facts = keyFactsOf(key);
       if (facts) thumbprints.add(facts.thumbprint);
     }
@@ -156,7 +170,8 @@ export class Authenticator {
     const { path, pathReason, header, decoded, kid } = seen;
     const refusal = error instanceof DualAuthError ? error : unexpected(error, path, this.options.onEvent);
     const payload = decoded?.payloadIfObject();
-    return { accepted: false, error: refusal, path, pathReason, header, payload, kid };
+    const provider = path === 'key-set' && decoded !== undefined ? this.keySet.providerFor(decoded) : undefined;
+    return { accepted: false, error: refusal, path, pathReason, header, payload, kid, provider };
   }
 }
 

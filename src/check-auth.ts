@@ -23,7 +23,17 @@ export interface Verdict {
   readonly securityContext?: SecurityContext;
   /** The `kid` used on the key-set path. */
   readonly kid?: string;
-  /** The JWKS URL keys come from on the key-set path. */
+  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why it was chosen. */
+  readonly provider?: {
+    readonly issuer?: string;
+    /** Where its keys come from now: the configured JWKS URL, or the one discovered from the issuer (absent until discovered). */
+    readonly jwksUri?: string;
+    readonly reason: string;
+  };
+  /**
+   * The JWKS URL keys come from on the key-set path: the chosen provider's, or with one identity provider its
+   * (configured or discovered) URL even when the token was refused before a provider was chosen.
+   */
   readonly jwksUri?: string;
   /** Why the token was refused. */
   readonly error?: { readonly code: DualAuthError['code']; readonly message: string };
@@ -41,9 +51,12 @@ export interface CheckAuth {
    * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
    */
   (req: unknown, auth?: unknown): Promise<void>;
-  /** Loads the JWKS now, so the first user does not wait for it. Resolves at once when no JWKS URL is set. */
+  /**
+   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait
+   * for it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
+   */
   prefetch(): Promise<void>;
-  /** Releases timers and aborts a JWKS fetch in flight (for tests and shutdown). */
+  /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
   close(): void;
   /** Runs the same verification without side effects and reports every step; never rejects. */
   explain(req: unknown, auth?: unknown): Promise<Verdict>;
@@ -84,24 +97,28 @@ function answerToNamespace(claimsNamespace: string | undefined): (context: Secur
 }
 
 function build(authenticator: Authenticator): CheckAuth {
-  const { onEvent, jwksUri, detailedErrors, claimsNamespace } = authenticator.options;
+  const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
   const forCubesModel = answerToNamespace(claimsNamespace);
 
-  function refuse(error: DualAuthError, kid: string | undefined, started: number): Promise<never> {
+  function refuse(error: DualAuthError, outcome: Pick<Outcome, 'kid' | 'provider'> | undefined, started: number): Promise<never> {
     if (onEvent) {
       const { code, detail, path } = error;
-      emit(onEvent, { type: 'rejected', path, code, message: detail, kid: shownKid(kid), durationMs: performance.now() - started });
+      const issuer = outcome?.provider?.issuer;
+      emit(onEvent, { type: 'rejected', path, code, message: detail, kid: shownKid(outcome?.kid), ...(issuer !== undefined && { issuer }), durationMs: performance.now() - started });
     }
     return Promise.reject(toThrowable(error, detailedErrors));
   }
 
   function settle(req: unknown, outcome: Outcome, started: number): Promise<void> {
-    if (!outcome.accepted) return refuse(outcome.error, outcome.kid, started);
+    if (!outcome.accepted) return refuse(outcome.error, outcome, started);
     const { path, kid, cached, context } = outcome;
     if (path === 'key-set') forCubesModel(context);
     // Cube reads the context from the request: a request that cannot carry it must not pass without one.
-    if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), kid, started);
-    if (onEvent) emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), cached, durationMs: performance.now() - started });
+    if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), outcome, started);
+    if (onEvent) {
+      const issuer = outcome.provider?.issuer;
+      emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), ...(issuer !== undefined && { issuer }), cached, durationMs: performance.now() - started });
+    }
     return ACCEPTED;
   }
 
@@ -128,18 +145,29 @@ function build(authenticator: Authenticator): CheckAuth {
       outcome = await authenticator.authenticate(req, auth, { useCache: false });
     } catch (error) {
       const { code, detail } = unexpected(error, undefined, onEvent);
-      return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', jwksUri, error: { code, message: detail } };
+      return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', error: { code, message: detail } };
     }
     const { path, pathReason, header, payload, kid } = outcome;
-    const verdict = { pathReason, jwksUri, path, header, payload, kid };
+    const provider = providerReport(outcome);
+    const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
+    const verdict = { pathReason, path, header, payload, kid, ...(provider && { provider }), ...(jwksUri !== undefined && { jwksUri }) };
     if (outcome.accepted) return { ...verdict, accepted: true, securityContext: outcome.context };
     const { code, detail } = outcome.error;
     return { ...verdict, accepted: false, error: { code, message: detail } };
   }
 
+  const stores = authenticator.keyStores;
+
+  /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
+  function providerReport({ provider }: Outcome): Verdict['provider'] {
+    if (provider === undefined) return undefined;
+    const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
+    return { ...(provider.issuer !== undefined && { issuer: provider.issuer }), ...(jwksUri !== undefined && { jwksUri }), reason: provider.reason };
+  }
+
   return Object.assign(checkAuth, {
-    prefetch: async () => authenticator.keyStore?.prefetch(),
-    close: () => authenticator.keyStore?.close(),
+    prefetch: () => authenticator.prefetch(),
+    close: () => authenticator.close(),
     explain,
   });
 }

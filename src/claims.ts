@@ -5,6 +5,7 @@
  */
 import type { ResolvedOptions } from './config';
 import { DualAuthError, quote, type AuthPath } from './errors';
+import type { IdentityProvider } from './identity-providers';
 import { own } from './token';
 
 /** The registered-claim checks one path applies. */
@@ -18,11 +19,14 @@ export interface ClaimPolicy {
   readonly subject: string | undefined;
 }
 
-/** The shared-secret path checks times only; audience, issuer and subject describe the identity provider's tokens. */
-export function claimPolicy(options: ResolvedOptions, path: AuthPath): ClaimPolicy {
+/**
+ * The shared-secret path checks times only; audience, issuer and subject describe an identity provider's tokens, so
+ * the key-set path passes the provider that verifies them.
+ */
+export function claimPolicy(options: ResolvedOptions, provider?: IdentityProvider): ClaimPolicy {
   const { clockTolerance, maxTokenAge } = options;
-  if (path === 'shared-secret') return { path, clockTolerance, maxTokenAge, audience: undefined, issuer: undefined, subject: undefined };
-  return { path, clockTolerance, maxTokenAge, audience: options.audience, issuer: options.issuer, subject: options.subject };
+  if (provider === undefined) return { path: 'shared-secret', clockTolerance, maxTokenAge, audience: undefined, issuer: undefined, subject: undefined };
+  return { path: 'key-set', clockTolerance, maxTokenAge, audience: provider.audience, issuer: provider.issuers, subject: provider.subject };
 }
 
 type TimeClaim = 'exp' | 'nbf' | 'iat';

@@ -6,6 +6,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './algorithms';
 import { DualAuthConfigError, type AuthPath } from './errors';
+import { identityProvidersOf, type IdentityProvider } from './identity-providers';
 import { secretWeakness } from './secret-strength';
 import type { AuthEventListener } from './events';
 
@@ -39,9 +40,18 @@ export interface DualAuthOptions {
   /**
    * JWKS URL of the identity provider, for the key-set path. Never taken from a token.
    * Env: `CUBEJS_JWK_URL`.
-   * @default none: the key-set path refuses every token, naming the missing setting
+   * @default discovered from `issuer` when that is exactly one http(s) URL; else none: the key-set path refuses
+   * every token, naming the missing setting
    */
   jwksUri?: string;
+  /**
+   * Several identity providers on the key-set path: a token's `iss` (read before verification, compared exactly)
+   * chooses the provider, then its `kid` one of that provider's keys. A token with another or no `iss` is refused
+   * (`ERR_ISSUER_UNKNOWN`). Each provider has its own key store; one without `jwksUri` is discovered from its
+   * `issuer`. Not together with `jwksUri` or `issuer`. Env: `CUBE_DUAL_AUTH_PROVIDERS` (the same array as JSON).
+   * @default none: one identity provider, from `jwksUri` or `issuer`
+   */
+  providers?: readonly IdentityProviderOptions[];
   /**
    * Value of the `Request-Origin` header that sends a request to the shared-secret path (compared ignoring case).
    * Env: `CUBE_DUAL_AUTH_ORIGIN`.
@@ -56,7 +66,11 @@ export interface DualAuthOptions {
   algorithms?: readonly KeySetAlgorithm[];
   /** Required `aud` on the key-set path (any one of them). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not checked */
   audience?: string | readonly string[];
-  /** Required `iss` on the key-set path (any one of them). Env: `CUBEJS_JWT_ISSUER` (comma-separated). @default not checked */
+  /**
+   * Required `iss` on the key-set path (any one of them). Without `jwksUri`, a single http(s) URL here is also where
+   * the JWKS URL is discovered (its OpenID configuration). Env: `CUBEJS_JWT_ISSUER` (comma-separated).
+   * @default not checked
+   */
   issuer?: string | readonly string[];
   /** Required `sub` on the key-set path. Env: `CUBEJS_JWT_SUBJECT`. @default not checked */
   subject?: string;
@@ -137,13 +151,32 @@ export interface DualAuthOptions {
   onEvent?: AuthEventListener;
 }
 
+/**
+ * One identity provider of the key-set path when there are several (see {@link DualAuthOptions.providers}).
+ * Fields left out inherit the top-level option of the same name.
+ */
+export interface IdentityProviderOptions {
+  /** The provider's issuer: a token whose `iss` is exactly this string is verified with this provider's keys and settings only. */
+  issuer: string;
+  /** Its JWKS URL. @default discovered from `issuer` (OpenID Connect Discovery, then RFC 8414 metadata) */
+  jwksUri?: string;
+  /** Required `aud` (any one of them). @default the top-level `audience` */
+  audience?: string | readonly string[];
+  /** Algorithms accepted from this provider, asymmetric only. @default the top-level `algorithms` */
+  algorithms?: readonly KeySetAlgorithm[];
+  /** Required `sub`. @default the top-level `subject` */
+  subject?: string;
+  /** The claim that holds the security context. @default the top-level `claimsNamespace` */
+  claimsNamespace?: string;
+}
+
 type OptionKey = keyof DualAuthOptions;
 
 /** Throws a {@link DualAuthConfigError} naming the option being checked. */
 type Fail = (problem: string) => never;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
-export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'secrets' | 'log';
+export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'json' | 'secrets' | 'log';
 
 /** One row of the options table. */
 export interface OptionSpec<V> {
@@ -207,12 +240,54 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
   return [...new Set(value as KeySetAlgorithm[])];
 }
 
+/** An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
+export function discoverableIssuer(value: string, fail: Fail): string {
+  httpUrl(value, fail);
+  const url = new URL(value);
+  if (url.search !== '' || url.hash !== '') fail('cannot be discovered: an issuer URL has no query or fragment');
+  return value;
+}
+
+/** The fields of a provider entry, each checked as the top-level option of the same name. */
+const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value: unknown, fail: Fail) => unknown } = {
+  issuer: nonEmptyString,
+  jwksUri: httpUrl,
+  audience: stringList,
+  algorithms: keySetAlgorithms,
+  subject: nonEmptyString,
+  claimsNamespace: nonEmptyString,
+};
+
+function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {
+  if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list of identity providers ({ "issuer": ... })');
+  const seen = new Set<string>();
+  return value.map((entry: unknown, i) => {
+    const at = `entry ${i + 1}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) fail(`${at} must be an object with an "issuer"`);
+    const given = entry as Record<string, unknown>;
+    const named = typeof given.issuer === 'string' ? `${at} (issuer ${JSON.stringify(given.issuer.slice(0, 100))})` : at;
+    const checked: Record<string, unknown> = {};
+    for (const [field, item] of Object.entries(given)) {
+      const rule = Object.hasOwn(PROVIDER_FIELDS, field) ? PROVIDER_FIELDS[field as keyof IdentityProviderOptions] : undefined;
+      if (rule === undefined) fail(`${named}: "${field}" is not a provider field (${Object.keys(PROVIDER_FIELDS).join(', ')})`);
+      if (item !== undefined) checked[field] = rule(item, (problem) => fail(`${named} field "${field}" ${problem}`));
+    }
+    if (checked.issuer === undefined) fail(`${at} has no "issuer": tokens are routed to a provider by it`);
+    const issuer = checked.issuer as string;
+    if (checked.jwksUri === undefined) discoverableIssuer(issuer, (problem) => fail(`${named} has no "jwksUri", and its issuer ${problem}`));
+    if (seen.has(issuer)) fail(`${named} repeats an issuer: each issuer chooses one provider`);
+    seen.add(issuer);
+    return checked as unknown as IdentityProviderOptions;
+  });
+}
+
 const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({ env: [env], format: 'number', default: fallback, check: atLeast(min) });
 
 /** The options table. `satisfies` makes a missing or extra row a compile error. */
 export const OPTIONS = {
   apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'], format: 'secrets', check: stringList },
   jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
+  providers: { env: ['CUBE_DUAL_AUTH_PROVIDERS'], format: 'json', check: providerList },
   origin: {
     env: ['CUBE_DUAL_AUTH_ORIGIN'],
     format: 'text',
@@ -276,6 +351,8 @@ export type ResolvedOptions = {
   readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
 } & {
   readonly secretKeys: readonly KeyObject[];
+  /** The identity providers of the key-set path, with inherited settings applied; empty when it has none. */
+  readonly identityProviders: readonly IdentityProvider[];
   /** Why an API secret is too weak for HS256 (never the secret itself), for one warning at start. */
   readonly secretWeakness: string | undefined;
   /** How messages name each option (environment variables when the options came from the environment). */
@@ -297,11 +374,21 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     };
     resolved[key] = value === undefined ? undefined : spec.check(value, fail);
   }
+  for (const other of ['jwksUri', 'issuer'] as const) {
+    if (resolved.providers !== undefined && resolved[other] !== undefined) {
+      throw new DualAuthConfigError(names.providers, `and ${names[other]} are both set: with several identity providers, each names its own issuer and JWKS URL`);
+    }
+  }
+  const identityProviders = identityProvidersOf(resolved as unknown as ResolvedOptions, names);
   const secrets = (resolved.apiSecret as readonly string[] | undefined) ?? [];
-  if (secrets.length === 0 && resolved.jwksUri === undefined) {
-    throw new DualAuthConfigError(names.apiSecret, `and ${names.jwksUri} are both unset: set at least one, or no token can be accepted`);
+  if (secrets.length === 0 && identityProviders.length === 0) {
+    throw new DualAuthConfigError(
+      names.apiSecret,
+      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to discover the JWKS from): set at least one, or no token can be accepted`,
+    );
   }
   delete resolved.apiSecret;
+  resolved.identityProviders = identityProviders;
   resolved.secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
   const weak = secrets.map(secretWeakness).findIndex((weakness) => weakness !== undefined);
   resolved.secretWeakness = weak < 0 ? undefined : `${secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length} of ` : ''}${names.apiSecret} ${secretWeakness(secrets[weak] as string)}`;

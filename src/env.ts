@@ -38,6 +38,19 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
+/** A JSON value; text that is not JSON is a configuration error naming the variable and where the JSON breaks. */
+function json(env: NodeJS.ProcessEnv, name: string): unknown {
+  const text = readEnv(env, name);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    // V8 says where the text breaks ("Unexpected token } in JSON at position 41"), quoting a few characters at most.
+    const where = error instanceof SyntaxError ? `: ${error.message.slice(0, 120)}` : '';
+    throw new DualAuthConfigError(name, `is not valid JSON${where}`);
+  }
+}
+
 const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
 
 /** A true/false variable; another value is a configuration error naming it. */
@@ -84,6 +97,7 @@ const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string
   list: (env, [name]) => list(env, name as string),
   number: (env, [name]) => number(env, name as string),
   boolean: (env, [name]) => boolean(env, name as string),
+  json: (env, [name]) => json(env, name as string),
   secrets,
   log: (env, [name]) => logListener(env, name as string),
 };

@@ -6,6 +6,8 @@ export interface AcceptedEvent {
   readonly path: AuthPath;
   /** `kid` of the key that verified the token (key-set path only). */
   readonly kid?: string;
+  /** Issuer of the identity provider chosen for the token, when one is configured (key-set path only). */
+  readonly issuer?: string;
   /** True when the verified-token cache answered. */
   readonly cached: boolean;
   readonly durationMs: number;
@@ -20,6 +22,8 @@ export interface RejectedEvent {
   /** The message the client received: it never contains the token, the secret or key material. */
   readonly message: string;
   readonly kid?: string;
+  /** Issuer of the identity provider chosen for the token, when one was (key-set path only). */
+  readonly issuer?: string;
   readonly durationMs: number;
 }
 
@@ -27,6 +31,8 @@ export interface RejectedEvent {
 export interface KeySetRefreshedEvent {
   readonly type: 'jwks-refreshed';
   readonly jwksUri: string;
+  /** The identity provider's issuer, when one is configured (several providers, or discovery). */
+  readonly issuer?: string;
   readonly kids: readonly string[];
   /** Keys in the answer that were skipped (not for signatures, wrong type, malformed). */
   readonly skipped: number;
@@ -36,7 +42,10 @@ export interface KeySetRefreshedEvent {
 /** Loading the key set failed; `servingStale` tells whether the last good key set is still in use. */
 export interface KeySetRefreshFailedEvent {
   readonly type: 'jwks-refresh-failed';
+  /** The JWKS URL; while discovery has found none yet, the discovery document asked first. */
   readonly jwksUri: string;
+  /** The identity provider's issuer, when one is configured (several providers, or discovery). */
+  readonly issuer?: string;
   readonly code: Extract<RejectionCode, 'ERR_JWKS_UNREACHABLE' | 'ERR_JWKS_TIMEOUT' | 'ERR_JWKS_INVALID'>;
   readonly message: string;
   readonly servingStale: boolean;

@@ -1,4 +1,5 @@
 import type { AuthPath } from './errors';
+import type { ProviderChoice, Verified } from './paths/path';
 
 /**
  * A verified payload kept as its JSON text, with the claim that is the security context when a claims namespace
@@ -24,15 +25,20 @@ interface Entry {
   readonly kid: string | undefined;
   /** Thumbprint of the key that verified the token (key-set path). */
   readonly key: string | undefined;
+  readonly provider: ProviderChoice | undefined;
   /** Epoch ms after which the entry must not answer. */
   readonly validUntil: number;
 }
 
-/** What a hit returns: a private copy of the security context, and the kid that verified it. */
+/** What a hit returns: a private copy of the security context, and the kid and identity provider that verified it. */
 export interface CachedVerification {
   readonly context: Record<string, unknown>;
   readonly kid: string | undefined;
+  readonly provider: ProviderChoice | undefined;
 }
+
+/** What the cache keeps of a verification besides the context. */
+export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'key' | 'provider'>>;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -117,24 +123,18 @@ export class TokenCache {
       return undefined;
     }
     const { context } = entry;
-    return { context: context instanceof PayloadJson ? context.context() : copy(context), kid: entry.kid };
+    return { context: context instanceof PayloadJson ? context.context() : copy(context), kid: entry.kid, provider: entry.provider };
   }
 
   /**
-   * Remembers a verified token. `expiresAt` is the epoch ms at which verification itself would start refusing it
-   * (Infinity when the token never expires); `key` is the thumbprint of the key that verified it, if any.
+   * Remembers a verified token until `verified.refusedFrom`, the epoch ms at which verification itself would start
+   * refusing it (Infinity when never), or the cache's maximum age from `now`, whichever comes first.
    */
-  set(
-    token: string,
-    path: AuthPath,
-    context: PayloadJson | Record<string, unknown>,
-    kid: string | undefined,
-    expiresAt: number,
-    now: number,
-    key?: string,
-  ): void {
-    const validUntil = Math.min(expiresAt, now + this.maxAgeMs);
-    if (validUntil > now) this.add(token, { path, context: context instanceof PayloadJson ? context : copy(context), kid, key, validUntil });
+  set(token: string, path: AuthPath, context: PayloadJson | Record<string, unknown>, verified: Remembered, now: number): void {
+    const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
+    if (validUntil <= now) return;
+    const { kid, key, provider } = verified;
+    this.add(token, { path, context: context instanceof PayloadJson ? context : copy(context), kid, key, provider, validUntil });
   }
 
   /**

@@ -35,13 +35,13 @@ describe('checkAuth: token and request handling', () => {
   it('sends a WebSocket call without headers to the key-set path, never a TypeError', async () => {
     const error = await rejectionOf(checkAuth({ isSubscription: true, protocol: 'ws' }, hs({})));
     expect(error.code).toBe('ERR_JWKS_NOT_CONFIGURED');
-    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(option "jwksUri" is not set\)/);
+    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(option "jwksUri" is not set, nor option "providers", nor one issuer URL in option "issuer" to discover it from\)/);
   });
 
   it('names the environment variable in a message only when the option came from the environment', async () => {
     const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
     const error = await rejectionOf(fromEnv({ isSubscription: true, protocol: 'ws' }, hs({})));
-    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(CUBEJS_JWK_URL is not set\)/);
+    expect(error.message).toMatch(/^Key-set path is not configured on this deployment \(CUBEJS_JWK_URL is not set, nor CUBE_DUAL_AUTH_PROVIDERS, nor one issuer URL in CUBEJS_JWT_ISSUER to discover it from\)/);
   });
 
   it('sends a request without the origin header to the key-set path, so an HS256 token is refused there', async () => {

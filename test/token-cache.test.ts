@@ -19,15 +19,15 @@ afterEach(() => vi.useRealTimers());
 describe('TokenCache', () => {
   it('answers only on the path that verified the token', () => {
     const cache = new TokenCache(10, 60_000);
-    cache.set('t', 'shared-secret', { a: 1 }, undefined, Infinity, 0);
+    cache.set('t', 'shared-secret', { a: 1 }, { refusedFrom: Infinity }, 0);
     expect(cache.get('t', 'key-set', 1)).toBeUndefined();
     expect(cache.get('t', 'shared-secret', 1)).toEqual({ context: { a: 1 }, kid: undefined });
   });
 
   it('stops answering at expiry and at its own maximum age, dropping the entry', () => {
     const cache = new TokenCache(10, 1_000);
-    cache.set('exp', 'key-set', {}, 'k', 500, 0);
-    cache.set('age', 'key-set', {}, 'k', Infinity, 0);
+    cache.set('exp', 'key-set', {}, { kid: 'k', refusedFrom: 500 }, 0);
+    cache.set('age', 'key-set', {}, { kid: 'k', refusedFrom: Infinity }, 0);
     expect(cache.get('exp', 'key-set', 499)).toBeDefined();
     expect(cache.get('exp', 'key-set', 500)).toBeUndefined();
     expect(cache.get('age', 'key-set', 999)).toBeDefined();
@@ -37,13 +37,13 @@ describe('TokenCache', () => {
 
   it('keeps at most maxEntries, dropping the least recently used first', () => {
     const cache = new TokenCache(4, 60_000);
-    for (const token of ['a', 'b', 'c']) cache.set(token, 'key-set', {}, undefined, Infinity, 0);
+    for (const token of ['a', 'b', 'c']) cache.set(token, 'key-set', {}, { refusedFrom: Infinity }, 0);
     expect(cache.get('a', 'key-set', 1)).toBeDefined();
-    cache.set('d', 'key-set', {}, undefined, Infinity, 1);
+    cache.set('d', 'key-set', {}, { refusedFrom: Infinity }, 1);
     expect(cache.get('b', 'key-set', 2)).toBeUndefined();
     expect(cache.get('a', 'key-set', 2)).toBeDefined();
     for (let i = 0; i < 10_000; i++) {
-      cache.set(`t${i}`, 'key-set', {}, undefined, Infinity, 3);
+      cache.set(`t${i}`, 'key-set', {}, { refusedFrom: Infinity }, 3);
       expect(cache.size).toBeLessThanOrEqual(4);
     }
   });
@@ -51,7 +51,7 @@ describe('TokenCache', () => {
   it('hands out copies: neither the stored nor a returned context can be changed by a caller', () => {
     const cache = new TokenCache(10, 60_000);
     const context = { tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } };
-    cache.set('t', 'key-set', context, undefined, Infinity, 0);
+    cache.set('t', 'key-set', context, { refusedFrom: Infinity }, 0);
     context.roles.push('admin');
     const first = cache.get('t', 'key-set', 1)?.context as typeof context;
     first.nested.region = 'us';

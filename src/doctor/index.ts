@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
 import { ENV, optionsFromEnv, readEnv } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
+import type { IdentityProvider } from '../identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { keyMaterialBytes, MIN_SECRET_BYTES, secretWeakness } from '../secret-strength';
 
@@ -20,6 +21,8 @@ export interface Check {
   readonly id: CheckId;
   readonly status: CheckStatus;
   readonly message: string;
+  /** The identity provider checked, by issuer, when it has one (discovery, or several providers). */
+  readonly issuer?: string;
 }
 
 export type CheckId =
@@ -28,6 +31,7 @@ export type CheckId =
   | 'additional-api-secrets'
   | 'origin'
   | 'jwks-url'
+  | 'discovery'
   | 'jwks-keys'
   | 'audience'
   | 'issuer'
@@ -55,13 +59,13 @@ function secretList(options: DualAuthOptions): readonly string[] {
  * `optionsFromEnv` puts CUBEJS_API_SECRET (when set) first, then the additional ones; Cube's rotation list
  * CUBEJS_API_SECRETS, when set, takes the place of CUBEJS_API_SECRET, and its secrets are checked as a list.
  */
-function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv): Check[] {
+function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv, keySet: boolean): Check[] {
   const all = secretList(options);
   if (readEnv(env, ENV.apiSecrets)?.replace(/[\s,]/g, '')) return [listedSecretsCheck('api-secret', ENV.apiSecrets, all)];
   const hasMain = (env[ENV.apiSecret]?.trim() ?? '') !== '';
   const main = hasMain ? all[0] : undefined;
   const additional = hasMain ? all.slice(1) : all;
-  const checks = [mainSecretCheck(main, additional.length, options.jwksUri !== undefined)];
+  const checks = [mainSecretCheck(main, additional.length, keySet)];
   if (additional.length > 0) checks.push(additionalSecretsCheck(additional));
   return checks;
 }
@@ -102,46 +106,82 @@ function originCheck(options: ResolvedOptions): Check {
   );
 }
 
+/** Plain http is fine on this machine only: elsewhere, whoever sits on the network path can swap the keys. */
+function plainHttp(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && !LOOPBACK.has(hostname);
+}
+
 function jwksUrlCheck(jwksUri: string | undefined): Check {
   if (jwksUri === undefined) {
-    return check('jwks-url', 'warn', `${ENV.jwksUri} is not set: the key-set path refuses every identity-provider token`);
+    return check(
+      'jwks-url',
+      'warn',
+      `${ENV.jwksUri} is not set (nor ${ENV.providers}, nor one issuer URL in ${ENV.issuer} to discover it from): the key-set path refuses every identity-provider token`,
+    );
   }
-  const url = new URL(jwksUri);
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) {
+  if (plainHttp(jwksUri)) {
     return check('jwks-url', 'warn', `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys and forge tokens; use https`);
   }
   return check('jwks-url', 'ok', `${ENV.jwksUri} is ${jwksUri}`);
 }
 
-/** Loads the key set with the hook's own key store and settings, so reachability, timeout and key vetting are the runtime's. */
-async function jwksKeysCheck(options: ResolvedOptions & { jwksUri: string }): Promise<Check> {
-  const store = new KeyStore(keyStoreOptions(options));
+/**
+ * One identity provider, loaded with the hook's own key store and settings, so that discovery, reachability,
+ * timeout and key vetting are the runtime's: where its JWKS URL comes from, then its keys for its algorithms.
+ */
+async function providerChecks(options: ResolvedOptions, provider: IdentityProvider, several: boolean): Promise<Check[]> {
+  const { issuer } = provider;
+  const about = issuer === undefined ? {} : { issuer };
+  const named = (message: string): string => (several ? `identity provider ${JSON.stringify(issuer)}: ${message}` : message);
+  const store = new KeyStore(keyStoreOptions(options, provider));
   const started = performance.now();
+  let failure: string | undefined;
   try {
     await store.prefetch();
   } catch (error) {
-    return check('jwks-keys', 'fail', error instanceof DualAuthError ? error.detail : String(error));
+    failure = error instanceof DualAuthError ? error.detail : String(error);
   } finally {
     store.close();
   }
-  const { kids, skippedKeys } = store.describe();
+  const elapsed = Math.round(performance.now() - started);
+  const state = store.describe();
+  const checks: Check[] = [];
+  const audience = several ? { ...audienceCheck(provider.audience, named), ...about } : audienceCheck(provider.audience, (message) => message);
+  if (provider.jwksUri !== undefined) {
+    const url = jwksUrlCheck(provider.jwksUri);
+    checks.push(several ? { ...check('jwks-url', url.status, named(`JWKS URL ${provider.jwksUri}${url.status === 'warn' ? ' is plain http: use https' : ''}`)), ...about } : url);
+  } else {
+    const { discovery } = state;
+    if (discovery?.jwksUri === undefined) return [{ ...check('discovery', 'fail', named(failure ?? 'discovery found no JWKS URL')), ...about }, audience];
+    const found = `issuer ${JSON.stringify(issuer)} names jwks_uri ${discovery.jwksUri} in ${discovery.documentUrl}`;
+    checks.push(plainHttp(discovery.jwksUri)
+      ? { ...check('discovery', 'warn', named(`${found}: plain http, whoever sits on the network path can swap the keys; use https`)), ...about }
+      : { ...check('discovery', 'ok', named(found)), ...about });
+  }
+  if (failure !== undefined) return [...checks, { ...check('jwks-keys', 'fail', named(failure)), ...about }, audience];
+  const { kids, skippedKeys } = state;
   const shown = kids.slice(0, MAX_KIDS_SHOWN).map((kid) => JSON.stringify(kid)).join(', ');
   const more = kids.length > MAX_KIDS_SHOWN ? ` and ${kids.length - MAX_KIDS_SHOWN} more` : '';
-  const algorithms = options.algorithms.join(', ');
+  const algorithms = provider.algorithms.join(', ');
   const skipped = skippedKeys > 0 ? `; ${skippedKeys} other ${skippedKeys === 1 ? 'key' : 'keys'} skipped (encryption, or not for ${algorithms})` : '';
   const count = `${kids.length} signing ${kids.length === 1 ? 'key' : 'keys'}`;
-  return check('jwks-keys', 'ok', `${count} for ${algorithms}: ${shown}${more}, answered in ${Math.round(performance.now() - started)} ms${skipped}`);
+  checks.push({ ...check('jwks-keys', 'ok', named(`${count} for ${algorithms}: ${shown}${more}, answered in ${elapsed} ms${skipped}`)), ...about });
+  checks.push(audience);
+  return checks;
 }
 
-function claimCheck(id: 'audience' | 'issuer', values: readonly string[] | undefined): Check {
-  const variable = id === 'audience' ? ENV.audience : ENV.issuer;
-  if (values === undefined) {
-    const risk = id === 'audience'
-      ? 'tokens the identity provider issued for any other application are accepted too'
-      : 'tokens are not checked for who issued them';
-    return check(id, 'warn', `${variable} is not set: ${risk}`);
+function audienceCheck(audience: readonly string[] | undefined, named: (message: string) => string): Check {
+  if (audience === undefined) {
+    return check('audience', 'warn', named(`${ENV.audience} is not set: tokens the identity provider issued for any other application are accepted too`));
   }
-  return check(id, 'ok', `${variable}: ${values.map((value) => JSON.stringify(value)).join(' or ')}`);
+  return check('audience', 'ok', named(`${ENV.audience}: ${audience.map((value) => JSON.stringify(value)).join(' or ')}`));
+}
+
+/** With one JWKS URL, whether tokens are checked for who issued them; discovery and several providers always check. */
+function issuerCheck(issuers: readonly string[] | undefined): Check {
+  if (issuers === undefined) return check('issuer', 'warn', `${ENV.issuer} is not set: tokens are not checked for who issued them`);
+  return check('issuer', 'ok', `${ENV.issuer}: ${issuers.map((value) => JSON.stringify(value)).join(' or ')}`);
 }
 
 function versionOf(entry: string): string | undefined {
@@ -193,13 +233,15 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Dia
   } catch (error) {
     checks.push(configurationFailure(error));
   }
-  if (options) checks.push(...secretChecks(options, env));
+  const providers = resolved?.identityProviders ?? [];
+  if (options) checks.push(...secretChecks(options, env, providers.length > 0));
   if (resolved) {
-    const { jwksUri } = resolved;
-    checks.push(originCheck(resolved), jwksUrlCheck(jwksUri));
-    if (jwksUri !== undefined) {
-      checks.push(await jwksKeysCheck({ ...resolved, jwksUri }), claimCheck('audience', resolved.audience), claimCheck('issuer', resolved.issuer));
-    }
+    checks.push(originCheck(resolved));
+    if (providers.length === 0) checks.push(jwksUrlCheck(undefined));
+    // One at a time: the lines then come out in the configured order, and a provider's timeout is its own.
+    for (const provider of providers) checks.push(...(await providerChecks(resolved, provider, resolved.providers !== undefined)));
+    const [only] = providers;
+    if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
   }
   checks.push(gatewayCheck(cwd));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };

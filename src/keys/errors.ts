@@ -33,6 +33,31 @@ export function jwksInvalid(jwksUri: string, reason: string): JwksFailure {
   return jwksFailure('ERR_JWKS_INVALID', `JWKS response from ${jwksUri} is invalid: ${reason}`);
 }
 
+/** How the failures of fetching one document are told: the operator's detail names the document and its URL. */
+export interface FailureWording {
+  unreachable(cause: string): JwksFailure;
+  timedOut(timeoutMs: number): JwksFailure;
+  invalid(reason: string): JwksFailure;
+}
+
+export function jwksWording(jwksUri: string): FailureWording {
+  return {
+    unreachable: (cause) => jwksUnreachable(jwksUri, cause),
+    timedOut: (timeoutMs) => jwksTimedOut(jwksUri, timeoutMs),
+    invalid: (reason) => jwksInvalid(jwksUri, reason),
+  };
+}
+
+/** Discovery fails the key set as a JWKS would (same codes, same public messages); the detail says it was discovery. */
+export function discoveryWording(documentUrl: string, issuer: string): FailureWording {
+  const document = `discovery document of issuer ${JSON.stringify(issuer)} (${documentUrl})`;
+  return {
+    unreachable: (cause) => jwksFailure('ERR_JWKS_UNREACHABLE', `The ${document} is unreachable: ${cause}`),
+    timedOut: (timeoutMs) => jwksFailure('ERR_JWKS_TIMEOUT', `The ${document} did not answer within ${timeoutMs} ms`),
+    invalid: (reason) => jwksFailure('ERR_JWKS_INVALID', `The ${document} is unusable: ${reason}`),
+  };
+}
+
 /** A new error per rejection: one shared instance would carry one stack and could be changed by any catcher. */
 export function copyFailure(failure: JwksFailure): JwksFailure {
   return jwksFailure(failure.code, failure.detail);

@@ -1,15 +1,19 @@
 import type { ResolvedOptions } from '../config';
 import type { AuthEventListener } from '../events';
+import type { IdentityProvider } from '../identity-providers';
 import type { KeyStoreOptions } from './key-store';
 
 export { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions, type KeyStoreState } from './key-store';
 export type { JwksFailure, JwksFailureCode } from './errors';
 
-/** The key store's settings from resolved options: one mapping for the hook and for `doctor`. */
-export function keyStoreOptions(options: ResolvedOptions & { jwksUri: string }, onEvent?: AuthEventListener): KeyStoreOptions {
+/** One identity provider's key store settings from resolved options: one mapping for the hook and for `doctor`. */
+export function keyStoreOptions(options: ResolvedOptions, provider: IdentityProvider, onEvent?: AuthEventListener): KeyStoreOptions {
+  const { issuer, jwksUri } = provider;
   return {
-    jwksUri: options.jwksUri,
-    algorithms: options.algorithms,
+    // The configuration guarantees an issuer to discover from whenever no JWKS URL is set.
+    jwksUri: jwksUri ?? { discoverFrom: issuer as string },
+    ...(issuer !== undefined && { issuer }),
+    algorithms: provider.algorithms,
     cooldownMs: options.jwksCooldownMs,
     maxAgeMs: options.jwksMaxAgeMs,
     staleIfErrorMs: options.jwksStaleIfErrorMs,

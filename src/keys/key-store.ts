@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { DEFAULTS } from '../config';
 import type { DualAuthError } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
+import { IssuerDiscovery, type DiscoveryState } from './discovery';
 import { copyFailure, isJwksFailure, jwksInvalid, jwksUnreachable, kidUnknown, type JwksFailure, type JwksFailureCode } from './errors';
 import { fetchJwks } from './fetch-jwks';
 import { usableKeys, type UsableKeySet } from './usable-keys';
@@ -11,8 +12,13 @@ import { usableKeys, type UsableKeySet } from './usable-keys';
  * are the hook's (`jwksCooldownMs`, `jwksMaxAgeMs`... in config.ts), as {@link KEY_STORE_DEFAULTS}.
  */
 export interface KeyStoreOptions {
-  /** The JWKS URL, already validated as http(s). */
-  jwksUri: string;
+  /**
+   * The JWKS URL, already validated as http(s); or, for an issuer configured without one, the issuer to discover it
+   * from (see discovery.ts): the discovered URL is kept and asked again under the same rules as the keys.
+   */
+  jwksUri: string | { readonly discoverFrom: string };
+  /** The issuer whose keys these are, when one is configured: events and diagnostics name it. */
+  issuer?: string;
   /**
    * Algorithms the key-set path accepts (RS256/384/512, PS256/384/512, ES256/384/512). Keys that can
    * verify none of them are skipped, and so is a key whose JWK `alg` is not one of them.
@@ -35,7 +41,7 @@ export interface KeyStoreOptions {
    * stale-if-error). After that, requests are refused with the cause of the outage.
    */
   staleIfErrorMs: number;
-  /** Deadline for a whole fetch (connect, headers and body), not just socket idle time. */
+  /** Deadline for a whole fetch (connect, headers and body; discovery included), not just socket idle time. */
   timeoutMs: number;
   /** A JWKS answer larger than this is invalid. */
   maxResponseBytes: number;
@@ -61,7 +67,12 @@ export const KEY_STORE_DEFAULTS: Readonly<
 
 /** A snapshot for diagnostics (CLI `doctor`, `verify`). Holds no key material. */
 export interface KeyStoreState {
-  readonly jwksUri: string;
+  /** The JWKS URL keys come from; undefined while discovery has not found it yet. */
+  readonly jwksUri: string | undefined;
+  /** The issuer whose keys these are, when configured. */
+  readonly issuer: string | undefined;
+  /** How the JWKS URL was discovered, when it is. */
+  readonly discovery: DiscoveryState | undefined;
   /**
    * `empty`: never loaded; `fresh`: younger than `maxAgeMs`; `stale`: older, still serving known keys while it
    * is being refreshed or refreshes fail; `expired`: older than `maxAgeMs + staleIfErrorMs`, no longer served.
@@ -87,6 +98,7 @@ export interface KeyStoreState {
 export class KeyStore {
   private readonly options: KeyStoreOptions;
   private readonly now: () => number;
+  private readonly discovery: IssuerDiscovery | undefined;
   private keys: ReadonlyMap<string, KeyObject> = new Map();
   private skipped = 0;
   private fetchedAt: Date | undefined;
@@ -102,6 +114,18 @@ export class KeyStore {
   constructor(options: KeyStoreOptions) {
     this.options = { ...options };
     this.now = options.clock ?? (() => performance.now());
+    const { jwksUri } = options;
+    this.discovery = typeof jwksUri === 'string'
+      ? undefined
+      : new IssuerDiscovery(jwksUri.discoverFrom, { ...options, clock: this.now });
+  }
+
+  /** The JWKS URL for messages: configured, or discovered last; before discovery, the first document discovery asks. */
+  private get location(): string {
+    const { jwksUri } = this.options;
+    if (typeof jwksUri === 'string') return jwksUri;
+    const discovery = this.discovery as IssuerDiscovery;
+    return discovery.current ?? discovery.firstDocumentUrl;
   }
 
   /**
@@ -138,7 +162,9 @@ export class KeyStore {
   describe(): KeyStoreState {
     const failure = this.lastFailure;
     return {
-      jwksUri: this.options.jwksUri,
+      jwksUri: typeof this.options.jwksUri === 'string' ? this.options.jwksUri : this.discovery?.current,
+      issuer: this.options.issuer,
+      discovery: this.discovery?.describe(),
       status: this.status(this.now()),
       kids: [...this.keys.keys()],
       skippedKeys: this.skipped,
@@ -170,7 +196,7 @@ export class KeyStore {
     const key = servable ? this.keys.get(kid) : undefined;
     if (key !== undefined) return key;
     if (!servable && failure) throw copyFailure(failure);
-    throw kidUnknown(this.options.jwksUri, kid, { refreshFailure: failure });
+    throw kidUnknown(this.location, kid, { refreshFailure: failure });
   }
 
   /** Why `kid` is refused without a fetch: the cooldown since the last one has not passed. */
@@ -178,7 +204,7 @@ export class KeyStore {
     const failure = this.lastFailure?.error;
     // With no key set to look in, the outage is the answer; with one, the missing kid is.
     if (failure && now >= this.servableUntil) return copyFailure(failure);
-    return kidUnknown(this.options.jwksUri, kid, { refreshFailure: failure, retryInMs: this.nextFetchAt - now });
+    return kidUnknown(this.location, kid, { refreshFailure: failure, retryInMs: this.nextFetchAt - now });
   }
 
   /** Single flight: every caller during a fetch shares it. Never rejects; resolves to the failure, if any. */
@@ -190,13 +216,21 @@ export class KeyStore {
   }
 
   private async load(): Promise<JwksFailure | undefined> {
-    const { jwksUri, algorithms, timeoutMs, maxResponseBytes } = this.options;
+    const { algorithms, timeoutMs, maxResponseBytes } = this.options;
     const started = this.now();
     const abort = new AbortController();
     this.abortFetch = abort;
     this.counts.started++;
+    let jwksUri = this.location;
     try {
-      const { document, maxAgeMs } = await fetchJwks(jwksUri, { timeoutMs, maxResponseBytes, signal: abort.signal });
+      let timeLeftMs = timeoutMs;
+      if (this.discovery) {
+        // One deadline for discovery and the key set together (real time, as the fetches' own timers are).
+        const deadline = performance.now() + timeoutMs;
+        jwksUri = await this.discovery.jwksUri({ timeoutMs, maxResponseBytes, signal: abort.signal });
+        timeLeftMs = Math.max(1, Math.round(deadline - performance.now()));
+      }
+      const { document, maxAgeMs } = await fetchJwks(jwksUri, { timeoutMs: timeLeftMs, maxResponseBytes, signal: abort.signal });
       const set = await usableKeys(document, jwksUri, algorithms);
       if (set.keys.size === 0) {
         const found = document.keys.length;
@@ -228,7 +262,8 @@ export class KeyStore {
     this.counts.succeeded++;
     this.report({
       type: 'jwks-refreshed',
-      jwksUri: this.options.jwksUri,
+      jwksUri: this.location,
+      ...(this.options.issuer !== undefined && { issuer: this.options.issuer }),
       kids: [...set.keys.keys()],
       skipped: set.skipped,
       durationMs: Math.round(now - started),
@@ -242,7 +277,8 @@ export class KeyStore {
     this.counts.failed++;
     this.report({
       type: 'jwks-refresh-failed',
-      jwksUri: this.options.jwksUri,
+      jwksUri: this.location,
+      ...(this.options.issuer !== undefined && { issuer: this.options.issuer }),
       code: error.code,
       message: error.detail,
       servingStale: now < this.servableUntil,
@@ -262,7 +298,7 @@ export class KeyStore {
   }
 
   private closedError(): JwksFailure {
-    return jwksUnreachable(this.options.jwksUri, 'key store closed');
+    return jwksUnreachable(this.location, 'key store closed');
   }
 }
 

@@ -13,6 +13,22 @@ export interface Verified {
   readonly key?: string;
   /** Epoch ms from which verification would refuse the token (Infinity when never): the cache answers until then. */
   readonly refusedFrom: number;
+  /** The identity provider that verified the token (key-set path only). */
+  readonly provider?: ProviderChoice;
+  /** The claim that held the security context (key-set path only, when one is set). */
+  readonly claimsNamespace?: string;
+}
+
+/** The identity provider chosen for a token, and why, as `explain` reports it. */
+export interface ProviderChoice {
+  /** Its place among the configured identity providers (0 when there is one). */
+  readonly index: number;
+  /** Its issuer, when one is configured. */
+  readonly issuer: string | undefined;
+  /** Its configured JWKS URL; undefined when discovered from the issuer. */
+  readonly jwksUri: string | undefined;
+  /** Why tokens go to it. */
+  readonly reason: string;
 }
 
 /**

@@ -23,7 +23,7 @@ export class SharedSecretPath implements VerificationPath {
     private readonly clock: () => number,
   ) {
     this.keys = options.secretKeys;
-    this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options, PATH), invalidSignature);
+    this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
   }
 
   /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */

@@ -140,7 +140,7 @@ describe('cube-dual-auth doctor', () => {
   });
 
   it('fails with neither an API secret nor a JWKS URL, exit 1', async () => {
-    const result = await doctor(without(without(good, 'CUBEJS_API_SECRET'), 'CUBEJS_JWK_URL'));
+    const result = await doctor(without(without(without(good, 'CUBEJS_API_SECRET'), 'CUBEJS_JWK_URL'), 'CUBEJS_JWT_ISSUER'));
     expect(result.code).toBe(1);
     expect(checkOf(jsonOf<DoctorJson>(result), 'configuration')).toMatchObject({ status: 'fail', message: expect.stringMatching(/both unset/) });
   });

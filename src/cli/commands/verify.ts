@@ -44,7 +44,13 @@ interface TimeInfo {
 }
 
 type KeyInfo =
-  | { readonly source: 'jwks'; readonly kid: string | null; readonly jwksUri: string | null }
+  | {
+    readonly source: 'jwks';
+    readonly kid: string | null;
+    readonly jwksUri: string | null;
+    /** The identity provider chosen: its issuer (null when none is configured) and why; null when none was chosen. */
+    readonly provider: { readonly issuer: string | null; readonly reason: string } | null;
+  }
   | { readonly source: 'api-secret'; readonly secrets: number };
 
 /** The `--json` document; every member is always present (null when it does not apply). */
@@ -124,7 +130,13 @@ function keyInfo(verdict: Verdict, options: DualAuthOptions): KeyInfo | null {
   }
   if (verdict.path === 'key-set') {
     const kid = verdict.kid ?? verdict.header?.kid;
-    return { source: 'jwks', kid: typeof kid === 'string' ? kid : null, jwksUri: verdict.jwksUri ?? null };
+    const { provider } = verdict;
+    return {
+      source: 'jwks',
+      kid: typeof kid === 'string' ? kid : null,
+      jwksUri: verdict.jwksUri ?? null,
+      provider: provider ? { issuer: provider.issuer ?? null, reason: provider.reason } : null,
+    };
   }
   return null;
 }
@@ -189,7 +201,14 @@ function describeKey(key: KeyInfo): string {
     return `the API secret (${ENV.apiSecret}${more})`;
   }
   const kid = key.kid === null ? 'no kid in the header' : `kid ${JSON.stringify(key.kid)}`;
-  return `${kid}, ${key.jwksUri === null ? `${ENV.jwksUri} is not set` : `from ${key.jwksUri}`}`;
+  if (key.jwksUri !== null) return `${kid}, from ${key.jwksUri}`;
+  const issuer = key.provider?.issuer;
+  return `${kid}, ${issuer ? `from the JWKS discovered for ${JSON.stringify(issuer)} (not discovered yet)` : `${ENV.jwksUri} is not set`}`;
+}
+
+/** The identity provider chosen on the key-set path, and why. */
+function describeProvider({ issuer, reason }: { readonly issuer: string | null; readonly reason: string }): string {
+  return `${JSON.stringify(issuer)}: ${reason}`;
 }
 
 function printReport(result: VerifyReport, io: CliIO): void {
@@ -199,6 +218,8 @@ function printReport(result: VerifyReport, io: CliIO): void {
   if (result.pathReason !== null) entries.push(['Path', result.pathReason]);
   if (result.header) entries.push(['Header', describeHeader(result.header)]);
   if (result.claims) entries.push(['Claims', describeClaims(result.claims, now)]);
+  // Named only when an issuer chose it: with one JWKS URL there is nothing to choose.
+  if (result.key?.source === 'jwks' && result.key.provider?.issuer) entries.push(['Issuer', describeProvider(result.key.provider)]);
   if (result.key) entries.push(['Key', describeKey(result.key)]);
   if (result.error) {
     entries.push(['Verdict', `${paint('red', 'REJECTED')} ${result.error.code}: ${result.error.message}`]);

@@ -1,0 +1,128 @@
+import type * as http from 'node:http';
+import { quote } from '../errors';
+import { isJwksFailure, type FailureWording, type JwksFailure } from './errors';
+import { get, proxyFor } from './proxy';
+
+export interface FetchDocumentOptions {
+  /** Deadline for the whole exchange: connect, headers and body. */
+  readonly timeoutMs: number;
+  /** A body larger than this is an invalid answer. */
+  readonly maxResponseBytes: number;
+  /** Aborting it ends the request at once (used by `KeyStore.close()`). */
+  readonly signal?: AbortSignal;
+  /** Where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A JSON document as the identity provider answered it. */
+export interface FetchedDocument {
+  /** The parsed JSON of a 2xx answer. */
+  readonly json: unknown;
+  /**
+   * How long the answer may be used, from its `Cache-Control` (`max-age` in ms; 0 for `no-cache` or `no-store`),
+   * undefined when it says nothing. The key store keeps it within the operator's bounds.
+   */
+  readonly maxAgeMs: number | undefined;
+}
+
+/** A non-2xx answer, for a caller that treats some statuses as a fact (discovery falls back on a 404). */
+export class HttpStatus {
+  constructor(readonly status: number) {}
+}
+
+/**
+ * GETs a JSON document of the identity provider (its JWKS or its discovery document). jwks-rsa's own request has
+ * only a socket-idle timeout and no size limit, so an IdP that trickles bytes or answers with a huge body could hold
+ * a request forever; this one cannot. Every failure is a `JwksFailure` worded by `wording`: unreachable, timed out,
+ * or an unusable answer; a non-2xx status is returned as {@link HttpStatus} without reading the body. Redirects are
+ * not followed. Goes through the proxy the environment names (see proxy.ts), as Cube's own JWKS fetcher does.
+ */
+export async function fetchDocument(
+  address: string,
+  accept: string,
+  options: FetchDocumentOptions,
+  wording: FailureWording,
+): Promise<FetchedDocument | HttpStatus> {
+  const url = new URL(address);
+  // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer
+  // dropped meanwhile would fail the refresh with a spurious ECONNRESET.
+  const request = get(url, { accept }, proxyFor(url, options.env));
+  let ended: JwksFailure | undefined;
+  const end = (failure: JwksFailure): void => {
+    ended ??= failure;
+    request.destroy();
+  };
+  const timer = setTimeout(() => end(wording.timedOut(options.timeoutMs)), options.timeoutMs);
+  const onAbort = (): void => end(wording.unreachable('key store closed'));
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    const response = await responseTo(request);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      request.destroy();
+      return new HttpStatus(status);
+    }
+    const body = await readBody(response, options.maxResponseBytes, wording);
+    return { json: parseJson(body, response.headers['content-type'], wording), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
+  } catch (error) {
+    request.destroy();
+    // A deadline or an abort destroys the socket, which surfaces as some stream error: report the reason, not the symptom.
+    throw ended ?? (isJwksFailure(error) ? error : wording.unreachable(causeOf(error)));
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Why a status is not an answer, for the message: a redirect is named as such. */
+export function statusProblem({ status }: HttpStatus): string {
+  // Following a redirect would let whoever controls the Location header choose our keys.
+  const hint = status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
+  return `HTTP ${status}${hint}`;
+}
+
+function responseTo(request: http.ClientRequest): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    request.once('response', resolve);
+    // Stays attached for the request's life, so a late socket error is never an unhandled 'error' event.
+    request.on('error', reject);
+  });
+}
+
+async function readBody(response: http.IncomingMessage, maxBytes: number, wording: FailureWording): Promise<string> {
+  const tooLarge = (): JwksFailure => wording.invalid(`larger than ${maxBytes} bytes`);
+  if (Number(response.headers['content-length']) > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(body: string, contentType: string | undefined, wording: FailureWording): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    // The content type tells an operator at once whether they got a login page or an error page.
+    throw wording.invalid(contentType ? `not JSON (content-type ${quote(contentType)})` : 'not JSON');
+  }
+}
+
+/** `max-age` of a `Cache-Control` header in ms; 0 when the answer must not be reused; undefined when not said. */
+export function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
+  if (cacheControl === undefined) return undefined;
+  const directives = cacheControl.toLowerCase().split(',').map((part) => part.trim());
+  if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache')) return 0;
+  const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1]).find((value) => value !== undefined);
+  return maxAge === undefined ? undefined : Number(maxAge) * 1000;
+}
+
+/** The Node error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...) names the cause best. */
+function causeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : 'request failed';
+}
