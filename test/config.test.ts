@@ -67,6 +67,55 @@ describe('resolveOptions', () => {
   });
 });
 
+describe('identity providers', () => {
+  const A = 'https://a.example';
+  const B = 'https://b.example/tenant/';
+
+  it.each([
+    [{ providers: [] }, /^cube-dual-auth: option "providers" must be a non-empty list of identity providers/],
+    [{ providers: [{ jwksUri: 'https://a.example/jwks' }] }, /option "providers" entry 1 has no "issuer": tokens are routed to a provider by it$/],
+    [{ providers: ['https://a.example'] }, /option "providers" entry 1 must be an object with an "issuer"$/],
+    [{ providers: [{ issuer: A }, { issuer: 'b', jwksUri: 'ftp://b/jwks' }] }, /option "providers" entry 2 \(issuer "b"\) field "jwksUri" must be an http\(s\) URL$/],
+    [{ providers: [{ issuer: A, algorithms: ['HS256'] }] }, /entry 1 \(issuer "https:\/\/a.example"\) field "algorithms" contains "HS256", which is not allowed on the key-set path/],
+    [{ providers: [{ issuer: A, audiences: ['x'] }] }, /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace\)$/],
+    [{ providers: [{ issuer: 'acme-idp' }] }, /entry 1 \(issuer "acme-idp"\) has no "jwksUri", and its issuer is not a URL$/],
+    [{ providers: [{ issuer: 'https://a.example/?tenant=1' }] }, /has no "jwksUri", and its issuer cannot be discovered: an issuer URL has no query or fragment$/],
+    [{ providers: [{ issuer: A }, { issuer: A, jwksUri: 'https://a.example/jwks' }] }, /entry 2 \(issuer "https:\/\/a.example"\) repeats an issuer: each issuer chooses one provider$/],
+    [{ providers: [{ issuer: A }], jwksUri: 'https://a.example/jwks' }, /option "providers" and option "jwksUri" are both set: with several identity providers, each names its own issuer and JWKS URL$/],
+    [{ providers: [{ issuer: A }], issuer: A }, /option "providers" and option "issuer" are both set/],
+    [{ issuer: 'https://a.example/#x' }, /option "issuer" cannot be discovered: an issuer URL has no query or fragment \(option "jwksUri" is not set/],
+  ])('refuses %j, naming the entry and field', (options, message) => {
+    expect(configError({ apiSecret: SECRET, ...options }).message).toMatch(message);
+  });
+
+  it('fills a provider in from the top-level settings, its own fields winning', () => {
+    const { identityProviders } = resolveOptions({
+      audience: 'cube',
+      algorithms: ['RS256', 'ES256'],
+      subject: 'svc',
+      providers: [{ issuer: A }, { issuer: B, jwksUri: 'https://b.example/keys', audience: ['b1', 'b2'], algorithms: ['PS256'], claimsNamespace: 'ctx' }],
+    });
+    expect(identityProviders).toEqual([
+      expect.objectContaining({ issuer: A, jwksUri: undefined, issuers: [A], audience: ['cube'], algorithms: ['RS256', 'ES256'], subject: 'svc', claimsNamespace: undefined }),
+      expect.objectContaining({ issuer: B, jwksUri: 'https://b.example/keys', issuers: [B], audience: ['b1', 'b2'], algorithms: ['PS256'], subject: 'svc', claimsNamespace: 'ctx' }),
+    ]);
+  });
+
+  it('discovers from one issuer URL without a JWKS URL, and from nothing else', () => {
+    expect(resolveOptions({ issuer: B }).identityProviders).toEqual([expect.objectContaining({ issuer: B, jwksUri: undefined, issuers: [B] })]);
+    expect(resolveOptions({ apiSecret: SECRET, issuer: 'acme-idp' }).identityProviders).toEqual([]);
+    expect(resolveOptions({ apiSecret: SECRET, issuer: [A, B] }).identityProviders).toEqual([]);
+    expect(resolveOptions({ issuer: A, jwksUri: 'https://a.example/jwks' }).identityProviders).toEqual([expect.objectContaining({ issuer: undefined, jwksUri: 'https://a.example/jwks', issuers: [A] })]);
+  });
+
+  it('reads CUBE_DUAL_AUTH_PROVIDERS as JSON, and names the variable when it is not', () => {
+    const providers = [{ issuer: A }, { issuer: B, audience: 'b' }];
+    expect(optionsFromEnv({ CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(providers) }).providers).toEqual(providers);
+    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' })).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /);
+    expect(configError({ apiSecret: SECRET, providers: [{ issuer: 'x' }] }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS entry 1 \(issuer "x"\)/);
+  });
+});
+
 describe('optionsFromEnv', () => {
   it("reads Cube's variable names and the package's own", () => {
     const options = optionsFromEnv({

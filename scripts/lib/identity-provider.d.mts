@@ -22,6 +22,8 @@ export interface RunningIdentityProvider {
   signWith(kid: string): void;
   /** Key rotation, step 3: the JWKS stops publishing this key (not the one tokens are signed with). */
   withdrawKey(kid: string): Promise<void>;
+  /** Signs any claims (RS256, 5 min) with the current signing key, as whoever controls this provider could. */
+  signClaims(claims: Record<string, unknown>): string;
   issueToken(clientId: string): Promise<string>;
   close(): Promise<void>;
 }

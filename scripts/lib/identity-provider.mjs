@@ -1,9 +1,10 @@
 // A real OpenID provider (node-oidc-provider, an OpenID-certified implementation) standing in for
 // the customer's identity provider: it issues RS256 JWT access tokens carrying a `kid` and serves
 // the matching public keys at its JWKS endpoint, exactly what Cube's key-set path consumes.
-import { generateKeyPair, randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
+import jwt from 'jsonwebtoken';
 import { freePort } from './ports.mjs';
 
 /**
@@ -106,6 +107,14 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
     async withdrawKey(kid) {
       if (kid === signingKid) throw new Error(`Key ${kid} still signs tokens; sign with another one before withdrawing it`);
       await publish(publishedKeys.filter((key) => key.kid !== kid));
+    },
+    /**
+     * Signs any claims with the key tokens are signed with now, as whoever controls this provider could (say, a
+     * tenant's own IdP): for tests that another issuer's key never verifies a token naming this one's issuer.
+     */
+    signClaims(claims) {
+      const { kid, ...jwk } = publishedKeys.find((key) => key.kid === signingKid);
+      return jwt.sign(claims, createPrivateKey({ key: jwk, format: 'jwk' }), { algorithm: 'RS256', keyid: kid, expiresIn: 300 });
     },
     /** Asks for an access token the way a backend does: client credentials grant, HTTP basic auth. */
     async issueToken(clientId) {

@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runCli, type CliResult } from '../support/cli';
 import { randomSecret } from '../support/claims';
+import { startIssuerServer } from '../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../support/keys';
 
 /** The `--json` document of doctor, as documented in docs/readme-cli.md. */
 interface DoctorJson {
   ok: boolean;
-  checks: { id: string; status: 'ok' | 'warn' | 'fail'; message: string }[];
+  checks: { id: string; status: 'ok' | 'warn' | 'fail'; message: string; issuer?: string }[];
 }
 
 const SECRET = randomSecret(32);
@@ -252,5 +253,51 @@ describe('cube-dual-auth doctor', () => {
     const wrong = await runCli(['doctor', '--verbose']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/Unknown option '--verbose'/);
+  });
+});
+
+describe('cube-dual-auth doctor: identity providers by issuer', () => {
+  it('checks each provider: discovery, its keys and its audience, each line naming the issuer', async () => {
+    const [discovered, configured, broken] = await Promise.all([startIssuerServer({ path: '/a' }), startIssuerServer({ path: '/b' }), startIssuerServer({ path: '/c' })]);
+    try {
+      discovered.jwks = { keys: [key.jwk] };
+      configured.jwks = { keys: [key.jwk] };
+      broken.answers.set('/c/.well-known/openid-configuration', { json: { issuer: 'https://elsewhere.example', jwks_uri: broken.jwksUrl } });
+      const providers = [
+        { issuer: discovered.issuer, audience: 'cube-a' },
+        { issuer: configured.issuer, jwksUri: configured.jwksUrl },
+        { issuer: broken.issuer },
+      ];
+      const result = await doctor({ CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(providers) });
+      expect(result.code).toBe(1);
+      const checks = jsonOf<DoctorJson>(result).checks.filter((c) => c.issuer !== undefined);
+      expect(checks).toEqual([
+        { id: 'discovery', status: 'ok', issuer: discovered.issuer, message: `identity provider "${discovered.issuer}": issuer "${discovered.issuer}" names jwks_uri ${discovered.jwksUrl} in ${discovered.issuer}/.well-known/openid-configuration` },
+        { id: 'jwks-keys', status: 'ok', issuer: discovered.issuer, message: expect.stringMatching(/^identity provider "http:\/\/127\.0\.0\.1:\d+\/a": 1 signing key for RS256: "k1", answered in \d+ ms$/) },
+        { id: 'audience', status: 'ok', issuer: discovered.issuer, message: `identity provider "${discovered.issuer}": CUBEJS_JWT_AUDIENCE: "cube-a"` },
+        { id: 'jwks-url', status: 'ok', issuer: configured.issuer, message: `identity provider "${configured.issuer}": JWKS URL ${configured.jwksUrl}` },
+        { id: 'jwks-keys', status: 'ok', issuer: configured.issuer, message: expect.stringMatching(/: 1 signing key for RS256: "k1"/) },
+        { id: 'audience', status: 'warn', issuer: configured.issuer, message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/) },
+        { id: 'discovery', status: 'fail', issuer: broken.issuer, message: expect.stringMatching(/its "issuer" is "https:\/\/elsewhere.example", not exactly the configured "http:\/\/127\.0\.0\.1:\d+\/c"$/) },
+        { id: 'audience', status: 'warn', issuer: broken.issuer, message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/) },
+      ]);
+    } finally {
+      await Promise.all([discovered.close(), configured.close(), broken.close()]);
+    }
+  });
+
+  it('checks a JWKS URL discovered from CUBEJS_JWT_ISSUER alone', async () => {
+    const idp = await startIssuerServer();
+    try {
+      idp.jwks = { keys: [key.jwk] };
+      const result = await doctor({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_ISSUER: idp.issuer, CUBEJS_JWT_AUDIENCE: 'cube' });
+      expect(result.code).toBe(0);
+      const json = jsonOf<DoctorJson>(result);
+      expect(checkOf(json, 'discovery')).toEqual({ id: 'discovery', status: 'ok', issuer: idp.issuer, message: `issuer "${idp.issuer}" names jwks_uri ${idp.jwksUrl} in ${idp.issuer}/.well-known/openid-configuration` });
+      expect(checkOf(json, 'jwks-keys')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^1 signing key for RS256: "k1"/) });
+      expect(checkOf(json, 'jwks-url')).toBeUndefined();
+    } finally {
+      await idp.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runCli, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
+import { startIssuerServer } from '../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, type TestKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
@@ -15,7 +16,10 @@ interface VerifyJson {
   header: Record<string, unknown> | null;
   claims: Record<string, unknown> | null;
   times: Record<string, { value: unknown; iso: string | null; relative: string | null }>;
-  key: { source: 'jwks'; kid: string | null; jwksUri: string | null } | { source: 'api-secret'; secrets: number } | null;
+  key:
+    | { source: 'jwks'; kid: string | null; jwksUri: string | null; provider: { issuer: string | null; reason: string } | null }
+    | { source: 'api-secret'; secrets: number }
+    | null;
   securityContext: Record<string, unknown> | null;
   error: { code: string; message: string; hint: string } | null;
 }
@@ -207,5 +211,27 @@ describe('cube-dual-auth verify: command line', () => {
     const result = await verify(token, ['--origin', token]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--origin took the token as its value/);
+  });
+});
+
+describe('cube-dual-auth verify: several identity providers', () => {
+  it('names the provider the token’s issuer chose, why, and the JWKS URL discovered for it', async () => {
+    const idp = await startIssuerServer({ path: '/tenant' });
+    try {
+      idp.jwks = { keys: [key.jwk] };
+      const providers = JSON.stringify([{ issuer: idp.issuer }, { issuer: 'https://other.example', jwksUri: 'https://other.example/jwks' }]);
+      const token = idpToken({ iss: idp.issuer });
+      const options = { env: { CUBE_DUAL_AUTH_PROVIDERS: providers } };
+      const { result, json } = await verifyJson(token, [], options);
+      expect(result.code).toBe(0);
+      const reason = 'its "iss" is the issuer of a configured identity provider (CUBE_DUAL_AUTH_PROVIDERS)';
+      expect(json.key).toEqual({ source: 'jwks', kid: 'k1', jwksUri: idp.jwksUrl, provider: { issuer: idp.issuer, reason } });
+      const text = await verify(token, [token], options);
+      expect(text.stdout).toContain(`\nIssuer   "${idp.issuer}": ${reason}\nKey      kid "k1", from ${idp.jwksUrl}\n`);
+      const stranger = await verifyJson(idpToken({ iss: 'https://stranger.example' }), [], options);
+      expect(stranger.json.error).toMatchObject({ code: 'ERR_ISSUER_UNKNOWN', hint: expect.stringMatching(/CUBE_DUAL_AUTH_PROVIDERS/) });
+    } finally {
+      await idp.close();
+    }
   });
 });
