@@ -9,7 +9,7 @@ import { startIssuerServer } from '../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../support/keys';
 
-/** The `--json` document of doctor, as documented in docs/readme-cli.md. */
+/** The `--json` document of doctor, as documented in docs/cli-output.md. */
 interface DoctorJson {
   ok: boolean;
   checks: { id: string; status: 'ok' | 'warn' | 'fail'; message: string; issuer?: string }[];

@@ -1,0 +1,72 @@
+// Builds docs/cli.md from the built CLI (dist/cli), so the reference is what the commands print: the overview of
+// `cube-dual-auth --help`, then each command's `--help`, and each action's own `--help` where an action has one.
+// `npm run docs:cli` rebuilds and writes the file; test/scripts/cli-reference.test.ts fails when the file is stale.
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the reference is written. */
+export const CLI_REFERENCE = join(root, 'docs/cli.md');
+
+/** Runs `cube-dual-auth <args>` in this process, as a pipe would see it: no terminal, so no colour, and an empty environment. */
+async function helpOf(run, args) {
+  let text = '';
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  const stderr = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const code = await run(args, { stdout, stderr, stdin: Readable.from([]), env: {}, cwd: root });
+  return { code, text: text.trimEnd() };
+}
+
+/** The action names a command's help lists under "Actions:" (`create`, `list`, ...), in order. */
+function actionsIn(help) {
+  const section = /^Actions:\n((?:(?: {2}.*)?\n)*)/m.exec(`${help}\n`)?.[1] ?? '';
+  return [...section.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map(([, name]) => name);
+}
+
+const block = (text) => ['```text', text, '```', ''];
+
+/** The Markdown of docs/cli.md, from the CLI built in `dist` (default: this checkout's dist/). */
+export async function cliReference(dist = join(root, 'dist')) {
+  const require = createRequire(pathToFileURL(join(dist, 'cli', 'run.js')));
+  const { run } = require('./run.js');
+  const { commands } = require('./commands/index.js');
+  const lines = [
+    '# CLI reference',
+    '',
+    '<!-- Generated from the built CLI by scripts/cli-reference.mjs: run `npm run docs:cli` after changing a help text. -->',
+    '',
+    'Every command below prints this text itself with `--help`. What `--json` prints, and what each `doctor` check',
+    'means: [cli-output.md](cli-output.md).',
+    '',
+    '| Command | What it does |',
+    '|---|---|',
+    ...commands.map((c) => `| [\`${c.name}\`](#${c.name}) | ${c.summary.replace(/\|/g, '\\|')} |`),
+    '',
+    '## cube-dual-auth --help',
+    '',
+    ...block((await helpOf(run, ['--help'])).text),
+  ];
+  for (const command of commands) {
+    const help = (await helpOf(run, [command.name, '--help'])).text;
+    lines.push(`## ${command.name}`, '', ...block(help));
+    for (const action of actionsIn(help)) {
+      const own = await helpOf(run, [command.name, action, '--help']);
+      // Only an action that answers with a help of its own gets a section; otherwise its command's help says it all.
+      if (own.code === 0 && own.text !== help) lines.push(`### ${command.name} ${action}`, '', ...block(own.text));
+    }
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(CLI_REFERENCE, await cliReference());
+  console.log(`wrote ${CLI_REFERENCE}`);
+}

@@ -1,0 +1,88 @@
+// The README and docs/ as a reader follows them: the first screen has what a newcomer needs, every relative link
+// reaches a file that exists and, when it names an anchor, a heading of that file.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** The pages checked: the README, everything in docs/, and the examples' READMEs, which link into both. */
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...readdirSync(join(root, 'examples')).map((d) => `examples/${d}/README.md`).filter((p) => existsSync(join(root, p))),
+];
+
+/** The text a reader sees as prose: fenced code blocks and inline code spans removed (their brackets are not links). */
+function prose(markdown: string): string {
+  return markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens; repeats get -1, -2, ... */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const result = new Set<string>();
+  const headings = markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *$/gm);
+  for (const [, text] of headings) {
+    const slug = (text as string).toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    result.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return result;
+}
+
+/** Every relative link of a page that does not lead where it says, as "page: target (why)". */
+function brokenLinks(page: string, text = read(page)): string[] {
+  const broken: string[] = [];
+  for (const [, target] of prose(text).matchAll(/\]\(([^)\s]+)(?: "[^"]*")?\)/g)) {
+    if (/^[a-z]+:/i.test(target as string)) continue;
+    const [path = '', anchor] = (target as string).split('#');
+    const file = path === '' ? join(root, page) : join(root, dirname(page), path);
+    if (!existsSync(file)) {
+      broken.push(`${page}: ${target} (no such file)`);
+    } else if (anchor !== undefined && file.endsWith('.md') && statSync(file).isFile() && !anchors(readFileSync(file, 'utf8')).has(anchor)) {
+      broken.push(`${page}: ${target} (no heading "${anchor}" in ${relative(root, file)})`);
+    }
+  }
+  return broken;
+}
+
+describe('the README', () => {
+  const firstScreen = read('README.md').split('\n').slice(0, 40).join('\n');
+
+  it('says on its first screen what the package is for, the two lines of cube.js, and the demo and test commands', () => {
+    expect(firstScreen).toMatch(/Embeddable/);
+    expect(firstScreen).toContain('Request-Origin: embeddable');
+    expect(firstScreen).toContain("checkAuth: require('cube-dual-auth').checkAuth");
+    expect(firstScreen).toMatch(/^npm ci && npm run demo\b/m);
+    expect(firstScreen).toMatch(/^npm ci && npm test\b/m);
+  });
+
+  it('links every page of docs/', () => {
+    const linked = new Set([...prose(read('README.md')).matchAll(/\]\((docs\/[^)#\s]+)/g)].map(([, path]) => path));
+    expect(pages.filter((p) => p.startsWith('docs/') && !linked.has(p))).toEqual([]);
+  });
+});
+
+describe('relative links', () => {
+  it.each(pages)('%s links only to files and headings that exist', (page) => {
+    expect(brokenLinks(page)).toEqual([]);
+  });
+
+  it('are reported when the file or the heading is missing, not when they are in code or on the web', () => {
+    const page = '[a](docs/none.md) [b](README.md#none) [c](README.md#install) [d](#install) `[e](none.md)` [f](https://x.example/none)';
+    expect(brokenLinks('README.md', page)).toEqual([
+      'README.md: docs/none.md (no such file)',
+      'README.md: README.md#none (no heading "none" in README.md)',
+    ]);
+  });
+
+  it("find headings by GitHub's anchors: punctuation dropped, repeats numbered, code blocks skipped", () => {
+    expect(anchors('# A\n## Use: two lines in `cube.js`\n## A\n```\n# not a heading\n```\n')).toEqual(
+      new Set(['a', 'use-two-lines-in-cubejs', 'a-1']),
+    );
+  });
+});
