@@ -194,7 +194,7 @@ function describeClaims(claims: Record<string, unknown>, now: number): string {
     .join('\n');
 }
 
-function describeKey(key: KeyInfo): string {
+function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.source === 'api-secret') {
     if (key.secrets === 0) return `the API secret: none configured (${ENV.apiSecret})`;
     const more = key.secrets > 1 ? ` or one of ${key.secrets - 1} in ${ENV.additionalApiSecrets}` : '';
@@ -203,7 +203,8 @@ function describeKey(key: KeyInfo): string {
   const kid = key.kid === null ? 'no kid in the header' : `kid ${JSON.stringify(key.kid)}`;
   if (key.jwksUri !== null) return `${kid}, from ${key.jwksUri}`;
   const issuer = key.provider?.issuer;
-  return `${kid}, ${issuer ? `from the JWKS discovered for ${JSON.stringify(issuer)} (not discovered yet)` : `${ENV.jwksUri} is not set`}`;
+  if (issuer) return `${kid}, from the JWKS discovered for ${JSON.stringify(issuer)} (not discovered yet)`;
+  return `${kid}, ${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`;
 }
 
 /** The identity provider chosen on the key-set path, and why. */
@@ -211,7 +212,7 @@ function describeProvider({ issuer, reason }: { readonly issuer: string | null; 
   return `${JSON.stringify(issuer)}: ${reason}`;
 }
 
-function printReport(result: VerifyReport, io: CliIO): void {
+function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean): void {
   const paint = painter(io.stdout, io.env);
   const now = Date.now() / 1000;
   const entries: [string, string][] = [['Token', result.token]];
@@ -220,7 +221,7 @@ function printReport(result: VerifyReport, io: CliIO): void {
   if (result.claims) entries.push(['Claims', describeClaims(result.claims, now)]);
   // Named only when an issuer chose it: with one JWKS URL there is nothing to choose.
   if (result.key?.source === 'jwks' && result.key.provider?.issuer) entries.push(['Issuer', describeProvider(result.key.provider)]);
-  if (result.key) entries.push(['Key', describeKey(result.key)]);
+  if (result.key) entries.push(['Key', describeKey(result.key, severalProviders)]);
   if (result.error) {
     entries.push(['Verdict', `${paint('red', 'REJECTED')} ${result.error.code}: ${result.error.message}`]);
     entries.push(['Fix', paint('yellow', result.error.hint)]);
@@ -251,8 +252,9 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = await parse(argv, io);
   let result: VerifyReport;
   let checkAuth: CheckAuth | undefined;
+  let options: DualAuthOptions | undefined;
   try {
-    const options = optionsFromEnv(io.env);
+    options = optionsFromEnv(io.env);
     checkAuth = createNamedCheckAuth(options, ENV_NAMES);
     result = await verifyWith(args, options, checkAuth);
   } catch (error) {
@@ -263,7 +265,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     checkAuth?.close();
   }
   if (args.json) writeJson(io.stdout, result);
-  else printReport(result, io);
+  else printReport(result, io, options?.providers !== undefined);
   return result.accepted ? EXIT_OK : EXIT_REFUSED;
 }
 
