@@ -38,6 +38,6 @@ export declare function startStack(options: {
   /** The Cube line installed in projectDir (default 0.33). */
   line?: CubeLine;
   onCubeLine?: (line: string) => void;
-  /** More environment for Cube, over the stack's own. */
-  env?: Record<string, string>;
+  /** More environment for Cube, over the stack's own; a function gets the stack's identity provider (to name its issuer). */
+  env?: Record<string, string> | ((identityProvider: RunningIdentityProvider) => Promise<Record<string, string>>);
 }): Promise<Stack>;

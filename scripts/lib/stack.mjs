@@ -29,7 +29,8 @@ const CLOCK_TOLERANCE_SECONDS = 5;
  * @param {string} options.projectDir  the installed example Cube project
  * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
  * @param {(line: string) => void} [options.onCubeLine]  receives Cube's log lines, tokens and secret masked
- * @param {Record<string, string>} [options.env]  more environment for Cube, over the stack's own
+ * @param {Record<string, string> | ((identityProvider: object) => Promise<Record<string, string>>)} [options.env]  more
+ *   environment for Cube, over the stack's own; a function gets the running identity provider (to name its issuer)
  */
 export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
   const apiSecret = randomBytes(32).toString('base64url');
@@ -43,6 +44,7 @@ export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
   try {
     // Asked for now so that it has expired by the time anyone wants an expired token.
     const shortLivedToken = await identityProvider.issueToken(SHORT_LIVED_APP.clientId);
+    const moreEnv = typeof env === 'function' ? await env(identityProvider) : env;
     cube = await startCube({
       projectDir,
       line,
@@ -56,7 +58,7 @@ export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
         CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
         CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
         CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
-        ...env,
+        ...moreEnv,
       },
     });
     return {

@@ -8,8 +8,10 @@ import { repoRoot } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE } from '../../scripts/lib/stack.mjs';
 import { ACME_ROWS, realCubeScenarios, rowsOf } from './real-cube-scenarios';
+import { severalProvidersScenarios } from './several-providers-scenarios';
 
 const cube = realCubeScenarios('1');
+severalProvidersScenarios('1');
 
 describe('Cube 1.7.43: X-Cube-Authorization', () => {
   it('is read before Authorization, as the 1.x gateway passes it to checkAuth', async () => {
