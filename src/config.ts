@@ -166,8 +166,11 @@ export interface IdentityProviderOptions {
   algorithms?: readonly KeySetAlgorithm[];
   /** Required `sub`. @default the top-level `subject` */
   subject?: string;
-  /** The claim that holds the security context. @default the top-level `claimsNamespace` */
-  claimsNamespace?: string;
+  /**
+   * The claim that holds the security context; `null` for the whole payload even when a top-level one is set.
+   * @default the top-level `claimsNamespace`
+   */
+  claimsNamespace?: string | null;
 }
 
 type OptionKey = keyof DualAuthOptions;
@@ -255,7 +258,7 @@ const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value
   audience: stringList,
   algorithms: keySetAlgorithms,
   subject: nonEmptyString,
-  claimsNamespace: nonEmptyString,
+  claimsNamespace: (value, fail) => (value === null ? null : nonEmptyString(value, fail)),
 };
 
 function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {

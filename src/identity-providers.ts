@@ -44,6 +44,7 @@ export function identityProvidersOf(options: ResolvedOptions, names: OptionNames
       return {
         ...own,
         audience: typeof own.audience === 'string' ? [own.audience] : own.audience,
+        claimsNamespace: own.claimsNamespace ?? undefined,
         issuer: provider.issuer,
         jwksUri: provider.jwksUri,
         issuers: [provider.issuer],

@@ -101,6 +101,11 @@ describe('identity providers', () => {
     ]);
   });
 
+  it('takes a null claimsNamespace as the whole payload, whatever the top-level one', () => {
+    const { identityProviders } = resolveOptions({ claimsNamespace: 'ctx', providers: [{ issuer: A, claimsNamespace: null }, { issuer: B }] });
+    expect(identityProviders.map((provider) => provider.claimsNamespace)).toEqual([undefined, 'ctx']);
+  });
+
   it('discovers from one issuer URL without a JWKS URL, and from nothing else', () => {
     expect(resolveOptions({ issuer: B }).identityProviders).toEqual([expect.objectContaining({ issuer: B, jwksUri: undefined, issuers: [B] })]);
     expect(resolveOptions({ apiSecret: SECRET, issuer: 'acme-idp' }).identityProviders).toEqual([]);
