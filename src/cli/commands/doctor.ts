@@ -12,14 +12,18 @@ Checks the environment a deployment would run with, using the checkAuth hook's o
   additional-api-secrets  the same for ${ENV.additionalApiSecrets} (when set)
   origin                  the Request-Origin value that selects the shared-secret path
   jwks-url                ${ENV.jwksUri} is set (https unless on this machine)
+  discovery               an issuer without a JWKS URL publishes a discovery document that names
+                          exactly that issuer and an http(s) jwks_uri
   jwks-keys               the JWKS answers within the timeout with signing keys for ${ENV.algorithms}
   audience, issuer        ${ENV.audience} and ${ENV.issuer} are set (key-set path)
+With ${ENV.providers}, discovery or jwks-url, jwks-keys and audience come once per identity
+provider, each with its "issuer".
   cube-gateway            @cubejs-backend/api-gateway resolves from the current directory,
                           so that rejections become HTTP 403 inside Cube, not 500
 Run it where Cube runs: in the Cube project directory, with Cube's environment.
 
 Options:
-  --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message"}]}
+  --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message", "issuer"?}]}
 
 Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 wrong command line.
 Secrets are never printed.
