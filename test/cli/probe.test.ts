@@ -177,7 +177,7 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     const cube = await withOurHook({ requiredClaims: ['tenant'] });
     const without = await probeJson([cube.url]);
     expect(without.result.code).toBe(1);
-    expect(check(without.json, 'service-token')).toMatchObject({ status: 403, verdict: 'FAIL', reason: expect.stringMatching(/^expected 200, got 403: refused: ".*tenant/) });
+    expect(check(without.json, 'service-token')).toMatchObject({ status: 403, verdict: 'FAIL', reason: expect.stringMatching(/^expected 200, got 403: ".*tenant/) });
     const withClaims = await probeJson([cube.url, '--claims', '{"tenant":"acme"}']);
     expect(withClaims.result.code).toBe(0);
     expect(check(withClaims.json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });

@@ -61,7 +61,7 @@ Options:
                        check failed
 
 Environment:
-  ${ENV.apiSecret}    the deployment's API secret, to sign the service token
+  ${ENV.apiSecret.padEnd(ENV.origin.length)}  the deployment's API secret, to sign the service token
   ${ENV.origin}  the default of --origin
 
 Exit status: 0 no check failed (skipped ones allowed), 1 a check failed, 2 wrong command line
