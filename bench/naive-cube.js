@@ -11,6 +11,9 @@
 // into the example; Cube 0.33's own jsonwebtoken 8.5.1 is not the one a project installing
 // jsonwebtoken today gets). Everything except checkAuth is the example's cube.js unchanged; the
 // script checks that queryRewrite is identical and that both Cubes return the same rows.
+//
+// The integration tests also run it on each Cube line (scripts/lib/naive-cube.mjs), as the deployment that
+// `cube-dual-auth probe` must fail: its refusals are 500s with stack traces.
 const jwt = require('jsonwebtoken');
 const jwksClient = require('jwks-rsa');
 
@@ -50,7 +53,7 @@ module.exports = {
     return query;
   },
 
-  // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js).
-  dbType: 'sqlite',
+  // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js). The database type comes from
+  // CUBEJS_DB_TYPE=sqlite, as in the example: Cube 1.7 refuses a `dbType` option (the probe tests run this hook on 1.x).
   driverFactory: async () => new SqliteDriver({ db: await openShopDatabase() }),
 };

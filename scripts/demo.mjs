@@ -8,11 +8,12 @@
 //
 //   npm run demo                       run the story on Cube 0.33.65, then stop everything
 //   npm run demo -- --cube 1           the same on Cube 1.7.43 (behind scripts/lib/cube-1-preload.cjs)
-//   npm run demo -- --keep-running     leave Cube up and print curl commands to try it
+//   npm run demo -- --keep-running     leave Cube up, write .cache/demo.env, print curl and CLI commands to try it
 //   npm run demo -- --verbose          also show Cube's own log (tokens and secret masked)
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureCube, repoRoot } from './ensure-cube.mjs';
+import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from './lib/demo-env.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack } from './lib/stack.mjs';
 import { style } from './lib/style.mjs';
 
@@ -23,8 +24,12 @@ const verbose = args.has('--verbose');
 const cubeAt = argv.indexOf('--cube');
 const cubeLineId = cubeAt >= 0 ? argv[cubeAt + 1] : undefined;
 
+/** The demo's environment for the CLI, written with --keep-running and removed when the demo stops. */
+const demoEnvFile = join(repoRoot, '.cache/demo.env');
+
 let stack;
 let stopping;
+let wroteDemoEnv = false;
 
 main().catch(async (error) => {
   console.error(`\n${style.red('✗')} ${error.message}`);
@@ -118,12 +123,13 @@ async function showRefusal(what, headers) {
 
 // ---- --keep-running ----------------------------------------------------------------------
 
-// Tokens go to files readable only by you, never to the terminal: the commands read them.
+// Tokens and the API secret go to files readable only by you, never to the terminal: the commands read them.
 function printCurlCommands(customerToken) {
   const dir = join(repoRoot, '.cache/cube-dual-auth/demo');
-  mkdirSync(dir, { recursive: true });
-  const serviceFile = writeSecretFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: 3600 }));
-  const customerFile = writeSecretFile(join(dir, 'customer.token'), customerToken);
+  const serviceFile = writePrivateFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: 3600 }));
+  const customerFile = writePrivateFile(join(dir, 'customer.token'), customerToken);
+  writeDemoEnv(demoEnvFile, { ...stack.authEnvironment, [CUBE_API_URL]: stack.cube.apiUrl });
+  wroteDemoEnv = true;
   const query = `${stack.cube.apiUrl}/load?query=${encodeURIComponent(JSON.stringify({ measures: ['orders.count'], dimensions: ['orders.tenant', 'orders.region'] }))}`;
   const rel = (file) => relative(process.cwd(), file) || file;
 
@@ -136,13 +142,11 @@ function printCurlCommands(customerToken) {
   say(`curl -s '${query}'`);
   say(style.dim(`# the identity provider's keys`));
   say(`curl -s ${stack.identityProvider.jwksUrl}`);
-  console.log(`\nPress ${style.bold('Ctrl-C')} to stop Cube and the identity provider.`);
-}
 
-function writeSecretFile(file, content) {
-  writeFileSync(file, content, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return file;
+  section(`And with the CLI: ${rel(demoEnvFile)} holds this Cube's environment (mode 0600, removed when the demo stops)`);
+  const commands = demoCliCommands({ envFile: rel(demoEnvFile), serviceTokenFile: rel(serviceFile), customerTokenFile: rel(customerFile) }, SERVICE_VIEWER);
+  for (const line of commands) say(line.startsWith('#') ? style.dim(line) : line);
+  console.log(`\nPress ${style.bold('Ctrl-C')} to stop Cube and the identity provider.`);
 }
 
 // ---- shutting down -----------------------------------------------------------------------
@@ -150,6 +154,8 @@ function writeSecretFile(file, content) {
 function shutDown(exitCode) {
   stopping ??= (async () => {
     try {
+      // Its secret and URLs are worthless once this Cube stops; a stale copy would only mislead.
+      if (wroteDemoEnv) rmSync(demoEnvFile, { force: true });
       await stack?.stop();
     } finally {
       process.exit(exitCode);

@@ -23,6 +23,8 @@ export interface Stack {
   readonly identityProvider: RunningIdentityProvider;
   /** The shared secret (CUBEJS_API_SECRET) of this run: random, never printed. */
   readonly apiSecret: string;
+  /** The hook's settings Cube runs with (CUBEJS_API_SECRET, CUBEJS_JWK_URL, ...): never printed. */
+  readonly authEnvironment: Readonly<Record<string, string>>;
   /** Masks tokens and the API secret in a line of text. */
   redact(line: string): string;
   serviceToken(securityContext?: Record<string, unknown>, options?: { expiresInSeconds?: number }): string;

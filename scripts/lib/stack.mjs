@@ -45,26 +45,23 @@ export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
     // Asked for now so that it has expired by the time anyone wants an expired token.
     const shortLivedToken = await identityProvider.issueToken(SHORT_LIVED_APP.clientId);
     const moreEnv = typeof env === 'function' ? await env(identityProvider) : env;
-    cube = await startCube({
-      projectDir,
-      line,
-      redact,
-      onLine: onCubeLine,
-      env: {
-        CUBEJS_API_SECRET: apiSecret,
-        CUBEJS_JWK_URL: identityProvider.jwksUrl,
-        CUBEJS_JWT_AUDIENCE: CUBE_AUDIENCE,
-        CUBEJS_JWT_ISSUER: identityProvider.issuer,
-        CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
-        CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
-        CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
-        ...moreEnv,
-      },
-    });
+    const authEnvironment = {
+      CUBEJS_API_SECRET: apiSecret,
+      CUBEJS_JWK_URL: identityProvider.jwksUrl,
+      CUBEJS_JWT_AUDIENCE: CUBE_AUDIENCE,
+      CUBEJS_JWT_ISSUER: identityProvider.issuer,
+      CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
+      CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
+      CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
+      ...moreEnv,
+    };
+    cube = await startCube({ projectDir, line, redact, onLine: onCubeLine, env: authEnvironment });
     return {
       cube,
       identityProvider,
       apiSecret,
+      /** The hook's settings Cube runs with (the API secret included): what `cube-dual-auth verify` needs to judge alike. */
+      authEnvironment,
       redact,
       /** An HS256 token signed with the API secret, as the embedding service's backend makes them. */
       serviceToken: (securityContext = SERVICE_VIEWER, options) => signServiceToken(apiSecret, securityContext, options),

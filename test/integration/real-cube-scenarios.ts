@@ -3,10 +3,18 @@
 // the API secret on one side, access tokens from a real OpenID provider on the other. Nothing is mocked. Cube 1.x
 // runs behind scripts/lib/cube-1-preload.cjs, which replaces only what calls its native binary, nothing on the auth
 // path. The first run installs each line (about 2 minutes each).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
-import { ORDERS_BY_TENANT_AND_REGION, startStack, type Stack } from '../../scripts/lib/stack.mjs';
+import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
+import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from '../../scripts/lib/demo-env.mjs';
+import { prepareNaiveProject } from '../../scripts/lib/naive-cube.mjs';
+import { ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, type Stack } from '../../scripts/lib/stack.mjs';
+import { CLI, jsonOf, runBin, type CliResult } from '../support/cli';
 import { CubeSocket, loadOverHttp, STACK_TRACE_LINE, type CubeAnswer, type SocketMessage } from '../support/real-cube';
 
 // Installing a Cube line the first time takes about two minutes; later runs only re-pack the package.
@@ -190,6 +198,99 @@ export function realCubeScenarios(lineId: string): RealCube {
       socket.close();
       expect(answer.status).toBe(403);
       expect(answer.message?.['stack'] ?? '').not.toMatch(STACK_TRACE_LINE);
+    });
+  });
+
+  describe(`Cube ${version}: cube-dual-auth probe`, () => {
+    // The first /meta of a Cube compiles its model: seconds on a busy 2-core machine, not a failure.
+    const TIMEOUT = ['--timeout', '30000'];
+    const CLAIMS = ['--claims', JSON.stringify(SERVICE_VIEWER)];
+
+    /** Runs the built bin with only the API secret in its environment, the identity provider's token on stdin. */
+    async function probe(apiUrl: string, args: string[] = []): Promise<CliResult> {
+      const idpToken = await stack.customerToken();
+      const result = await runBin(['probe', apiUrl, ...CLAIMS, ...TIMEOUT, '--token', '-', ...args], { env: { CUBEJS_API_SECRET: stack.apiSecret }, stdin: idpToken });
+      expect(result.stdout + result.stderr).not.toContain(stack.apiSecret);
+      expect(result.stdout + result.stderr).not.toContain(idpToken);
+      return result;
+    }
+
+    it('passes every check against this Cube with cube-dual-auth, and exits 0', async () => {
+      const result = await probe(stack.cube.url);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout.split('\n').slice(2, 8)).toEqual([
+        expect.stringMatching(/^ {2}PASS {2}no-token {22}403 +\d+ ms {2}"Authentication required"$/),
+        expect.stringMatching(/^ {2}PASS {2}garbage-token {17}403 +\d+ ms {2}"Malformed token/),
+        expect.stringMatching(/^ {2}PASS {2}service-token {17}200 +\d+ ms {2}\/meta lists 1 cube$/),
+        expect.stringMatching(/^ {2}PASS {2}service-token-without-origin {2}403 +\d+ ms {2}"Algorithm \\"HS256\\" is not accepted on the key-set path/),
+        expect.stringMatching(/^ {2}PASS {2}idp-token {21}200 +\d+ ms {2}\/meta lists 1 cube$/),
+        expect.stringMatching(/^ {2}PASS {2}idp-token-with-origin {9}403 +\d+ ms {2}"Algorithm \\"RS256\\" is not accepted on the shared-secret path/),
+      ]);
+      expect(result.stdout).toMatch(/\nOK: 6 passed, 0 failed, 0 skipped\n$/);
+    });
+
+    it("runs the commands `npm run demo -- --keep-running` prints with its demo.env, against this Cube", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'demo-commands-'));
+      try {
+        const paths = {
+          envFile: writeDemoEnv(join(dir, 'demo.env'), { ...stack.authEnvironment, [CUBE_API_URL]: stack.cube.apiUrl }),
+          serviceTokenFile: writePrivateFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER)),
+          customerTokenFile: writePrivateFile(join(dir, 'customer.token'), await stack.customerToken()),
+        };
+        const [, loadDemoEnv, , probeCommand, , verifyService, verifyCustomer, , token] = demoCliCommands(paths, SERVICE_VIEWER, `"${process.execPath}" "${CLI}"`);
+        const shell = (command: string | undefined) =>
+          new Promise<{ code: number; stdout: string }>((resolve) => {
+            execFile('sh', ['-c', `${loadDemoEnv}\n${command}`], { env: { PATH: process.env.PATH }, timeout: 60_000 }, (error, stdout) =>
+              resolve({ code: error ? Number(error.code) : 0, stdout }),
+            );
+          });
+        const probed = await shell(probeCommand);
+        expect(probed.code, probed.stdout).toBe(0);
+        expect(probed.stdout).toMatch(/\nOK: 6 passed, 0 failed, 0 skipped\n$/);
+        const service = await shell(verifyService);
+        expect(service.code, service.stdout).toBe(0);
+        expect(service.stdout).toMatch(/^Verdict {2}OK, accepted on the shared-secret path$/m);
+        const customer = await shell(verifyCustomer);
+        expect(customer.code, customer.stdout).toBe(0);
+        expect(customer.stdout).toMatch(/^Verdict {2}OK, accepted on the key-set path$/m);
+        const minted = await shell(token);
+        expect(minted.code).toBe(0);
+        expect((await load({ Authorization: minted.stdout.trim(), ...stack.serviceHeaders })).status).toBe(200);
+        for (const output of [probed, service, customer]) expect(output.stdout).not.toContain(stack.apiSecret);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    describe('against a Cube of the same line running the naive hook of bench/naive-cube.js (one more Cube process)', () => {
+      let naive: RunningCube | undefined;
+
+      beforeAll(async () => {
+        const line = cubeLine(lineId);
+        naive = await startCube({ projectDir: prepareNaiveProject(line), line, env: { ...stack.authEnvironment }, redact: stack.redact });
+      }, INSTALL_AND_START_TIMEOUT_MS);
+
+      afterAll(async () => {
+        await naive?.stop();
+      });
+
+      it('fails the checks it answers with 500s (a plain Error thrown by checkAuth), and exits 1', async () => {
+        const result = await probe(naive!.apiUrl, ['--json']);
+        expect(result.code, result.stdout + result.stderr).toBe(1);
+        const report = jsonOf<{ ok: boolean; checks: Array<{ name: string; status: number; verdict: string; reason: string }> }>(result);
+        expect(report.ok).toBe(false);
+        expect(report.checks.map(({ name, status, verdict }) => [name, status, verdict])).toEqual([
+          ['no-token', 500, 'FAIL'],
+          ['garbage-token', 500, 'FAIL'],
+          ['service-token', 200, 'PASS'],
+          ['service-token-without-origin', 500, 'FAIL'],
+          ['idp-token', 200, 'PASS'],
+          ['idp-token-with-origin', 500, 'FAIL'],
+        ]);
+        for (const check of report.checks.filter((c) => c.verdict === 'FAIL')) {
+          expect(check.reason).toMatch(/^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\).*: "JsonWebTokenError: /);
+        }
+      });
     });
   });
 

@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./token.js')).token,
   },
   {
+    name: 'probe',
+    summary: 'check a running deployment from outside, as the embedding service and an app call it',
+    load: async () => (await import('./probe.js')).probe,
+  },
+  {
     name: 'provider',
     summary: 'Register and manage the Cube deployments the service queries (data providers)',
     load: async () => (await import('./provider.js')).provider,

@@ -40,7 +40,8 @@ function parseDuration(text: string): number {
   return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
 }
 
-function parseClaims(text: string): Record<string, unknown> {
+/** `--claims`: a JSON object, the token's payload (which becomes Cube's security context). */
+export function parseClaims(text: string): Record<string, unknown> {
   let claims: unknown;
   try {
     claims = JSON.parse(text);
@@ -72,11 +73,12 @@ function parse(args: readonly string[]): TokenArgs {
   return { claims, expiresIn, json: values.json };
 }
 
-function mint(secret: string, args: TokenArgs): string {
+/** An HS256 token of `claims` signed with the API secret, as the embedding service signs them; `iat` added. */
+export function signServiceToken(secret: string, claims: Record<string, unknown>, expiresInSeconds: number | undefined): string {
   try {
-    return sign(args.claims, createSecretKey(Buffer.from(secret, 'utf8')), {
+    return sign(claims, createSecretKey(Buffer.from(secret, 'utf8')), {
       algorithm: 'HS256',
-      ...(args.expiresIn === undefined ? {} : { expiresIn: args.expiresIn }),
+      ...(expiresInSeconds === undefined ? {} : { expiresIn: expiresInSeconds }),
     });
   } catch (error) {
     // jsonwebtoken refuses malformed registered claims ("exp" not a number...); its messages hold no key material.
@@ -91,7 +93,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     io.stderr.write(`cube-dual-auth token: ${ENV.apiSecret} is not set: there is no secret to sign with\n`);
     return EXIT_REFUSED;
   }
-  const token = mint(secret, args);
+  const token = signServiceToken(secret, args.claims, args.expiresIn);
   if (!args.json) {
     io.stdout.write(`${token}\n`);
     return EXIT_OK;

@@ -1,0 +1,182 @@
+import { readFile } from 'node:fs/promises';
+import { DEFAULTS } from '../../config';
+import { ENV, readEnv } from '../../env';
+import { parseCommandLine } from '../args';
+import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';
+import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
+import type { Verdict } from '../probe/judge';
+import { apiBaseUrl } from '../probe/target';
+import { parseClaims, signServiceToken } from './token';
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_TIMEOUT_MS = 600_000;
+/** The service token lives long enough for the probe, and no longer. */
+const SERVICE_TOKEN_SECONDS = 60;
+
+const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>]
+                            [--claims <json>] [--timeout <ms>] [--json]
+
+Checks a running Cube deployment from outside, as the embedding service and your app call it:
+six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, FAIL or SKIP.
+
+  no-token                      no Authorization header: 403 with the body exactly
+                                {"error":"Authentication required"} (what the checkAuth hook answers)
+  garbage-token                 a token no one issued: 403
+  service-token                 an HS256 token signed with ${ENV.apiSecret}, sent with
+                                "Request-Origin: <origin>", as the service sends it: 200
+  service-token-without-origin  the same token without that header: 403
+  idp-token                     the identity provider's token you give: 200
+  idp-token-with-origin         the same token with "Request-Origin: <origin>": 403
+
+Any other status, a 500, a stack trace in the body, or a body that echoes the token sent (or
+its signature) is a FAIL; a 200 must be Cube's /meta answer. The service-token checks are
+skipped, with the reason, when ${ENV.apiSecret} is not set, and the idp-token checks
+when no token is given: a probe without either checks the refusals only.
+When the first request gets no answer (refused, unknown host, TLS error, timeout) the
+deployment is unreachable: the other checks are not sent and fail with that reason.
+
+Arguments:
+  <cube-api-url>       Cube's REST base, e.g. https://cube.example.com/cubejs-api/v1; without
+                       /cubejs-api/v1 (https://cube.example.com) the default base path is added;
+                       a path ending in /v1 is taken as it is (a custom basePath)
+
+Options:
+  --token-file <file>  read the identity provider's token from <file> ("Bearer " prefix allowed)
+  --token -            read it from standard input; no other value: tokens are never taken from
+                       the command line
+  --origin <value>     the Request-Origin value of the service (default ${ENV.origin},
+                       else "${DEFAULTS.origin}")
+  --claims <json>      the service token's claims, i.e. the security context Cube gets, e.g.
+                       '{"tenant":"acme"}' when the deployment requires claims (default {});
+                       the token expires after ${SERVICE_TOKEN_SECONDS} s
+  --timeout <ms>       deadline of each request, from connecting to the last byte
+                       (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})
+  --json               print the result as JSON instead:
+                       {"url": string, "origin": string, "timeoutMs": number, "ok": boolean,
+                        "checks": [{"name": string, "expected": 200|403, "status": number|null,
+                                    "ms": number|null, "verdict": "PASS"|"FAIL"|"SKIP",
+                                    "reason": string}]}
+                       checks always holds the six, in the order above; status and ms are
+                       null for a check that got no answer or was not sent; ok is true when no
+                       check failed
+
+Environment:
+  ${ENV.apiSecret.padEnd(ENV.origin.length)}  the deployment's API secret, to sign the service token
+  ${ENV.origin}  the default of --origin
+
+Exit status: 0 no check failed (skipped ones allowed), 1 a check failed, 2 wrong command line
+(bad URL, both --token-file and --token, bad --claims or --timeout, unreadable or empty token).
+Neither the secret nor a whole token is ever printed; what the deployment answers is shown
+with anything shaped like a token masked.
+
+Examples:
+  cube-dual-auth probe https://cube.example.com/cubejs-api/v1
+  (set -a; . ./.env; cube-dual-auth probe https://cube.example.com --claims '{"tenant":"acme"}')
+  cube-dual-auth probe http://localhost:4000 --token-file ./id-token.txt
+  get-id-token | cube-dual-auth probe "$CUBE_API_URL" --token - --json | jq '.checks[] | select(.verdict == "FAIL")'
+`;
+
+const OPTIONS = {
+  'token-file': { type: 'string' },
+  token: { type: 'string' },
+  origin: { type: 'string' },
+  claims: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+interface ProbeArgs {
+  readonly base: URL;
+  readonly origin: string;
+  readonly claims: Record<string, unknown>;
+  readonly timeoutMs: number;
+  /** Where the identity provider's token comes from, if given. */
+  readonly idpTokenFrom: { readonly file: string } | 'stdin' | undefined;
+  readonly json: boolean;
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_TIMEOUT_MS;
+  const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
+  if (!(value <= MAX_TIMEOUT_MS)) throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`);
+  return value;
+}
+
+/** A header value: printable, not empty. */
+function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  const origin = given ?? readEnv(env, ENV.origin) ?? DEFAULTS.origin;
+  if (!/^[\x21-\x7e]+$/.test(origin)) throw new UsageError(`--origin must be a non-empty header value without spaces${given === undefined ? ` (from ${ENV.origin})` : ''}`);
+  return origin;
+}
+
+function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
+  const { values, positionals } = parseCommandLine(argv, { options: OPTIONS, positionals: ['cube-api-url'] });
+  const { token, 'token-file': tokenFile } = values;
+  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
+  if (token !== undefined && token !== '-') throw new UsageError('--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -');
+  if (token !== undefined && tokenFile !== undefined) throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  return {
+    base: apiBaseUrl(positionals[0] as string),
+    origin: parseOrigin(values.origin, env),
+    claims: values.claims === undefined ? {} : parseClaims(values.claims),
+    timeoutMs: parseTimeout(values.timeout),
+    idpTokenFrom: tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
+    json: values.json,
+  };
+}
+
+/** The identity provider's token, trimmed and without a `Bearer ` prefix; a usage error when unreadable or not one token. */
+async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): Promise<string | undefined> {
+  if (from === undefined) return undefined;
+  let text: string;
+  const source = from === 'stdin' ? 'standard input' : from.file;
+  try {
+    text = from === 'stdin' ? await readStdin(io.stdin) : await readFile(from.file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const token = text.trim().replace(/^bearer\s+/i, '');
+  if (token === '') throw new UsageError(`no token in ${source}: it is empty`);
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
+  return token;
+}
+
+const VERDICT_STYLE: Record<Verdict, Style> = { PASS: 'green', FAIL: 'red', SKIP: 'yellow' };
+
+function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO): void {
+  const paint = painter(io.stdout, io.env);
+  const width = Math.max(...CHECK_NAMES.map((name) => name.length));
+  io.stdout.write(`Probing ${args.base.href} (Request-Origin: ${args.origin}, timeout ${args.timeoutMs} ms)\n\n`);
+  for (const check of checks) {
+    const status = check.status === null ? '-' : String(check.status);
+    const ms = check.ms === null ? '-' : `${check.ms} ms`;
+    // Padded outside the colour codes, so that a coloured verdict ends where the plain one would.
+    io.stdout.write(`  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${check.reason}\n`);
+  }
+  const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;
+  const failed = count('FAIL');
+  const summary = `${count('PASS')} passed, ${failed} failed, ${count('SKIP')} skipped`;
+  io.stdout.write(`\n${failed > 0 ? paint('red', 'FAIL') : paint('green', 'OK')}: ${summary}\n`);
+}
+
+async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  const args = parse(argv, io.env);
+  const idpToken = await readIdpToken(args.idpTokenFrom, io);
+  const secret = readEnv(io.env, ENV.apiSecret);
+  const expiresIn = args.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
+  const checks = await runChecks({
+    base: args.base,
+    origin: args.origin,
+    serviceToken: secret === undefined ? undefined : signServiceToken(secret, args.claims, expiresIn),
+    noServiceToken: `${ENV.apiSecret} is not set: no service token to sign (set it to the deployment's API secret)`,
+    idpToken,
+    noIdpToken: 'no identity-provider token: give one with --token-file <file> or --token -',
+    timeoutMs: args.timeoutMs,
+  });
+  const ok = checks.every((check) => check.verdict !== 'FAIL');
+  if (args.json) writeJson(io.stdout, { url: args.base.href, origin: args.origin, timeoutMs: args.timeoutMs, ok, checks });
+  else printReport(args, checks, io);
+  return ok ? EXIT_OK : EXIT_REFUSED;
+}
+
+export const probe: Command = { help: HELP, run };

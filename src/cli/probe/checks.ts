@@ -1,0 +1,112 @@
+/** The checks `probe` runs, in order: the requests the embedding service and an app send, and what each must get. */
+import { randomBytes } from 'node:crypto';
+import { get, type Answer } from './http';
+import { judge, MISSING_TOKEN_BODY, type Expectation, type Verdict } from './judge';
+import { endpoint } from './target';
+
+/** Stable names, as `--json` reports them. */
+export const CHECK_NAMES = [
+  'no-token',
+  'garbage-token',
+  'service-token',
+  'service-token-without-origin',
+  'idp-token',
+  'idp-token-with-origin',
+] as const;
+
+export type CheckName = (typeof CHECK_NAMES)[number];
+
+/** One line of the report. */
+export interface CheckResult {
+  readonly name: CheckName;
+  /** The status the check wants. */
+  readonly expected: 200 | 403;
+  /** The status the deployment answered; null when it did not answer or the check was not run. */
+  readonly status: number | null;
+  /** Milliseconds until the whole answer arrived (or the failure); null when no request was sent. */
+  readonly ms: number | null;
+  readonly verdict: Verdict;
+  readonly reason: string;
+}
+
+export interface ProbePlan {
+  /** The REST base, `…/cubejs-api/v1`. */
+  readonly base: URL;
+  /** The `Request-Origin` value that selects the shared-secret path. */
+  readonly origin: string;
+  /** A service token signed with the API secret; undefined when there is no secret (its checks are skipped). */
+  readonly serviceToken: string | undefined;
+  /** Why there is no service token, for the skipped checks. */
+  readonly noServiceToken: string;
+  /** The identity provider's token given by the operator; undefined: its checks are skipped. */
+  readonly idpToken: string | undefined;
+  readonly noIdpToken: string;
+  readonly timeoutMs: number;
+  /** Milliseconds on a monotonic clock (tests pass their own). */
+  readonly now?: () => number;
+}
+
+interface Check {
+  readonly name: CheckName;
+  /** The token sent, if any; a check whose token is unavailable is skipped. */
+  readonly token: { readonly value: string | undefined; readonly missing: string } | undefined;
+  readonly withOrigin: boolean;
+  readonly expect: Expectation;
+}
+
+/**
+ * A token-shaped string no issuer made: three base64url parts, new on every run, so that an answer giving it back
+ * is recognised whatever else it holds.
+ */
+function garbageToken(): string {
+  return ['eyJnYXJiYWdlIjp0cnVlfQ', randomBytes(24), randomBytes(32)].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+}
+
+function checksOf(plan: ProbePlan): readonly Check[] {
+  const service = { value: plan.serviceToken, missing: plan.noServiceToken };
+  const idp = { value: plan.idpToken, missing: plan.noIdpToken };
+  return [
+    { name: 'no-token', token: undefined, withOrigin: false, expect: { status: 403, body: MISSING_TOKEN_BODY } },
+    { name: 'garbage-token', token: { value: garbageToken(), missing: '' }, withOrigin: false, expect: { status: 403 } },
+    { name: 'service-token', token: service, withOrigin: true, expect: { status: 200 } },
+    { name: 'service-token-without-origin', token: service, withOrigin: false, expect: { status: 403 } },
+    { name: 'idp-token', token: idp, withOrigin: false, expect: { status: 200 } },
+    { name: 'idp-token-with-origin', token: idp, withOrigin: true, expect: { status: 403 } },
+  ];
+}
+
+function headersFor(check: Check, origin: string): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': 'cube-dual-auth-probe', accept: 'application/json' };
+  // As Cube's JavaScript client sends it: the bare token.
+  if (check.token?.value !== undefined) headers['authorization'] = check.token.value;
+  if (check.withOrigin) headers['request-origin'] = origin;
+  return headers;
+}
+
+/**
+ * Runs the checks one after the other against `/meta`. When the first request gets no answer at all, the deployment
+ * is down or unreachable: the others are not sent (each reports why), so a dead host costs one timeout, not six.
+ */
+export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
+  const url = endpoint(plan.base, 'meta');
+  const results: CheckResult[] = [];
+  let sent = 0;
+  let unreachable: string | undefined;
+  for (const check of checksOf(plan)) {
+    const expected = check.expect.status;
+    if (check.token !== undefined && check.token.value === undefined) {
+      results.push({ name: check.name, expected, status: null, ms: null, verdict: 'SKIP', reason: check.token.missing });
+      continue;
+    }
+    if (unreachable !== undefined) {
+      results.push({ name: check.name, expected, status: null, ms: null, verdict: 'FAIL', reason: `not sent: ${unreachable}` });
+      continue;
+    }
+    const answer: Answer = await get(url, { headers: headersFor(check, plan.origin), timeoutMs: plan.timeoutMs, now: plan.now });
+    sent++;
+    const { verdict, reason } = judge(answer, check.expect, check.token?.value);
+    results.push({ name: check.name, expected, status: answer.kind === 'answered' ? answer.status : null, ms: answer.ms, verdict, reason });
+    if (answer.kind === 'unanswered' && sent === 1) unreachable = `${check.name} got no answer`;
+  }
+  return results;
+}
