@@ -8,7 +8,7 @@ import { randomSecret } from '../support/claims';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../support/keys';
 
-/** The `--json` document of doctor, as documented in docs/readme-cli.md. */
+/** The `--json` document of doctor, as its --help and the CLI reference document it. */
 interface DoctorJson {
   ok: boolean;
   checks: { id: string; status: 'ok' | 'warn' | 'fail'; message: string }[];

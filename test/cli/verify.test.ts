@@ -5,7 +5,7 @@ import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, type TestKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
 
-/** The `--json` document of verify, as documented in docs/readme-cli.md. */
+/** The `--json` document of verify, as its --help and the CLI reference document it. */
 interface VerifyJson {
   accepted: boolean;
   token: string;

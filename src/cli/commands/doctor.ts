@@ -16,13 +16,15 @@ Checks the environment a deployment would run with, using the checkAuth hook's o
   audience, issuer        ${ENV.audience} and ${ENV.issuer} are set (key-set path)
   cube-gateway            @cubejs-backend/api-gateway resolves from the current directory,
                           so that rejections become HTTP 403 inside Cube, not 500
-Run it where Cube runs: in the Cube project directory, with Cube's environment.
+Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
 
 Options:
   --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message"}]}
 
-Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 wrong command line.
-Secrets are never printed.
+Exit status:
+  0  nothing failed (warnings allowed)
+  1  a check failed
+  2  wrong command line
 
 Examples:
   cube-dual-auth doctor
