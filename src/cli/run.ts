@@ -16,7 +16,7 @@ function overview(): string {
     ...lines,
     '',
     'Options:',
-    `  ${'-h, --help'.padEnd(width)}  print this overview, or after a command that command's help`,
+    `  ${'-h, --help'.padEnd(width)}  print this overview; after a command, that command's help`,
     `  ${'-v, --version'.padEnd(width)}  print the version of cube-dual-auth`,
     '',
     "Run 'cube-dual-auth <command> --help' for a command's options and examples.",

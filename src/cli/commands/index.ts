@@ -33,7 +33,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'versions',
-    summary: "list, compare, publish, promote and roll back a dashboard's saved versions",
+    summary: "list, show, compare, publish, promote and roll back a dashboard's saved versions",
     load: async () => (await import('./versions.js')).versions,
   },
   {

@@ -31,9 +31,9 @@ const WRITE_OPTIONS = {
 
 const help = `Usage: cube-dual-auth provider <action> [options]
 
-Registers Cube deployments with the service as data providers (type "${CUBE_DATA_PROVIDER_TYPE}") and keeps
-them up to date. A deployment's API secret is read from the environment, never from the command line,
-and never printed: secrets in answers (any "secretKey" field) are printed as [redacted].
+Registers Cube deployments with the service as data providers (type "${CUBE_DATA_PROVIDER_TYPE}") and keeps them
+up to date. A deployment's API secret is read from the environment, never from the command line, and
+never printed: secrets in answers (any "secretKey" field) are printed as [redacted].
 
 Actions:
   create --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
