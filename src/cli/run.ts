@@ -37,7 +37,9 @@ function unknown(name: string, io: CliIO): number {
 /** Runs the command line and returns the exit status; never throws. */
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...after] = argv;
-  if (first === undefined || HELP_FLAGS.includes(first) || (first === 'help' && after.length === 0)) {
+  // `help <command>` is `<command> --help`; `help` alone (or before an option) is the overview.
+  const topic = first === 'help' && after[0] !== undefined && !after[0].startsWith('-') ? after[0] : undefined;
+  if (first === undefined || HELP_FLAGS.includes(first) || (first === 'help' && topic === undefined)) {
     io.stdout.write(overview());
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
@@ -45,8 +47,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     io.stdout.write(`${packageVersion()}\n`);
     return EXIT_OK;
   }
-  // `help <command>` is `<command> --help`.
-  const [name, ...rest] = first === 'help' ? [after[0] as string, '--help'] : [first, ...after];
+  const [name, ...rest] = topic === undefined ? [first, ...after] : [topic, '--help'];
   const entry = commands.find((c) => c.name === name);
   if (!entry) return unknown(name, io);
   try {

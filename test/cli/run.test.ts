@@ -24,8 +24,8 @@ describe('--version', () => {
 });
 
 describe('--help', () => {
-  test.each([['--help'], ['-h'], ['help']])('%s prints the overview, exit 0', async (flag) => {
-    const result = await runCli([flag]);
+  test.each([['--help'], ['-h'], ['help'], ['help', '--version']])('%s %s prints the overview, exit 0', async (...argv) => {
+    const result = await runCli(argv);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/^Usage: cube-dual-auth <command> \[options\]\n/);
     expect(result.stdout).toContain('  -v, --version   print the version of cube-dual-auth\n');
