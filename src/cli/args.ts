@@ -1,6 +1,7 @@
 /** The command line of every command, parsed one way: strictly, positionals by name, mistakes as usage errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './io';
+import { didYouMean } from './suggest';
 
 /** A command's options, as `parseArgs` takes them. */
 export type OptionsSpec = NonNullable<ParseArgsConfig['options']>;
@@ -36,7 +37,7 @@ export function parseCommandLine<O extends OptionsSpec>(args: readonly string[],
   try {
     parsed = parseArgs({ args: [...args], options: spec.options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(parseProblem(error, spec.options));
   }
   if (spec.positionals !== undefined) checkPositionals(parsed.positionals, spec.positionals);
   return parsed;
@@ -46,6 +47,15 @@ export function parseCommandLine<O extends OptionsSpec>(args: readonly string[],
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined) throw new UsageError(`${flag} is required`);
   return value;
+}
+
+/** `parseArgs`'s message, with the nearest option named when an unknown one looks like a misspelling. */
+function parseProblem(error: unknown, options: OptionsSpec): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--[^'=]+)/.exec(message)?.[1] : undefined;
+  if (unknown === undefined) return message;
+  const suggestion = didYouMean(unknown, [...Object.keys(options).map((name) => `--${name}`), '--help']);
+  return suggestion === '' ? message : `Unknown option '${unknown}'${suggestion}`;
 }
 
 function refuseCredentials(args: readonly string[], credentialsFrom: string): void {

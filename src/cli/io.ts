@@ -22,7 +22,18 @@ export interface CliIO {
  * that the overview loads no command module.
  */
 export interface Command {
-  /** Full `--help` text, with examples. */
+  /**
+   * The full `--help` text, which is also the source of the generated CLI reference. Every command
+   * uses one layout (test/cli/run.test.ts holds each command to it):
+   *
+   *     Usage: cube-dual-auth <command> ...       one line
+   *     (blank line, then what the command does, in sentences)
+   *     Arguments: / Actions: / Options: / Environment: / Exit status: / Examples:
+   *
+   * each section a heading alone on its line followed by lines indented by two spaces, in that order;
+   * Options, Exit status and Examples are always there. Options and actions are described in
+   * lower case (`--json   print ...`), and exit statuses one per line (`  0  accepted`).
+   */
   readonly help: string;
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
@@ -35,9 +46,24 @@ export class UsageError extends Error {
 const CODES = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 } as const;
 export type Style = keyof typeof CODES;
 
-/** Colours text only when the stream is a terminal and NO_COLOR is not set. */
+/**
+ * Whether to colour what goes to `stream`. The precedence is Node's own (`tty.WriteStream#hasColors`,
+ * `util.styleText`), so that the same environment gives the same answer in every Node tool:
+ * 1. FORCE_COLOR set: "0" or "false" turns colour off, any other value (empty too) turns it on, terminal
+ *    or not (a CI log viewer that renders ANSI codes);
+ * 2. otherwise NO_COLOR set and not empty (https://no-color.org): off;
+ * 3. otherwise on only when the stream is a terminal.
+ */
+export function colourEnabled(stream: CliIO['stdout'], env: NodeJS.ProcessEnv): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return stream.isTTY === true;
+}
+
+/** Colours text as {@link colourEnabled} decides. */
 export function painter(stream: CliIO['stdout'], env: NodeJS.ProcessEnv): (style: Style, text: string) => string {
-  const enabled = stream.isTTY === true && env.NO_COLOR === undefined;
+  const enabled = colourEnabled(stream, env);
   return (style, text) => (enabled ? `\x1b[${CODES[style]}m${text}\x1b[0m` : text);
 }
 

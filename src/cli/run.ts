@@ -1,8 +1,13 @@
 import { commands } from './commands';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
+import { packageVersion } from './package-version';
+import { didYouMean } from './suggest';
+
+const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version', '-v'];
 
 function overview(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+  const width = Math.max(...commands.map((c) => c.name.length), '-v, --version'.length);
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
     'Usage: cube-dual-auth <command> [options]',
@@ -10,26 +15,45 @@ function overview(): string {
     'Commands:',
     ...lines,
     '',
+    'Options:',
+    `  ${'-h, --help'.padEnd(width)}  print this overview; after a command, that command's help`,
+    `  ${'-v, --version'.padEnd(width)}  print the version of cube-dual-auth`,
+    '',
     "Run 'cube-dual-auth <command> --help' for a command's options and examples.",
     '',
   ].join('\n');
 }
 
+/** A first argument that names no command: an option is said to be one, a near command is suggested. */
+function unknown(name: string, io: CliIO): number {
+  const option = name.startsWith('-');
+  const suggestion = didYouMean(name, option ? [...HELP_FLAGS, ...VERSION_FLAGS] : commands.map((c) => c.name));
+  io.stderr.write(`cube-dual-auth: unknown ${option ? 'option' : 'command'} ${JSON.stringify(name)}${suggestion}\n`);
+  // Without a near name, the list of commands is the help that is needed.
+  io.stderr.write(suggestion === '' ? `\n${overview()}` : "Run 'cube-dual-auth --help' for the commands.\n");
+  return EXIT_USAGE;
+}
+
 /** Runs the command line and returns the exit status; never throws. */
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  const [first, ...after] = argv;
+  // `help <command>` is `<command> --help`; `help` alone (or before an option) is the overview.
+  const topic = first === 'help' && after[0] !== undefined && !after[0].startsWith('-') ? after[0] : undefined;
+  if (first === undefined || HELP_FLAGS.includes(first) || (first === 'help' && topic === undefined)) {
     io.stdout.write(overview());
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
+  if (VERSION_FLAGS.includes(first)) {
+    io.stdout.write(`${packageVersion()}\n`);
+    return EXIT_OK;
+  }
+  const [name, ...rest] = topic === undefined ? [first, ...after] : [topic, '--help'];
   const entry = commands.find((c) => c.name === name);
-  if (!entry) {
-    io.stderr.write(`cube-dual-auth: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
-    return EXIT_USAGE;
-  }
+  if (!entry) return unknown(name, io);
   try {
     const command = await entry.load();
-    if (rest.includes('--help') || rest.includes('-h')) {
+    // Anywhere after the command, also after an action (`versions publish -h`): help, exit 0.
+    if (rest.some((arg) => HELP_FLAGS.includes(arg))) {
       io.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
       return EXIT_OK;
     }

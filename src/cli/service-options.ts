@@ -6,6 +6,7 @@
 import { createEmbeddableClient, EMBEDDABLE_SERVICE_DOMAIN, EmbeddableError, type EmbeddableClient } from '../service';
 import { parseCommandLine, type OptionsSpec, type ParsedArgs } from './args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO, type Command } from './io';
+import { didYouMean } from './suggest';
 
 /** Environment variable holding the workspace API key. */
 export const API_KEY_ENV = 'EMBEDDABLE_API_KEY';
@@ -20,20 +21,34 @@ export const CONNECTION_OPTIONS = {
   json: { type: 'boolean', default: false },
 } as const satisfies OptionsSpec;
 
-/** The help text for {@link CONNECTION_OPTIONS} and the environment. */
-export const CONNECTION_HELP = `Connection:
-  --region <name>     Service region (us, eu, ...): https://api.<region>.${EMBEDDABLE_SERVICE_DOMAIN}
-  --base-url <url>    Whole base URL instead (default: $${BASE_URL_ENV})
-  --timeout-ms <ms>   Time allowed per attempt (default 10000)
-  --json              Print JSON on stdout (errors too, as {"error": ...})
+const CONNECTION_OPTION_LINES: ReadonlyArray<readonly [string, string]> = [
+  ['--region <name>', `service region (us, eu, ...): https://api.<region>.${EMBEDDABLE_SERVICE_DOMAIN}`],
+  ['--base-url <url>', `the whole base URL instead (default: $${BASE_URL_ENV})`],
+  ['--timeout-ms <ms>', 'time allowed per attempt (default 10000)'],
+  ['--json', 'print JSON on stdout (failures too, as {"error": {...}})'],
+];
 
-Environment:
-  ${API_KEY_ENV}  The workspace API key (required). It is never taken from the command line
-                      and never printed.
-  ${BASE_URL_ENV} Base URL used when neither --base-url nor --region is given.
+/**
+ * The lines of a service command's Options section that document {@link CONNECTION_OPTIONS}, the flags
+ * padded to `width` so that the descriptions line up with the command's own options.
+ */
+export function connectionOptionsHelp(width = 18): string {
+  return CONNECTION_OPTION_LINES.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n');
+}
 
-Exit status: 0 done, 1 refused (by the service or by validation; the message names the cause and the
-BUILDER code), 2 usage error.`;
+/** The lines of a service command's Environment section: the key and the address. */
+export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the command line,
+                       never printed
+  ${BASE_URL_ENV}  the base URL, when neither --base-url nor --region is given`;
+
+/** A service command's Exit status section; `refusedAlso` adds the command's own refusals to status 1. */
+export function serviceExitHelp(refusedAlso = ''): string {
+  return `Exit status:
+  0  done
+  1  refused: by validation before sending, or by the service (the message names the field, or the
+     HTTP status and BUILDER code), or the service could not be reached${refusedAlso}
+  2  wrong command line, or a required environment variable is not set`;
+}
 
 const MIN_REDACTED_LENGTH = 6;
 
@@ -131,7 +146,10 @@ export function dispatch(actions: Readonly<Record<string, Action>>): Command['ru
   return async (args, io) => {
     const [name, ...rest] = args;
     const action = name === undefined ? undefined : actions[name];
-    if (!action) throw new UsageError(`expected an action (${Object.keys(actions).join(', ')})${name === undefined ? '' : `, got ${JSON.stringify(name)}`}`);
+    if (!action) {
+      const got = name === undefined ? '' : `, got ${JSON.stringify(name)}${didYouMean(name, Object.keys(actions))}`;
+      throw new UsageError(`expected an action (${Object.keys(actions).join(', ')})${got}`);
+    }
     return action(rest, io);
   };
 }

@@ -1,15 +1,21 @@
 /** The service client: one method per operation of the interface, each validating its input first. */
 import { inspect } from 'node:util';
-import { CUBE_DATA_PROVIDER_TYPE } from './constants';
+import { CUBE_DATA_PROVIDER_TYPE, type EnvironmentTag } from './constants';
+import { diffDefinitions } from './definition-diff';
 import { endpoints } from './endpoints';
-import { EmbeddableResponseError } from './errors';
+import { EmbeddableApiError, EmbeddableResponseError, EmbeddableValidationError } from './errors';
 import { resolveClientSettings, type EmbeddableClientOptions } from './options';
+import { previousVersion, taggedVersion } from './promotion';
 import * as read from './responses';
-import { createSender } from './transport';
+import { createSender, type Send } from './transport';
 import type {
   CreateDataProviderInput,
   DashboardDefinition,
   DataProviderRecord,
+  DataProviderUpsert,
+  DefinitionDiff,
+  Promotion,
+  Rollback,
   SavedVersionList,
   SecurityTokenRequest,
   SecurityTokenResponse,
@@ -43,6 +49,31 @@ export interface EmbeddableClient {
   publishVersion(embeddableId: string, version: string, tags: readonly string[]): Promise<TagMap>;
 
   /**
+   * Publishes the version that the tag `from` points to onto the tags `to` (part 4.2), so that a team
+   * promotes what staging runs without knowing its label. Reads the tag map first (part 4.1); refuses
+   * with an {@link EmbeddableStateError} `ERR_TAG_ABSENT`, publishing nothing, when `from` is not set.
+   * `to` is checked as publish checks its tags (BUILDER-996, BUILDER-117) and must not hold `from`.
+   * Two requests; both retried when safe (the list is a GET, publish is idempotent).
+   */
+  promoteVersion(embeddableId: string, from: string, to: readonly string[]): Promise<Promotion>;
+
+  /**
+   * Moves `tag` back: to the saved version `to` when given, otherwise to the newest saved version older,
+   * by `saved-at`, than the one the tag points to now (part 2.1). Reads the list first (part 4.1);
+   * refuses with an {@link EmbeddableStateError} when the tag is not set (`ERR_TAG_ABSENT`) or when no
+   * listed version is older (`ERR_NO_OLDER_VERSION`), publishing nothing. Unlike publish, a rollback
+   * without `to` is not idempotent: run twice, it moves the tag back twice.
+   */
+  rollbackTag(embeddableId: string, tag: string, to?: string): Promise<Rollback>;
+
+  /**
+   * Fetches the definitions at two saved versions (part 4.3) and returns what changed from `versionA`
+   * to `versionB`: the dashboard's own fields, and the added, removed and changed items of variables,
+   * datasets and widgets (see {@link diffDefinitions}). Two requests, retried when safe.
+   */
+  diffVersions(embeddableId: string, versionA: string, versionB: string): Promise<DefinitionDiff>;
+
+  /**
    * Registers a Cube deployment as a data provider of type {@link CUBE_DATA_PROVIDER_TYPE}
    * (part 4.4). `credentials.instanceUrl` is trimmed of `/cubejs-api/v1`. Never retried (not
    * idempotent). Resolves to the service's answer, which the interface does not show (`undefined`
@@ -55,6 +86,15 @@ export interface EmbeddableClient {
    * credentials fields that are given. Never retried.
    */
   updateDataProvider(name: string, input: UpdateDataProviderInput): Promise<DataProviderRecord | undefined>;
+
+  /**
+   * Updates the data provider `input.name` when it exists and creates it otherwise, for deployments that
+   * CI creates (a preview branch per pull request). Sends the update (part 4.5, with the whole
+   * credentials) and, when the service answers 404, the create (part 4.4): one request when the provider
+   * exists, two when it does not. That an update of an unknown name is answered 404 is ASSUMED (the
+   * interface does not show it). Validated as create is. Never retried.
+   */
+  upsertDataProvider(input: CreateDataProviderInput): Promise<DataProviderUpsert>;
 
   /** Lists the workspace's data providers. ASSUMED path `GET /api/v1/data-providers` (part 4.6). Retried when safe. */
   listDataProviders(): Promise<DataProviderRecord[]>;
@@ -77,6 +117,29 @@ export interface EmbeddableClient {
 }
 
 const PROVIDER_400 = 'the data-provider request is malformed; the service answers this when version is missing or not vMAJOR.MINOR.PATCH';
+
+/** The create body (part 4.4), checked: what create and upsert send. */
+function providerBody(request: CreateDataProviderInput, operation: string) {
+  const { name, version, credentials } = check.object('input', request, operation);
+  const { secretKey, instanceUrl } = check.object('credentials', credentials, operation);
+  return {
+    name: check.text('name', name, operation),
+    type: CUBE_DATA_PROVIDER_TYPE,
+    version: check.providerVersion(version, operation),
+    credentials: { secretKey: check.secret('credentials.secretKey', secretKey, operation), instanceUrl: check.instanceUrl(instanceUrl, operation) },
+  };
+}
+
+/** The saved-versions list, read under the name of the operation that needs it. */
+async function listFor(send: Send, operation: string, id: string): Promise<{ list: SavedVersionList; status: number }> {
+  const answer = await send({ operation, endpoint: endpoints.listSavedVersions(id), retry: true });
+  return { list: read.savedVersionList(operation, answer), status: answer.status };
+}
+
+/** Publishes `version` to `tags` under the name of the operation that does it. */
+async function publishFor(send: Send, operation: string, id: string, version: string, tags: readonly string[]): Promise<TagMap> {
+  return read.publishedTags(operation, await send({ operation, endpoint: endpoints.publishVersion(id, version), body: { tags }, retry: true }));
+}
 
 function credentialsForUpdate(input: UpdateDataProviderInput, operation: string): Record<string, string> | undefined {
   if (input.credentials === undefined) return undefined;
@@ -120,20 +183,50 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const operation = 'publishVersion';
       const id = check.embeddableId(embeddableId, operation);
       const label = check.versionLabel(version, operation);
-      const body = { tags: check.tags(tags, operation) };
-      return read.publishedTags(operation, await send({ operation, endpoint: endpoints.publishVersion(id, label), body, retry: true }));
+      return publishFor(send, operation, id, label, check.tags(tags, operation));
+    },
+
+    async promoteVersion(embeddableId, from, to) {
+      const operation = 'promoteVersion';
+      const id = check.embeddableId(embeddableId, operation);
+      const source = check.environmentTag('from', from, operation);
+      const targets = check.tags(to, operation, 'to');
+      if (targets.includes(source)) throw new EmbeddableValidationError('to', `must not include the tag promoted from (${source})`, operation);
+      const { list } = await listFor(send, operation, id);
+      const version = taggedVersion(list, source, operation, 'promote');
+      const previous = Object.fromEntries(targets.map((tag) => [tag, list.tags[tag]?.version ?? null]));
+      const tags = await publishFor(send, operation, id, version, targets);
+      return { version, from: source, to: targets, previous, tags };
+    },
+
+    async rollbackTag(embeddableId, tag, to) {
+      const operation = 'rollbackTag';
+      const id = check.embeddableId(embeddableId, operation);
+      // Checked as the tags of a publish are, since it is sent as one (BUILDER-117).
+      const [moved] = check.tags([tag], operation, 'tag') as [EnvironmentTag];
+      const target = to === undefined ? undefined : check.versionLabel(to, operation, 'to');
+      const { list, status } = await listFor(send, operation, id);
+      const current = taggedVersion(list, moved, operation, 'roll back');
+      const version = target ?? previousVersion(list, moved, current, operation, status);
+      const tags = await publishFor(send, operation, id, version, [moved]);
+      return { tag: moved, from: current, to: version, tags };
+    },
+
+    async diffVersions(embeddableId, versionA, versionB) {
+      const operation = 'diffVersions';
+      const id = check.embeddableId(embeddableId, operation);
+      const from = check.versionLabel(versionA, operation, 'versionA');
+      const to = check.versionLabel(versionB, operation, 'versionB');
+      const definitionAt = async (label: string) =>
+        read.comparableDefinition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label), retry: true }));
+      const before = await definitionAt(from);
+      const after = await definitionAt(to);
+      return { from, to, ...diffDefinitions(before, after) };
     },
 
     async createDataProvider(request) {
       const operation = 'createDataProvider';
-      const { name, version, credentials } = check.object('input', request, operation);
-      const { secretKey, instanceUrl } = check.object('credentials', credentials, operation);
-      const body = {
-        name: check.text('name', name, operation),
-        type: CUBE_DATA_PROVIDER_TYPE,
-        version: check.providerVersion(version, operation),
-        credentials: { secretKey: check.secret('credentials.secretKey', secretKey, operation), instanceUrl: check.instanceUrl(instanceUrl, operation) },
-      };
+      const body = providerBody(request, operation);
       const answer = await send({
         operation,
         endpoint: endpoints.createDataProvider(),
@@ -156,6 +249,21 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const endpoint = endpoints.updateDataProvider(providerName);
       const answer = await send({ operation, endpoint, body, retry: false, secrets, hints: { 400: PROVIDER_400 } });
       return read.optionalRecord(operation, answer);
+    },
+
+    async upsertDataProvider(request) {
+      const operation = 'upsertDataProvider';
+      const { name, ...fields } = providerBody(request, operation);
+      const secrets = [fields.credentials.secretKey];
+      const hints = { 400: PROVIDER_400 };
+      try {
+        const answer = await send({ operation, endpoint: endpoints.updateDataProvider(name), body: fields, retry: false, secrets, hints });
+        return { action: 'updated', record: read.optionalRecord(operation, answer) };
+      } catch (error) {
+        if (!(error instanceof EmbeddableApiError && error.status === 404)) throw error;
+      }
+      const answer = await send({ operation, endpoint: endpoints.createDataProvider(), body: { name, ...fields }, retry: false, secrets, hints });
+      return { action: 'created', record: read.optionalRecord(operation, answer) };
     },
 
     async listDataProviders() {

@@ -88,6 +88,24 @@ export class EmbeddableApiError extends EmbeddableError {
   }
 }
 
+/** Why a promotion or a rollback cannot start from the dashboard's current tags and versions. */
+export type StateProblem = 'ERR_TAG_ABSENT' | 'ERR_NO_OLDER_VERSION';
+
+/**
+ * The dashboard's tags or saved versions do not allow the operation: the tag to promote from or to roll
+ * back is not set, or no saved version is older than the one the tag points to. The tags were read;
+ * nothing was changed.
+ */
+export class EmbeddableStateError extends EmbeddableError {
+  /** `ERR_TAG_ABSENT` or `ERR_NO_OLDER_VERSION`. */
+  readonly code: StateProblem;
+
+  constructor(code: StateProblem, message: string, operation: string) {
+    super(`${operation} refused: ${message}`, operation);
+    this.code = code;
+  }
+}
+
 /** The service answered with success, but with a body that is not what the interface describes. */
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */

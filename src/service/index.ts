@@ -14,9 +14,12 @@ export {
   EmbeddableError,
   EmbeddableNetworkError,
   EmbeddableResponseError,
+  EmbeddableStateError,
   EmbeddableValidationError,
   type NetworkFailure,
+  type StateProblem,
 } from './errors';
+export { DEFINITION_SECTIONS, diffDefinitions } from './definition-diff';
 export type { EmbeddableClientOptions } from './options';
 export { endpoints as embeddableEndpoints, type Endpoint as EmbeddableEndpoint } from './endpoints';
 export type {
@@ -27,11 +30,20 @@ export type {
   DashboardWidget,
   DataProviderCredentials,
   DataProviderRecord,
+  DataProviderUpsert,
   DatasetFilter,
+  DefinitionChanges,
+  DefinitionDiff,
+  DefinitionItem,
+  FieldChange,
+  ItemChange,
+  Promotion,
+  Rollback,
   SavedVersion,
   SavedVersionList,
   SecurityTokenRequest,
   SecurityTokenResponse,
+  SectionDiff,
   TagAssignment,
   TagMap,
   UpdateDataProviderInput,

@@ -2,6 +2,7 @@
  * Reads the service's successful answers into the client's types. Only what the client relies on is
  * checked; unknown fields are kept. The one renaming: a tag's change time is always `updatedAt`.
  */
+import { DEFINITION_SECTIONS } from './definition-diff';
 import { EmbeddableResponseError } from './errors';
 import type { Answer } from './transport';
 import type { DashboardDefinition, DataProviderRecord, JsonObject, SavedVersion, SavedVersionList, SecurityTokenResponse, TagAssignment, TagMap } from './types';
@@ -52,6 +53,21 @@ export function publishedTags(operation: string, answer: Answer): TagMap {
 /** Part 4.3: the definition, kept whole. */
 export function definition(operation: string, answer: Answer): DashboardDefinition {
   return object(operation, answer, 'the dashboard definition') as DashboardDefinition;
+}
+
+/**
+ * Part 4.3, for comparing: the definition, with each of its sections (variables, datasets, widgets) an
+ * array of objects when present, so that a diff never reports a malformed answer as "removed".
+ */
+export function comparableDefinition(operation: string, answer: Answer): DashboardDefinition {
+  const body = definition(operation, answer);
+  for (const section of DEFINITION_SECTIONS) {
+    const items: unknown = body[section];
+    if (items !== undefined && !(Array.isArray(items) && items.every(isObject))) {
+      throw new EmbeddableResponseError(operation, answer.status, `\`${section}\` is not an array of objects`);
+    }
+  }
+  return body;
 }
 
 /** Create, update, read: the record is not shown in the interface, so any object (or nothing) is accepted. */

@@ -196,3 +196,87 @@ export interface SecurityTokenResponse {
   token?: string;
   [field: string]: unknown;
 }
+
+/** The answer of {@link EmbeddableClient.promoteVersion}. */
+export interface Promotion {
+  /** The saved-version label that was published: the one `from` pointed to. */
+  version: string;
+  /** The tag promoted from. */
+  from: EnvironmentTag;
+  /** The tags now pointing at `version`. */
+  to: EnvironmentTag[];
+  /** Where each tag of `to` pointed before: a label, or `null` when the tag was not set. */
+  previous: { [tag in EnvironmentTag]?: string | null };
+  /** The dashboard's tag map after the publish. */
+  tags: TagMap;
+}
+
+/** The answer of {@link EmbeddableClient.rollbackTag}. */
+export interface Rollback {
+  /** The tag that was moved. */
+  tag: EnvironmentTag;
+  /** The label it pointed to before. */
+  from: string;
+  /** The label it points to now (equal to `from` when it already pointed there). */
+  to: string;
+  /** The dashboard's tag map after the publish. */
+  tags: TagMap;
+}
+
+/** One field that differs, by its path in the item (`defaultValue.from`, `inputs[0].value`). */
+export interface FieldChange {
+  field: string;
+  /** The value in the first version; absent when the field was added. */
+  before?: unknown;
+  /** The value in the second version; absent when the field was removed. */
+  after?: unknown;
+}
+
+/**
+ * An item of a section, with the key it is matched by: a variable's or dataset's `name`; for a widget,
+ * which has no name, `<component> at <x>,<y>` (widgets are matched by their place on the grid, and a
+ * widget that moved with its component and inputs unchanged by those).
+ */
+export interface DefinitionItem {
+  key: string;
+  value: JsonObject;
+}
+
+/** An item present in both versions, with what differs. */
+export interface ItemChange {
+  /** The item's key in the first version. */
+  key: string;
+  changes: FieldChange[];
+}
+
+/** What changed in one section of the definition (`variables`, `datasets` or `widgets`). */
+export interface SectionDiff {
+  added: DefinitionItem[];
+  removed: DefinitionItem[];
+  changed: ItemChange[];
+}
+
+/** What {@link diffDefinitions} finds between two dashboard definitions. */
+export interface DefinitionChanges {
+  /** True when the two definitions are equal in every field. */
+  identical: boolean;
+  /** The dashboard's own fields (`name`, `title`, and any field outside the three sections). */
+  dashboard: FieldChange[];
+  variables: SectionDiff;
+  datasets: SectionDiff;
+  widgets: SectionDiff;
+}
+
+/** The answer of {@link EmbeddableClient.diffVersions}: the changes from version `from` to version `to`. */
+export interface DefinitionDiff extends DefinitionChanges {
+  from: string;
+  to: string;
+}
+
+/** The answer of {@link EmbeddableClient.upsertDataProvider}. */
+export interface DataProviderUpsert {
+  /** `updated` when the provider existed, `created` when it did not. */
+  action: 'created' | 'updated';
+  /** The service's answer to the update or the create (`undefined` when its body is empty). */
+  record: DataProviderRecord | undefined;
+}

@@ -64,17 +64,26 @@ export function versionLabel(value: unknown, operation: string, field = 'version
   return value;
 }
 
-/** Publish tags: non-empty (BUILDER-996), each an environment tag (BUILDER-117); duplicates dropped. */
-export function tags(value: unknown, operation: string): EnvironmentTag[] {
+/**
+ * Tags to publish to: non-empty (BUILDER-996), each an environment tag (BUILDER-117); duplicates dropped.
+ * `field` names them in messages: `tags` for publish, `to` for promote, `tag` for rollback.
+ */
+export function tags(value: unknown, operation: string, field = 'tags'): EnvironmentTag[] {
   if (!Array.isArray(value) || value.length === 0) {
-    fail('tags', `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : show(value)}`, operation, 'BUILDER-996');
+    fail(field, `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : show(value)}`, operation, 'BUILDER-996');
   }
   const bad = value.filter((tag) => typeof tag !== 'string' || !isTag(tag));
   if (bad.length > 0) {
     const verb = bad.length === 1 ? 'is not an environment tag' : 'are not environment tags';
-    fail('tags', `${bad.map(show).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
+    fail(field, `${bad.map(show).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
   }
   return [...new Set(value as EnvironmentTag[])];
+}
+
+/** A tag that is read, never sent (promote's source): an environment tag, without a service code. */
+export function environmentTag(field: string, value: unknown, operation: string): EnvironmentTag {
+  if (typeof value !== 'string' || !isTag(value)) fail(field, `must be one of ${ENVIRONMENT_TAGS.join(', ')}, got ${show(value)}`, operation);
+  return value;
 }
 
 /** A tag name or a version label, for a token's `savedVersion`. */

@@ -4,6 +4,7 @@
  * in-process (verify.test.ts, doctor.test.ts, ...).
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,52 @@ describe('cube-dual-auth, the built bin', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^cube-dual-auth verify: Unknown option '--bogus'/);
     expect(result.stderr).toMatch(/\nRun 'cube-dual-auth verify --help' for usage\.\n$/);
+  });
+});
+
+describe('cube-dual-auth, finished: version, help, suggestions, colour (as a process)', () => {
+  const { version } = JSON.parse(readFileSync(join(dirname(dirname(dirname(CLI))), 'package.json'), 'utf8')) as { version: string };
+
+  it.each([['--version'], ['-v']])('%s prints the version of the package, exit 0', async (flag) => {
+    expect(await bin([flag])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it.each([
+    ['versions', '--help'],
+    ['provider', 'list', '--help'],
+    ['versions', 'publish', '-h'],
+    ['token', '-h'],
+  ])('%s %s %s prints the help, exit 0', async (...args) => {
+    const result = await bin(args);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(new RegExp(`^Usage: cube-dual-auth ${args[0]} `));
+  });
+
+  it('a misspelt command: did you mean, exit 2', async () => {
+    const result = await bin(['verfy', 'x']);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `cube-dual-auth: unknown command "verfy"; did you mean "verify"?\nRun 'cube-dual-auth --help' for the commands.\n` });
+  });
+
+  it('a misspelt action: did you mean, exit 2', async () => {
+    const result = await bin(['versions', 'promte', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('got "promte"; did you mean "promote"?');
+  });
+
+  /** verify's verdict line: red when coloured. */
+  async function verdictOf(extra: Record<string, string>): Promise<string> {
+    const result = await bin(['verify', 'not-a-token'], [], { env: { ...env, ...extra } });
+    expect(result.code).toBe(1);
+    return result.stdout.split('\n').find((line) => line.includes('Verdict')) ?? '';
+  }
+
+  it('colours a pipe with FORCE_COLOR, not with FORCE_COLOR=0, NO_COLOR or by default', async () => {
+    expect(await verdictOf({ FORCE_COLOR: '1' })).toContain('\x1b[31mREJECTED\x1b[0m');
+    expect(await verdictOf({ FORCE_COLOR: '1', NO_COLOR: '1' })).toContain('\x1b[31mREJECTED');
+    const plainEnvironments: Array<Record<string, string>> = [{}, { FORCE_COLOR: '0' }, { FORCE_COLOR: 'false' }, { NO_COLOR: '1' }];
+    for (const plain of plainEnvironments) {
+      expect(await verdictOf(plain)).toMatch(/^Verdict {2}REJECTED ERR_TOKEN_MALFORMED/);
+    }
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { jsonOf, runCli, type CliResult } from '../support/cli';
-import { startContractServer, type ContractServer } from '../support/contract-server';
+import { definitionAt, startContractServer, type ContractServer } from '../support/contract-server';
 
 const API_KEY = 'emb_cli_4c1d9e7a2b8f6053aa91';
 const SECRET = 'cube-main-secret-8d3F2kQ9';
@@ -226,6 +226,228 @@ describe('versions', () => {
     const result = await cli(['versions', 'list', 'not-a-uuid']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('embeddableId: must be the dashboard');
+  });
+});
+
+describe('versions promote', () => {
+  test('publishes what staging has onto production and prints the new tag map (one list, one publish)', async () => {
+    await cli(['versions', 'publish', id, 'v30', '--tags', 'production']);
+    await cli(['versions', 'publish', id, 'v35', '--tags', 'staging']);
+    const before = server.requests.length;
+    const result = await cli(['versions', 'promote', id, '--from', 'staging', '--to', 'production']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Promoted v35 from staging to production \(was v30\)\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v35\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/);
+    expect(server.requests.slice(before).map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(server.requests.at(-1)).toMatchObject({ path: `/api/v1/embeddables/${id}/saved-versions/v35/publish`, body: { tags: ['production'] } });
+  });
+
+  test('--to takes several tags; --json prints version, from, to, previous and tags', async () => {
+    await cli(['versions', 'publish', id, 'v33', '--tags', 'staging']);
+    const result = await cli(['versions', 'promote', id, '--from', 'staging', '--to', 'production,development', '--json']);
+    expect(result.code).toBe(0);
+    expect(jsonOf(result)).toEqual({
+      version: 'v33',
+      from: 'staging',
+      to: ['production', 'development'],
+      previous: { production: null, development: null },
+      tags: {
+        staging: { version: 'v33', updatedAt: expect.any(String) },
+        production: { version: 'v33', updatedAt: expect.any(String) },
+        development: { version: 'v33', updatedAt: expect.any(String) },
+      },
+    });
+  });
+
+  test('refuses when the --from tag is not set (exit 1, nothing published)', async () => {
+    const result = await cli(['versions', 'promote', id, '--from', 'staging', '--to', 'production', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'cube-dual-auth versions promote: promoteVersion refused: staging is not set on this dashboard (no version was published to it), so there is nothing to promote; publish a version to it first\n',
+    );
+    expect(jsonOf(result)).toMatchObject({ error: { type: 'EmbeddableStateError', operation: 'promoteVersion', code: 'ERR_TAG_ABSENT' } });
+    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  test.each([
+    [['--from', 'staging', '--to', 'production,qa'], 'BUILDER-117'],
+    [['--from', 'staging', '--to', ''], 'BUILDER-996'],
+    [['--from', 'prod', '--to', 'production'], 'from: must be one of development, staging, production, got "prod"'],
+    [['--from', 'staging', '--to', 'staging'], 'to: must not include the tag promoted from (staging)'],
+  ])('%j is refused before sending (exit 1)', async (args, message) => {
+    const result = await cli(['versions', 'promote', id, ...args]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test.each([
+    [['versions', 'promote', 'x', '--to', 'production'], '--from is required'],
+    [['versions', 'promote', 'x', '--from', 'staging'], '--to is required'],
+    [['versions', 'promote', '--from', 'staging', '--to', 'production'], 'expected <embeddableId>'],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe('versions rollback', () => {
+  test('without --to: to the newest older version, printing from which to which', async () => {
+    await cli(['versions', 'publish', id, 'v35', '--tags', 'production,staging']);
+    const before = server.requests.length;
+    const result = await cli(['versions', 'rollback', id, '--tag', 'production']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Rolled back production from v35 to v34\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v34\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/);
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v1/embeddables/${id}/saved-versions`, `POST /api/v1/embeddables/${id}/saved-versions/v34/publish`]);
+  });
+
+  test('with --to, --json: from, to and the tag map; again: already there', async () => {
+    await cli(['versions', 'publish', id, 'v35', '--tags', 'production']);
+    const result = await cli(['versions', 'rollback', id, '--tag', 'production', '--to', 'v31', '--json']);
+    expect(result.code).toBe(0);
+    expect(jsonOf(result)).toEqual({ tag: 'production', from: 'v35', to: 'v31', tags: { production: { version: 'v31', updatedAt: expect.any(String) } } });
+    const again = await cli(['versions', 'rollback', id, '--tag', 'production', '--to', 'v31']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^production already points at v31; nothing changed\.\n/);
+  });
+
+  test('refuses when the tag is not set, and when no version is older (exit 1, nothing published)', async () => {
+    const absent = await cli(['versions', 'rollback', id, '--tag', 'production']);
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toContain('rollbackTag refused: production is not set on this dashboard');
+    const small = server.addDashboard(3);
+    await cli(['versions', 'publish', small, 'v1', '--tags', 'production']);
+    const oldest = await cli(['versions', 'rollback', small, '--tag', 'production', '--json']);
+    expect(oldest.code).toBe(1);
+    expect(jsonOf(oldest)).toMatchObject({ error: { type: 'EmbeddableStateError', code: 'ERR_NO_OLDER_VERSION' } });
+    expect(oldest.stderr).toContain('production points at v1, and no saved version is older than it');
+    expect(server.requestsTo('POST', '/publish')).toHaveLength(1);
+  });
+
+  test.each([
+    [['--tag', 'qa'], 'BUILDER-117'],
+    [['--tag', 'production', '--to', 'staging'], 'BUILDER-172'],
+    [['--tag', 'production', '--to', '7'], 'to: must be a saved-version label'],
+  ])('%j is refused before sending (exit 1)', async (args, message) => {
+    const result = await cli(['versions', 'rollback', id, ...args]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('a service error on publish: exit 1 with the status and code', async () => {
+    await cli(['versions', 'publish', id, 'v35', '--tags', 'production']);
+    const result = await cli(['versions', 'rollback', id, '--tag', 'production', '--to', 'v99']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('rollbackTag refused: HTTP 404 BUILDER-120');
+  });
+
+  test('missing --tag is a usage error', async () => {
+    const result = await cli(['versions', 'rollback', id]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--tag is required');
+  });
+});
+
+describe('versions diff', () => {
+  test('prints the changes by section, after two reads', async () => {
+    const v35 = definitionAt('v34');
+    (v35.variables as Array<Record<string, unknown>>).push({ name: 'region', type: 'string' });
+    (v35.widgets as Array<{ dimensions: { width: number } }>)[0]!.dimensions.width = 12;
+    server.setDefinition(id, 'v34', definitionAt('v34'));
+    server.setDefinition(id, 'v35', v35);
+    const result = await cli(['versions', 'diff', id, 'v34', 'v35']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'From v34 to v35:',
+        'dashboard: no changes',
+        'variables: 1 added',
+        '  + region',
+        'datasets: no changes',
+        'widgets: 1 changed',
+        '  ~ BarChart at 0,0',
+        '      dimensions.width: 6 -> 12',
+        '',
+      ].join('\n'),
+    );
+    expect(server.requests.map((r) => r.path.split('/').slice(-2).join('/'))).toEqual(['v34/metadata', 'v35/metadata']);
+  });
+
+  test('--json prints the diff document; the same version twice is identical', async () => {
+    const body = jsonOf(await cli(['versions', 'diff', id, 'v1', 'v2', '--json']));
+    expect(body).toEqual({
+      from: 'v1',
+      to: 'v2',
+      identical: false,
+      dashboard: [{ field: 'title', before: 'Sales overview (v1)', after: 'Sales overview (v2)' }],
+      variables: { added: [], removed: [], changed: [] },
+      datasets: { added: [], removed: [], changed: [] },
+      widgets: { added: [], removed: [], changed: [] },
+    });
+    expect((await cli(['versions', 'diff', id, 'v2', 'v2'])).stdout).toBe('v2 and v2 are identical.\n');
+  });
+
+  test('an unknown version: exit 1 with the service\'s 404', async () => {
+    const result = await cli(['versions', 'diff', id, 'v1', 'v99']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('diffVersions refused: HTTP 404');
+  });
+
+  test.each([
+    [['versions', 'diff', 'x', 'v1'], 2, 'expected <embeddableId> <versionA> <versionB>'],
+    [['versions', 'diff', 'not-a-uuid', 'v1', 'v2'], 1, 'embeddableId: must be the dashboard'],
+    [['versions', 'diff', 'ID', 'production', 'v2'], 1, 'BUILDER-172'],
+  ])('%j: exit %i', async (args, code, message) => {
+    const result = await cli(args.map((a) => (a === 'ID' ? id : a)));
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('provider upsert', () => {
+  const upsert = ['provider', 'upsert', '--name', 'cube-preview-42', '--instance-url', 'https://preview-42.example.com/cubejs-api/v1', '--provider-version', 'v1.0.0', '--secret-env', 'PREVIEW_SECRET'];
+
+  test('creates the provider when it does not exist (update answered 404, then create)', async () => {
+    const result = await cli(upsert);
+    expect(result).toMatchObject({ code: 0, stdout: 'Created data provider cube-preview-42 (version v1.0.0).\n' });
+    expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST']);
+    expect(server.dataProviders.get('cube-preview-42')).toMatchObject({ credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://preview-42.example.com' } });
+  });
+
+  test('updates it when it exists (one request); --json says which', async () => {
+    await cli(upsert);
+    const before = server.requests.length;
+    const result = await cli([...upsert.slice(0, -4), '--provider-version', 'v1.1.0', '--json']);
+    expect(result.code).toBe(0);
+    expect(jsonOf(result)).toMatchObject({ name: 'cube-preview-42', action: 'updated', response: { version: 'v1.1.0', credentials: { secretKey: '[redacted]' } } });
+    expect(server.requests.slice(before).map((r) => r.method)).toEqual(['PUT']);
+    // Without --secret-env the secret is CUBEJS_API_SECRET, as for create.
+    expect(server.dataProviders.get('cube-preview-42')?.credentials.secretKey).toBe(SECRET);
+  });
+
+  test.each([
+    [['provider', 'upsert', '--name', 'x', '--provider-version', 'v1.0.0'], '--instance-url is required'],
+    [['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com'], '--provider-version is required'],
+    [['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com', '--provider-version', 'v1.0.0', '--secret-env', 'NOPE_SECRET'], 'NOPE_SECRET is not set'],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('a bad version is refused before sending; a service failure is exit 1', async () => {
+    const bad = await cli([...upsert.slice(0, 6), '--provider-version', '1.0']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('version: must be vMAJOR.MINOR.PATCH');
+    expect(server.requests).toHaveLength(0);
+    server.fail({ method: 'PUT', times: 1, action: { status: 500 } });
+    const failed = await cli(upsert);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('upsertDataProvider refused: HTTP 500');
+    expect(server.requests.map((r) => r.method)).toEqual(['PUT']);
   });
 });
 

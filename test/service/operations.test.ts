@@ -110,6 +110,54 @@ describe('data providers', () => {
   });
 });
 
+describe('upsertDataProvider', () => {
+  const preview = { name: 'preview-42', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com/cubejs-api/v1' } };
+  const sentBody = { type: 'cube', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com' } };
+
+  test('an unknown name: the update is answered 404, then the create is sent (two requests)', async () => {
+    const result = await client.upsertDataProvider(preview);
+    expect(result).toMatchObject({ action: 'created', record: { name: 'preview-42', version: 'v1.0.0' } });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/data-providers/preview-42', 'POST /api/v1/data-providers']);
+    expect(server.requests[0]?.body).toEqual(sentBody);
+    expect(server.requests[1]?.body).toEqual({ name: 'preview-42', ...sentBody });
+  });
+
+  test('an existing name: one update with the whole record', async () => {
+    await client.upsertDataProvider(preview);
+    const before = server.requests.length;
+    const result = await client.upsertDataProvider({ ...preview, version: 'v1.1.0', credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' } });
+    expect(result).toMatchObject({ action: 'updated', record: { version: 'v1.1.0' } });
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/data-providers/preview-42']);
+    expect(server.dataProviders.get('preview-42')).toMatchObject({ version: 'v1.1.0', credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' } });
+  });
+
+  test('another refusal of the update is thrown as is: no create', async () => {
+    server.fail({ method: 'PUT', times: 1, action: { status: 500, body: `{"errorMessage":"boom ${SECRET}"}` } });
+    const error = await client.upsertDataProvider(preview).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'EmbeddableApiError', operation: 'upsertDataProvider', status: 500, attempts: 1 });
+    expect(String(error)).not.toContain(SECRET);
+    expect(server.requests.map((r) => r.method)).toEqual(['PUT']);
+  });
+
+  test('a create refused after the 404 (a concurrent job created it) is reported, not retried', async () => {
+    server.fail({ method: 'POST', times: 1, action: { status: 409, body: '{"errorMessage":"exists"}' } });
+    const error = await client.upsertDataProvider(preview).catch((e: unknown) => e);
+    expect(error).toMatchObject({ operation: 'upsertDataProvider', status: 409 });
+    expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST']);
+  });
+
+  test.each([
+    [{ ...preview, version: '1.0.0' }, 'version'],
+    [{ ...preview, name: '' }, 'name'],
+    [{ ...preview, credentials: { ...preview.credentials, secretKey: ' x' } }, 'credentials.secretKey'],
+    [{ ...preview, credentials: { ...preview.credentials, instanceUrl: 'ftp://x' } }, 'credentials.instanceUrl'],
+  ])('is validated as create is: %j refused before sending', async (input, field) => {
+    const error = await client.upsertDataProvider(input).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'EmbeddableValidationError', field, operation: 'upsertDataProvider' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('security token', () => {
   beforeEach(() => client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' } }));
 

@@ -46,6 +46,8 @@ interface StoredVersion {
 interface Dashboard {
   readonly versions: StoredVersion[];
   readonly tags: Map<Tag, { version: string; updatedAt: string }>;
+  /** Definitions set by a test, by label; the other versions answer the generated one. */
+  readonly definitions: Map<string, Record<string, unknown>>;
 }
 
 export interface DataProvider {
@@ -79,7 +81,7 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-function definitionAt(label: string): Record<string, unknown> {
+export function definitionAt(label: string): Record<string, unknown> {
   return {
     name: 'sales-overview',
     title: `Sales overview (${label})`,
@@ -130,8 +132,15 @@ export class ContractServer {
       savedBy: `author${(i % 3) + 1}@example.com`,
       description: `Change number ${i + 1}`,
     }));
-    this.dashboards.set(id, { versions, tags: new Map() });
+    this.dashboards.set(id, { versions, tags: new Map(), definitions: new Map() });
     return id;
+  }
+
+  /** Sets the definition (part 2.3) that saved version `label` of dashboard `id` answers with (part 4.3). */
+  setDefinition(id: string, label: string, definition: Record<string, unknown>): void {
+    const dashboard = this.dashboards.get(id);
+    if (!dashboard?.versions.some((v) => v.label === label)) throw new Error(`no saved version ${label} of ${id}`);
+    dashboard.definitions.set(label, definition);
   }
 
   /** Makes the next `times` requests matching `method`/`path` misbehave. */
@@ -217,9 +226,9 @@ export class ContractServer {
 
   /** Part 4.3. */
   private metadata(id: string, version: string, res: ServerResponse): void {
-    const exists = this.dashboards.get(id)?.versions.some((v) => v.label === version);
-    if (!exists) return refuse(res, 404, 'no such saved version'); // ASSUMED: no code shown for metadata
-    send(res, 200, definitionAt(version));
+    const dashboard = this.dashboards.get(id);
+    if (!dashboard?.versions.some((v) => v.label === version)) return refuse(res, 404, 'no such saved version'); // ASSUMED: no code shown for metadata
+    send(res, 200, dashboard.definitions.get(version) ?? definitionAt(version));
   }
 
   /** Part 4.2 and the part 7 table, checked in the table's order. */

@@ -20,13 +20,15 @@ With ${ENV.providers}, discovery or jwks-url, jwks-keys and audience come once p
 provider, each with its "issuer".
   cube-gateway            @cubejs-backend/api-gateway resolves from the current directory,
                           so that rejections become HTTP 403 inside Cube, not 500
-Run it where Cube runs: in the Cube project directory, with Cube's environment.
+Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
 
 Options:
   --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message", "issuer"?}]}
 
-Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 wrong command line.
-Secrets are never printed.
+Exit status:
+  0  nothing failed (warnings allowed)
+  1  a check failed
+  2  wrong command line
 
 Examples:
   cube-dual-auth doctor

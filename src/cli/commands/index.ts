@@ -33,17 +33,17 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'provider',
-    summary: 'Register and manage the Cube deployments the service queries (data providers)',
+    summary: 'register and update the Cube deployments the service queries (data providers)',
     load: async () => (await import('./provider.js')).provider,
   },
   {
     name: 'versions',
-    summary: "List a dashboard's saved versions, show one, publish one to environment tags",
+    summary: "list, show, compare, publish, promote and roll back a dashboard's saved versions",
     load: async () => (await import('./versions.js')).versions,
   },
   {
     name: 'security-token',
-    summary: 'Request a security token to embed a dashboard against a data provider',
+    summary: 'request a security token to embed a dashboard against a data provider',
     load: async () => (await import('./security-token.js')).securityToken,
   },
 ];

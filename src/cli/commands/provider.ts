@@ -1,7 +1,19 @@
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parseServiceArgs, runService, table } from '../service-options';
+import {
+  API_KEY_ENV,
+  connect,
+  CONNECTION_OPTIONS,
+  connectionOptionsHelp,
+  dispatch,
+  Output,
+  parseServiceArgs,
+  runService,
+  SERVICE_ENVIRONMENT_HELP,
+  serviceExitHelp,
+  table,
+} from '../service-options';
 
 /** Where `provider create` reads the deployment's API secret unless `--secret-env` names another variable. */
 export const DEFAULT_SECRET_ENV = 'CUBEJS_API_SECRET';
@@ -19,29 +31,44 @@ const WRITE_OPTIONS = {
 
 const help = `Usage: cube-dual-auth provider <action> [options]
 
-Registers Cube deployments with the service as data providers (type "${CUBE_DATA_PROVIDER_TYPE}").
+Registers Cube deployments with the service as data providers (type "${CUBE_DATA_PROVIDER_TYPE}") and keeps them
+up to date. A deployment's API secret is read from the environment, never from the command line, and
+never printed: secrets in answers (any "secretKey" field) are printed as [redacted].
 
 Actions:
   create --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
-      Register a deployment. The secret (the deployment's CUBEJS_API_SECRET) is read from
-      $${DEFAULT_SECRET_ENV}, or from the variable named by --secret-env; never from the command line.
-      --instance-url may end in /cubejs-api/v1: the suffix is trimmed, as the service requires.
+      register a deployment; the secret (the deployment's CUBEJS_API_SECRET) is read from
+      $${DEFAULT_SECRET_ENV}, or from the variable --secret-env names; --instance-url may end in
+      /cubejs-api/v1: the suffix is trimmed, as the service requires
   update --name <name> --provider-version <vX.Y.Z> [--instance-url <url>] [--secret-env <VAR>]
-      Update a deployment. The secret is sent only when --secret-env is given.
-  list                        List the data providers (assumed path: GET /api/v1/data-providers)
-  show --name <name>          Show one (assumed path: GET /api/v1/data-providers/{name})
-  delete --name <name> --yes  Delete one (assumed path: DELETE /api/v1/data-providers/{name})
+      update a deployment; the secret is sent only when --secret-env is given
+  upsert --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
+      update the deployment when it exists, create it otherwise (a preview-branch deployment
+      created from CI): sends the update, and the create when the service answers 404; the
+      secret as for create
+  list
+      list the data providers (assumed path: GET /api/v1/data-providers)
+  show --name <name>
+      show one (assumed path: GET /api/v1/data-providers/{name})
+  delete --name <name> --yes
+      delete one (assumed path: DELETE /api/v1/data-providers/{name})
 
-Secrets in answers (any "secretKey" field) are printed as [redacted].
+Options:
+${connectionOptionsHelp()}
 
-${CONNECTION_HELP}
+Environment:
+${SERVICE_ENVIRONMENT_HELP}
+  ${DEFAULT_SECRET_ENV}    the deployment's API secret, for create and upsert (unless --secret-env
+                       names another variable)
+
+${serviceExitHelp()}
 
 Examples:
-  export ${API_KEY_ENV}=... CUBEJS_API_SECRET=...
+  export ${API_KEY_ENV}=... ${DEFAULT_SECRET_ENV}=...
   cube-dual-auth provider create --region us --name cube-main \\
     --instance-url https://example.cubecloudapp.dev/cubejs-api/v1 --provider-version v1.0.0
-  PREVIEW_SECRET=... cube-dual-auth provider create --region us --name cube-preview \\
-    --instance-url https://preview--example.cubecloudapp.dev --provider-version v1.0.0 --secret-env PREVIEW_SECRET
+  PREVIEW_SECRET=... cube-dual-auth provider upsert --region us --name cube-preview-42 \\
+    --instance-url https://preview-42--example.cubecloudapp.dev --provider-version v1.0.0 --secret-env PREVIEW_SECRET
   cube-dual-auth provider list --region us --json
 `;
 
@@ -57,17 +84,29 @@ function describeRecord(record: DataProviderRecord | undefined, name: string, ve
   return `${verb} data provider ${name}${version}.\n`;
 }
 
-async function create(args: readonly string[], io: CliIO): Promise<number> {
+/** What create and upsert take: every field of a data provider, the secret from the environment. */
+function fullRecordArgs(args: readonly string[], io: CliIO) {
   const { values } = parseServiceArgs(args, WRITE_OPTIONS, []);
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
-  const secretKey = secretFrom(io.env, values['secret-env'] ?? DEFAULT_SECRET_ENV);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV], secretKey]);
+  const input = { name, version, credentials: { instanceUrl, secretKey: secretFrom(io.env, values['secret-env'] ?? DEFAULT_SECRET_ENV) } };
+  return { values, input, output: new Output(io, values.json, [io.env[API_KEY_ENV], input.credentials.secretKey]) };
+}
+
+async function create(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, input, output } = fullRecordArgs(args, io);
   return runService('provider create', output, async () => {
-    const client = connect(values, io.env);
-    const record = await client.createDataProvider({ name, version, credentials: { secretKey, instanceUrl } });
-    output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Created'));
+    const record = await connect(values, io.env).createDataProvider(input);
+    output.result({ name: input.name, response: record ?? null }, () => describeRecord(record, input.name, 'Created'));
+  });
+}
+
+async function upsert(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, input, output } = fullRecordArgs(args, io);
+  return runService('provider upsert', output, async () => {
+    const { action, record } = await connect(values, io.env).upsertDataProvider(input);
+    output.result({ name: input.name, action, response: record ?? null }, () => describeRecord(record, input.name, action === 'created' ? 'Created' : 'Updated'));
   });
 }
 
@@ -124,8 +163,8 @@ async function remove(args: readonly string[], io: CliIO): Promise<number> {
   });
 }
 
-/** `cube-dual-auth provider create|update|list|show|delete`. */
+/** `cube-dual-auth provider create|update|upsert|list|show|delete`. */
 export const provider: Command = {
   help,
-  run: dispatch({ create, update, list, show, delete: remove }),
+  run: dispatch({ create, update, upsert, list, show, delete: remove }),
 };

@@ -1,7 +1,17 @@
 import { EmbeddableValidationError } from '../../service';
 import { readStdin, type Command } from '../io';
 import { required } from '../args';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, Output, parseServiceArgs, runService } from '../service-options';
+import {
+  API_KEY_ENV,
+  connect,
+  CONNECTION_OPTIONS,
+  connectionOptionsHelp,
+  Output,
+  parseServiceArgs,
+  runService,
+  SERVICE_ENVIRONMENT_HELP,
+  serviceExitHelp,
+} from '../service-options';
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
@@ -9,22 +19,31 @@ const help = `Usage: cube-dual-auth security-token <embeddableId> --data-provide
 
 Requests a security token for embedding a dashboard against a given data provider. Prints the token
 alone (for TOKEN=$(...)), or the service's whole answer with --json. Server-side use only.
-
-Options:
-  --data-provider <name>      Name of an existing data provider (required)
-  --security-context <json>   The security context as a JSON object, or - to read it from stdin (required)
-  --saved-version <v>         A tag (development, staging, production: follows later publishes) or a
-                              label such as v7 (pinned). Not sent when omitted.
-  --expiry-seconds <n>        Token lifetime in seconds. Not sent when omitted.
-
 The dashboard field is sent as "embeddableId"; the interface's reference spells it "embbeddableId"
 once, which is taken to be a typo.
 
-${CONNECTION_HELP}
+Arguments:
+  <embeddableId>              the dashboard's UUID
+
+Options:
+  --data-provider <name>      the name of an existing data provider (required)
+  --security-context <json>   the security context as a JSON object, or - to read it from
+                              standard input (required)
+  --saved-version <v>         a tag (development, staging, production: follows later publishes) or
+                              a label such as v7 (pinned); not sent when omitted
+  --expiry-seconds <n>        the token's lifetime in seconds; not sent when omitted
+${connectionOptionsHelp(26)}
+
+Environment:
+${SERVICE_ENVIRONMENT_HELP}
+
+${serviceExitHelp()}
 
 Examples:
   cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 --region us \\
     --data-provider cube-main --security-context '{"tenantId":"acme"}' --saved-version production
+  echo '{"tenantId":"acme"}' | cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 \\
+    --data-provider cube-preview --security-context - --json
 `;
 
 const OPTIONS = {

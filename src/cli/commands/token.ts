@@ -21,7 +21,10 @@ Options:
                            (default ${DEFAULT_EXPIRES_IN}; not allowed with an "exp" claim)
   --json                   print {"token", "header", "claims", "expiresAt"} instead
 
-Exit status: 0 minted, 1 no API secret, 2 wrong command line or claims.
+Exit status:
+  0  minted
+  1  no API secret: ${ENV.apiSecret} is not set
+  2  wrong command line, or claims that are not a JSON object
 
 Examples:
   cube-dual-auth token --claims '{"tenant":"acme"}'

@@ -12,7 +12,8 @@ const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-or
 Runs the same verification as the checkAuth hook, with the same environment variables
 (${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), and explains the outcome: the path
 chosen and why, the token's header and claims (times as dates), the key used, and either
-the security context Cube would receive or the rejection with a one-line fix.
+the security context Cube would receive or the rejection with a one-line fix. The secret is never
+printed; the token only shortened.
 
 Arguments:
   <token>            the token, with or without "Bearer "; - reads it from standard input
@@ -22,10 +23,13 @@ Options:
                      (last, or before another option) the configured origin
                      (${ENV.origin}, default "${DEFAULTS.origin}"), i.e. the shared-secret path
   --no-origin        send no Request-Origin header: the key-set path (the default)
-  --json             print the result as JSON (shape: README, "--json output")
+  --json             print the result as JSON: {"accepted", "token", "requestOrigin", "path",
+                     "pathReason", "header", "claims", "times", "key", "securityContext", "error"}
 
-Exit status: 0 accepted, 1 rejected or misconfigured, 2 wrong command line.
-The secret is never printed; the token only shortened.
+Exit status:
+  0  accepted
+  1  rejected, or the configuration is invalid
+  2  wrong command line
 
 Examples:
   cube-dual-auth verify "$ID_TOKEN"

@@ -1,29 +1,65 @@
-import type { SavedVersionList, TagMap } from '../../service';
-import { MAX_LISTED_VERSIONS } from '../../service';
+import type { DefinitionDiff, FieldChange, Promotion, SavedVersionList, SectionDiff, TagMap } from '../../service';
+import { DEFINITION_SECTIONS, MAX_LISTED_VERSIONS } from '../../service';
+import { required } from '../args';
 import { UsageError, type CliIO, type Command } from '../io';
-import { API_KEY_ENV, connect, CONNECTION_HELP, CONNECTION_OPTIONS, dispatch, Output, parseServiceArgs, runService, table } from '../service-options';
+import {
+  API_KEY_ENV,
+  connect,
+  CONNECTION_OPTIONS,
+  connectionOptionsHelp,
+  dispatch,
+  Output,
+  parseServiceArgs,
+  runService,
+  SERVICE_ENVIRONMENT_HELP,
+  serviceExitHelp,
+  table,
+} from '../service-options';
 
-const help = `Usage: cube-dual-auth versions <action> <embeddableId> [...] [options]
+const DASHBOARD = '3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3';
 
-Lists, reads and publishes the saved versions of a dashboard. Meant for CI/CD: promote a tested
-version to production, and roll back by publishing the previous label again (publish is idempotent).
+const help = `Usage: cube-dual-auth versions <action> <embeddableId> [<version>...] [options]
+
+Lists, reads and compares the saved versions of a dashboard, and moves its environment tags
+(development, staging, production) between them: for CI/CD, promote what staging runs to production,
+review what changes first, and roll back. A version is a saved-version label such as v7; where one is
+expected, a tag name is refused (BUILDER-172).
 
 Actions:
   list <embeddableId>
-      The last ${MAX_LISTED_VERSIONS} saved versions, newest first: version, saved-at, saved-by, the tags
-      pointing at each, description. --json prints {"tags": {...}, "savedVersions": [...]}.
+      the last ${MAX_LISTED_VERSIONS} saved versions, newest first: version, saved-at, saved-by, the tags
+      pointing at each, description; --json prints {"tags": {...}, "savedVersions": [...]}
   show <embeddableId> <version>
-      The dashboard definition at saved version <version> (a label such as v3), as JSON.
+      the dashboard definition at saved version <version>, as JSON
+  diff <embeddableId> <versionA> <versionB>
+      what changed from <versionA> to <versionB>: the dashboard's own fields, then the variables,
+      datasets and widgets added (+), removed (-) and changed (~, field by field); --json prints
+      {"from", "to", "identical", "dashboard", "variables", "datasets", "widgets"}
   publish <embeddableId> <version> --tags <tag>[,<tag>...]
-      Point the tags (development, staging, production) at <version> and print the new tag map.
-      <version> must be a label such as v7: a tag name is refused (BUILDER-172).
+      point the tags at <version> and print the new tag map; publishing again is harmless
+  promote <embeddableId> --from <tag> --to <tag>[,<tag>...]
+      publish the version the --from tag points to onto the --to tags and print the new tag map;
+      refused, publishing nothing, when the --from tag is not set
+  rollback <embeddableId> --tag <tag> [--to <version>]
+      point the tag at --to or, without it, at the newest saved version older (by saved-at) than
+      the one it points to now, and print from which version to which; refused when the tag is
+      not set or no listed version is older. Without --to, every run moves the tag one further back.
 
-${CONNECTION_HELP}
+Options:
+${connectionOptionsHelp()}
+
+Environment:
+${SERVICE_ENVIRONMENT_HELP}
+
+${serviceExitHelp(',\n     or the tags do not allow it (promote: --from not set; rollback: tag not set, no older version)')}
 
 Examples:
-  cube-dual-auth versions list 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 --region us
-  cube-dual-auth versions publish 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 v7 --tags production --region us
-  cube-dual-auth versions publish 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 v6 --tags production,staging --json
+  cube-dual-auth versions list ${DASHBOARD} --region us
+  cube-dual-auth versions diff ${DASHBOARD} v7 v8
+  cube-dual-auth versions promote ${DASHBOARD} --from staging --to production
+  cube-dual-auth versions rollback ${DASHBOARD} --tag production
+  cube-dual-auth versions rollback ${DASHBOARD} --tag production --to v6 --json
+  cube-dual-auth versions publish ${DASHBOARD} v6 --tags production,staging
 `;
 
 /** Tags pointing at each version label. */
@@ -91,8 +127,87 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
   });
 }
 
-/** `cube-dual-auth versions list|show|publish`. */
+/** `to production (was v7), development (was not set)` */
+function describePromotion(promotion: Promotion): string {
+  const targets = promotion.to.map((tag) => {
+    const before = promotion.previous[tag];
+    return `${tag} (${before === null || before === undefined ? 'was not set' : before === promotion.version ? 'already there' : `was ${before}`})`;
+  });
+  return `Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.\n${tagTable(promotion.tags)}`;
+}
+
+async function promote(args: readonly string[], io: CliIO): Promise<number> {
+  const options = { ...CONNECTION_OPTIONS, from: { type: 'string' }, to: { type: 'string', multiple: true } } as const;
+  const { values, positionals } = parseServiceArgs(args, options, ['embeddableId']);
+  const from = required(values.from, '--from');
+  if (values.to === undefined) throw new UsageError('--to is required: one or more of development, staging, production');
+  const to = splitTags(values.to);
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  return runService('versions promote', output, async () => {
+    const client = connect(values, io.env);
+    const promotion = await client.promoteVersion(positionals[0] ?? '', from, to);
+    output.result(promotion, () => describePromotion(promotion));
+  });
+}
+
+async function rollback(args: readonly string[], io: CliIO): Promise<number> {
+  const options = { ...CONNECTION_OPTIONS, tag: { type: 'string' }, to: { type: 'string' } } as const;
+  const { values, positionals } = parseServiceArgs(args, options, ['embeddableId']);
+  const tag = required(values.tag, '--tag');
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  return runService('versions rollback', output, async () => {
+    const client = connect(values, io.env);
+    const result = await client.rollbackTag(positionals[0] ?? '', tag, values.to);
+    const line = result.from === result.to ? `${result.tag} already points at ${result.to}; nothing changed.` : `Rolled back ${result.tag} from ${result.from} to ${result.to}.`;
+    output.result(result, () => `${line}\n${tagTable(result.tags)}`);
+  });
+}
+
+/** A value as the diff prints it: JSON, compact; `(absent)` for a field one side does not have. */
+function shown(value: unknown): string {
+  return value === undefined ? '(absent)' : JSON.stringify(value);
+}
+
+function fieldLines(changes: readonly FieldChange[], indent: string): string[] {
+  return changes.map((c) => `${indent}${c.field}: ${shown(c.before)} -> ${shown(c.after)}`);
+}
+
+function counted(section: SectionDiff): string {
+  const parts = [
+    [section.added.length, 'added'],
+    [section.removed.length, 'removed'],
+    [section.changed.length, 'changed'],
+  ].flatMap(([count, what]) => (count === 0 ? [] : [`${count} ${what}`]));
+  return parts.length === 0 ? 'no changes' : parts.join(', ');
+}
+
+/** The diff for people: one block per section, `+` added, `-` removed, `~` changed with its fields. */
+function describeDiff(diff: DefinitionDiff): string {
+  if (diff.identical) return `${diff.from} and ${diff.to} are identical.\n`;
+  const lines = [`From ${diff.from} to ${diff.to}:`];
+  lines.push(`dashboard: ${diff.dashboard.length === 0 ? 'no changes' : `${diff.dashboard.length} changed`}`, ...fieldLines(diff.dashboard, '  ~ '));
+  for (const name of DEFINITION_SECTIONS) {
+    const section = diff[name];
+    lines.push(`${name}: ${counted(section)}`);
+    lines.push(...section.added.map((item) => `  + ${item.key}`), ...section.removed.map((item) => `  - ${item.key}`));
+    for (const item of section.changed) lines.push(`  ~ ${item.key}`, ...fieldLines(item.changes, '      '));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function diff(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId', 'versionA', 'versionB']);
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
+  const [id = '', versionA = '', versionB = ''] = positionals;
+  return runService('versions diff', output, async () => {
+    const client = connect(values, io.env);
+    const result = await client.diffVersions(id, versionA, versionB);
+    output.result(result, () => describeDiff(result));
+  });
+}
+
+/** `cube-dual-auth versions list|show|diff|publish|promote|rollback`. */
 export const versions: Command = {
   help,
-  run: dispatch({ list, show, publish }),
+  run: dispatch({ list, show, diff, publish, promote, rollback }),
 };
