@@ -381,7 +381,7 @@ describe('cube-dual-auth probe, usage errors (exit 2)', () => {
     expect(result.code).toBe(0);
     for (const name of CHECKS) expect(result.stdout).toMatch(new RegExp(`^ {2}${name} `, 'm'));
     expect(result.stdout).toContain('{"url": string, "origin": string, "timeoutMs": number, "ok": boolean,');
-    expect(result.stdout).toContain('Exit status: 0 no check failed');
+    expect(result.stdout).toContain('Exit status:\n  0  no check failed (skipped ones allowed)\n  1  a check failed\n  2  wrong command line');
   });
 });
 

@@ -13,8 +13,7 @@ const MAX_TIMEOUT_MS = 600_000;
 /** The service token lives long enough for the probe, and no longer. */
 const SERVICE_TOKEN_SECONDS = 60;
 
-const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>]
-                            [--claims <json>] [--timeout <ms>] [--json]
+const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>] [--claims <json>] [--timeout <ms>] [--json]
 
 Checks a running Cube deployment from outside, as the embedding service and your app call it:
 six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, FAIL or SKIP.
@@ -34,6 +33,8 @@ skipped, with the reason, when ${ENV.apiSecret} is not set, and the idp-token ch
 when no token is given: a probe without either checks the refusals only.
 When the first request gets no answer (refused, unknown host, TLS error, timeout) the
 deployment is unreachable: the other checks are not sent and fail with that reason.
+Neither the secret nor a whole token is ever printed; what the deployment answers is shown
+with anything shaped like a token masked.
 
 Arguments:
   <cube-api-url>       Cube's REST base, e.g. https://cube.example.com/cubejs-api/v1; without
@@ -64,10 +65,11 @@ Environment:
   ${ENV.apiSecret.padEnd(ENV.origin.length)}  the deployment's API secret, to sign the service token
   ${ENV.origin}  the default of --origin
 
-Exit status: 0 no check failed (skipped ones allowed), 1 a check failed, 2 wrong command line
-(bad URL, both --token-file and --token, bad --claims or --timeout, unreadable or empty token).
-Neither the secret nor a whole token is ever printed; what the deployment answers is shown
-with anything shaped like a token masked.
+Exit status:
+  0  no check failed (skipped ones allowed)
+  1  a check failed
+  2  wrong command line: bad URL, both --token-file and --token, bad --claims or --timeout,
+     unreadable or empty token
 
 Examples:
   cube-dual-auth probe https://cube.example.com/cubejs-api/v1
