@@ -63,12 +63,15 @@ describe('the published package', () => {
     expect(load('cube-dual-auth').requireExports.filter((name) => service.requireExports.includes(name))).toEqual([]);
   });
 
-  it('packs only what a user needs (compiled code, types, README, licence), including every file the exports map and bin name', () => {
+  it('packs only what a user needs (compiled code, types, README and the docs it links to, licence), including every file the exports map and bin name', () => {
     const files = packedFiles();
     const named = [...exportTargets(manifest.exports), ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, ''))];
     expect(named).toEqual(expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']));
-    expect(files).toEqual(expect.arrayContaining([...named, 'README.md', 'LICENSE']));
-    expect(files.filter((f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+    // The README's links into docs/ resolve in node_modules too.
+    const linkedDocs = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1] as string);
+    expect(linkedDocs.length).toBeGreaterThan(0);
+    expect(files).toEqual(expect.arrayContaining([...named, ...linkedDocs, 'README.md', 'LICENSE']));
+    expect(files.filter((f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|docs\/[\w.-]+\.md|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
   });
 
   it('has no source map comment pointing at a file the package lacks', () => {
