@@ -7,6 +7,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './algorithms';
 import { DualAuthConfigError, type AuthPath } from './errors';
 import { identityProvidersOf, type IdentityProvider } from './identity-providers';
+import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
 import { secretWeakness } from './secret-strength';
 import type { AuthEventListener } from './events';
 
@@ -175,8 +176,6 @@ export interface IdentityProviderOptions {
 
 type OptionKey = keyof DualAuthOptions;
 
-/** Throws a {@link DualAuthConfigError} naming the option being checked. */
-type Fail = (problem: string) => never;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
 export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'json' | 'secrets' | 'log';
@@ -191,11 +190,6 @@ export interface OptionSpec<V> {
   /** Validates a given value and returns it as the hook uses it. */
   readonly check: (value: unknown, fail: Fail) => V;
 }
-
-const nonEmptyString = (value: unknown, fail: Fail): string => {
-  if (typeof value !== 'string' || value.trim() === '') fail('must be a non-empty string');
-  return value;
-};
 
 const stringList = (value: unknown, fail: Fail): readonly string[] => {
   const list = typeof value === 'string' ? [value] : value;
@@ -218,19 +212,6 @@ const func = <F>(value: unknown, fail: Fail): F => {
   return value as F;
 };
 
-function httpUrl(value: unknown, fail: Fail): string {
-  let url: URL;
-  try {
-    url = new URL(nonEmptyString(value, fail));
-  } catch (error) {
-    if (error instanceof DualAuthConfigError) throw error;
-    fail('is not a URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('must be an http(s) URL');
-  if (url.username || url.password) fail('must not carry credentials');
-  return url.href;
-}
-
 function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[] {
   if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list');
   for (const alg of value) {
@@ -241,14 +222,6 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
     fail(`contains ${JSON.stringify(alg)}, which ${why}`);
   }
   return [...new Set(value as KeySetAlgorithm[])];
-}
-
-/** An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
-export function discoverableIssuer(value: string, fail: Fail): string {
-  httpUrl(value, fail);
-  const url = new URL(value);
-  if (url.search !== '' || url.hash !== '') fail('cannot be discovered: an issuer URL has no query or fragment');
-  return value;
 }
 
 /** The fields of a provider entry, each checked as the top-level option of the same name. */

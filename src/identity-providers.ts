@@ -3,8 +3,9 @@
  * several providers routed by `iss`. Everything that differs between the three set-ups is settled here, once.
  */
 import type { KeySetAlgorithm } from './algorithms';
-import { discoverableIssuer, type OptionNames, type ResolvedOptions } from './config';
+import type { OptionNames, ResolvedOptions } from './config';
 import { DualAuthConfigError } from './errors';
+import { discoverableIssuer } from './option-checks';
 
 /** One identity provider with every setting it is verified by (inherited ones filled in). */
 export interface IdentityProvider {

@@ -4,6 +4,7 @@
  * URLs asked; the token never does.
  */
 import { quote } from '../errors';
+import { httpUrl } from '../option-checks';
 import { discoveryWording, type JwksFailure } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 
@@ -58,14 +59,11 @@ export async function discover(issuer: string, fetch: FetchDocumentOptions): Pro
     throw wording.invalid(`its "issuer" ${got}, not exactly the configured ${JSON.stringify(issuer)}`);
   }
   if (jwksUri === undefined) throw wording.invalid('it has no "jwks_uri"');
-  if (!isHttpUrl(jwksUri)) throw wording.invalid(`its "jwks_uri" ${quote(jwksUri)} is not an http(s) URL`);
-  return { jwksUri, documentUrl, maxAgeMs: answer.maxAgeMs };
-}
-
-function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || !URL.canParse(value)) return false;
-  const url = new URL(value);
-  return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+  // The same rule as for a configured JWKS URL.
+  httpUrl(jwksUri, (problem) => {
+    throw wording.invalid(`its "jwks_uri" ${quote(jwksUri)} ${problem}`);
+  });
+  return { jwksUri: jwksUri as string, documentUrl, maxAgeMs: answer.maxAgeMs };
 }
 
 /** How long a discovered JWKS URL is used, and how long past that it serves while discovery fails: the key store's own rules. */

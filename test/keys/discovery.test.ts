@@ -91,9 +91,9 @@ describe('discover', () => {
   it.each([
     ['without an issuer', (s: IssuerServer) => ({ jwks_uri: s.jwksUrl }), /its "issuer" is missing/],
     ['without jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer }), /it has no "jwks_uri"$/],
-    ['with a file: jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'file:///etc/passwd' }), /its "jwks_uri" "file:\/\/\/etc\/passwd" is not an http\(s\) URL$/],
-    ['with credentials in jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'https://user:pw@idp.example/jwks' }), /is not an http\(s\) URL$/],
-    ['with a jwks_uri that is not text', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 42 }), /its "jwks_uri" "42" is not an http\(s\) URL$/],
+    ['with a file: jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'file:///etc/passwd' }), /its "jwks_uri" "file:\/\/\/etc\/passwd" must be an http\(s\) URL$/],
+    ['with credentials in jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'https://user:pw@idp.example/jwks' }), /must not carry credentials$/],
+    ['with a jwks_uri that is not text', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 42 }), /its "jwks_uri" "42" must be a non-empty string$/],
     ['that is an array', () => [], /is unusable: not a JSON object$/],
   ])('refuses a document %s', async (_, document, detail) => {
     server = await serve();
