@@ -1,8 +1,6 @@
 import { jwksWording } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 
-export { cacheLifetimeMs } from './fetch-document';
-
 /** A JSON Web Key Set as served. Only the shape is checked here; the keys are vetted by `usableKeys`. */
 export interface JwksDocument {
   readonly keys: readonly unknown[];
