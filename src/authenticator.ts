@@ -14,7 +14,7 @@ import { extractToken, pathChooser, type PathChoice } from './request';
 import { MIN_SECRET_BYTES } from './secret-strength';
 import { securityContextOf, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
-import { PayloadJson, TokenCache } from './token-cache';
+import { TokenCache } from './token-cache';
 
 interface Reported {
   /** Why the request goes to its path (stated even when there is no token to verify). */
@@ -33,6 +33,8 @@ interface Reported {
 /** What is known of a request while it is verified. */
 interface Seen extends Omit<Reported, 'payload'> {
   readonly decoded?: DecodedToken;
+  /** Epoch ms the request is judged at. */
+  readonly now?: number;
 }
 
 export interface Accepted extends Reported {
@@ -79,7 +81,7 @@ export class Authenticator {
     const providers = options.identityProviders.map((provider) => ({ provider, keys: new KeyStore(keyStoreOptions(options, provider, onKeyStoreEvent)) }));
     this.keyStores = providers.map(({ keys }) => keys);
     this.keySet = new KeySetPath(options, providers, clock);
-    this.paths = { 'shared-secret': new SharedSecretPath(options, clock), 'key-set': this.keySet };
+    this.paths = { 'shared-secret': new SharedSecretPath(options), 'key-set': this.keySet };
     this.choosePath = pathChooser(options.origin);
     if (options.secretWeakness !== undefined) {
       // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
@@ -97,7 +99,9 @@ export class Authenticator {
     const token = extractToken(req, auth);
     if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
     const cache = useCache ? this.cache : undefined;
-    const hit = cache?.get(token, path, this.clock());
+    // One reading of the clock judges the request, from the cache to the claims (a wait for keys reads it anew).
+    const now = this.clock();
+    const hit = cache?.get(token, path, now);
     if (hit) return { accepted: true, path, pathReason, context: hit.context, kid: hit.kid, provider: hit.provider, cached: true };
     let decoded: DecodedToken;
     try {
@@ -109,9 +113,9 @@ export class Authenticator {
     const { header } = decoded;
     const named = own(header, 'kid');
     const kid = path === 'key-set' && typeof named === 'string' ? named : undefined;
-    const seen: Seen = { path, pathReason, header, decoded, kid };
+    const seen: Seen = { path, pathReason, header, decoded, kid, now };
     try {
-      const verified = this.paths[path].verify(decoded);
+      const verified = this.paths[path].verify(decoded, now);
       if (verified instanceof Promise) {
         return verified.then((done) => this.accept(token, done, seen, cache), (error: unknown) => this.refuse(error, seen));
       }
@@ -123,26 +127,23 @@ export class Authenticator {
 
   /** Shapes the security context of a verified token and remembers it. */
   private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
-    const path = seen.path as AuthPath;
-    const { pathReason, header } = seen;
-    const remember = (context: SecurityContext): Accepted => {
-      if (cache) {
-        // Without a securityContext function the context is the payload, or its namespace claim: kept as text.
-        const kept = this.options.securityContext === undefined
-          ? new PayloadJson((seen.decoded as DecodedToken).payloadText(), verified.claimsNamespace)
-          : context;
-        cache.set(token, path, kept, verified, this.clock());
-      }
-      const { kid, provider, payload } = verified;
-      return { accepted: true, path, pathReason, kid, provider, context, cached: false, header, payload };
-    };
     try {
-      const context = this.shape(verified, path);
-      if (context instanceof Promise) return context.then(remember, (error: unknown) => this.refuse(error, seen));
-      return remember(context);
+      const context = this.shape(verified, seen.path as AuthPath);
+      if (context instanceof Promise) {
+        return context.then((shaped) => this.remember(token, verified, seen, cache, shaped), (error: unknown) => this.refuse(error, seen));
+      }
+      return this.remember(token, verified, seen, cache, context);
     } catch (error) {
       return this.refuse(error, seen);
     }
+  }
+
+  private remember(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined, context: SecurityContext): Accepted {
+    const path = seen.path as AuthPath;
+    // Without a securityContext function the context is the payload (or its namespace claim), which the token holds.
+    cache?.set(token, path, verified, seen.now as number, this.options.securityContext === undefined ? undefined : context);
+    const { kid, provider, payload } = verified;
+    return { accepted: true, path, pathReason: seen.pathReason, kid, provider, context, cached: false, header: seen.header, payload };
   }
 
   /** Loads every identity provider's key set now; rejects with the first failure once all have settled. */

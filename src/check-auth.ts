@@ -1,6 +1,6 @@
 /** The function Cube calls: outcomes of the authenticator turned into Cube's answers, events, and `explain`. */
 import { performance } from 'node:perf_hooks';
-import { Authenticator, unexpected, type Outcome } from './authenticator';
+import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } from './authenticator';
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from './config';
 import { quotedText, toThrowable, type AuthPath, type DualAuthError } from './errors';
 import { emit } from './events';
@@ -62,6 +62,10 @@ export interface CheckAuth {
   explain(req: unknown, auth?: unknown): Promise<Verdict>;
 }
 
+/** `checkAuth` answers from the cache and fills it; `explain` shows a real verification, so it does neither. */
+const CHECK: AuthenticateOptions = { useCache: true };
+const EXPLAIN: AuthenticateOptions = { useCache: false };
+
 /** What an accepted request resolves to: nothing (see {@link CheckAuth}); one settled promise serves them all. */
 const ACCEPTED: Promise<void> = Promise.resolve();
 
@@ -69,7 +73,9 @@ const ACCEPTED: Promise<void> = Promise.resolve();
 function attach(req: unknown, context: SecurityContext): boolean {
   if (typeof req !== 'object' || req === null) return true;
   try {
-    return Reflect.set(req, 'securityContext', context);
+    // Strict mode: a frozen request, a read-only property or a refusing proxy throws instead of ignoring it.
+    (req as { securityContext?: SecurityContext }).securityContext = context;
+    return true;
   } catch {
     return false;
   }
@@ -126,7 +132,7 @@ function build(authenticator: Authenticator): CheckAuth {
     const started = onEvent ? performance.now() : 0;
     // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
     try {
-      const outcome = authenticator.authenticate(req, auth, { useCache: true });
+      const outcome = authenticator.authenticate(req, auth, CHECK);
       if (outcome instanceof Promise) {
         return outcome.then(
           (settled) => settle(req, settled, started),
@@ -142,7 +148,7 @@ function build(authenticator: Authenticator): CheckAuth {
   async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
     let outcome: Outcome;
     try {
-      outcome = await authenticator.authenticate(req, auth, { useCache: false });
+      outcome = await authenticator.authenticate(req, auth, EXPLAIN);
     } catch (error) {
       const { code, detail } = unexpected(error, undefined, onEvent);
       return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', error: { code, message: detail } };

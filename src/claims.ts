@@ -92,16 +92,19 @@ export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolic
   numericDate(payload, 'nbf', policy);
   const iat = numericDate(payload, 'iat', policy);
   const { clockTolerance, maxTokenAge } = policy;
-  for (const claim of ['iss', 'sub'] as const) {
-    const value = own(payload, claim);
-    if (value !== undefined && typeof value !== 'string') throw claimRejections.notString(claim, policy);
-  }
+  singleString(payload, 'iss', policy);
+  singleString(payload, 'sub', policy);
   let refusedFrom = exp === undefined ? Infinity : exp + clockTolerance;
   if (maxTokenAge !== undefined && iat !== undefined) {
     if (iat > nowSeconds + clockTolerance) throw claimRejections.iatInFuture(payload, policy);
     refusedFrom = Math.min(refusedFrom, iat + maxTokenAge + clockTolerance);
   }
   return refusedFrom * 1000;
+}
+
+function singleString(payload: Record<string, unknown>, claim: 'iss' | 'sub', policy: ClaimPolicy): void {
+  const value = own(payload, claim);
+  if (value !== undefined && typeof value !== 'string') throw claimRejections.notString(claim, policy);
 }
 
 function numericDate(payload: Record<string, unknown>, claim: TimeClaim, policy: ClaimPolicy): number | undefined {

@@ -63,7 +63,9 @@ export function extractToken(req: unknown, auth: unknown): string | undefined {
     ? auth
     : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
   if (raw === undefined) return undefined;
-  const token = raw.trim().replace(BEARER, '').trim();
+  const trimmed = raw.trim();
+  // A JWS starts with "ey" (the encoded "{"): the prefix is looked for only when the text starts with a "b".
+  const token = (trimmed.charCodeAt(0) | 0x20) === 0x62 ? trimmed.replace(BEARER, '').trim() : trimmed;
   return token === '' ? undefined : token;
 }
 

@@ -1,27 +1,18 @@
 import type { AuthPath } from './errors';
 import type { ProviderChoice, Verified } from './paths/path';
-
-/**
- * A verified payload kept as its JSON text, with the claim that is the security context when a claims namespace
- * applies. Each hit parses it anew: the answer is exactly what verification gave, private to the request, and
- * storing it costs no copy (most tokens are seen once).
- */
-export class PayloadJson {
-  constructor(
-    readonly text: string,
-    readonly claim?: string,
-  ) {}
-
-  context(): Record<string, unknown> {
-    const payload = JSON.parse(this.text) as Record<string, unknown>;
-    return this.claim === undefined ? payload : (payload[this.claim] as Record<string, unknown>);
-  }
-}
+import { decodeToken, own } from './token';
 
 interface Entry {
+  /** The verified token: an entry answers for exactly this text. */
+  readonly token: string;
   readonly path: AuthPath;
-  /** The payload's text, or a private copy of what a `securityContext` function returned. */
-  readonly context: PayloadJson | Record<string, unknown>;
+  /**
+   * A private copy of the security context; undefined for a payload not asked for since it was verified, which the
+   * token (the entry's key) holds: most tokens are seen once, and keeping nothing else makes them cost nothing more.
+   */
+  context: Record<string, unknown> | undefined;
+  /** With no context kept yet: the claim of the payload that is the security context, if not the whole payload. */
+  readonly claim: string | undefined;
   readonly kid: string | undefined;
   /** Thumbprint of the key that verified the token (key-set path). */
   readonly key: string | undefined;
@@ -38,7 +29,7 @@ export interface CachedVerification {
 }
 
 /** What the cache keeps of a verification besides the context. */
-export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'key' | 'provider'>>;
+export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'key' | 'provider' | 'claimsNamespace'>>;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -79,8 +70,27 @@ function copy<T>(value: T): T {
   return top as T;
 }
 
+/** The security context a verified token's payload gives: decoded from the token as verification decoded it. */
+function payloadContext(token: string, claim: string | undefined): Record<string, unknown> {
+  const { payload } = decodeToken(token);
+  return claim === undefined ? payload : (own(payload, claim) as Record<string, unknown>);
+}
+
 /**
- * Verified tokens, keyed by the whole token string (signature included), the least recently used dropped first.
+ * The number a token is filed under: its length and the end of its signature, where verified tokens differ at
+ * random. A map compares number keys in place, while string keys are each read from the heap on every lookup and
+ * every growth of the map, which with a new token per request cost more than the rest of the hook. Two tokens may
+ * share a number: an entry answers only for its own token, and the newer of two replaces the older.
+ */
+function fingerprint(token: string): number {
+  let hash = token.length;
+  for (let i = Math.max(0, token.length - 8); i < token.length; i++) hash = (Math.imul(hash, 31) + token.charCodeAt(i)) | 0;
+  // 30 bits: a small integer, which V8 keeps unboxed.
+  return hash & 0x3fffffff;
+}
+
+/**
+ * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
  * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
  * clock tolerance the verification allowed), its maximum age by `iat`, and the cache's own maximum age.
  *
@@ -89,8 +99,8 @@ function copy<T>(value: T): T {
  * walk the holes that deletions leave at its front, which made every miss under churn cost microseconds.
  */
 export class TokenCache {
-  private current = new Map<string, Entry>();
-  private previous = new Map<string, Entry>();
+  private current = new Map<number, Entry>();
+  private previous = new Map<number, Entry>();
   private readonly generationSize: number;
 
   /**
@@ -110,31 +120,34 @@ export class TokenCache {
 
   /** A hit re-checks expiry against `now` (epoch ms). */
   get(token: string, path: AuthPath, now: number): CachedVerification | undefined {
-    let entry = this.current.get(token);
-    if (entry === undefined) {
-      entry = this.previous.get(token);
-      if (entry === undefined) return undefined;
-      this.previous.delete(token);
-      if (now < entry.validUntil) this.add(token, entry);
+    const key = fingerprint(token);
+    let entry = this.current.get(key);
+    if (entry?.token !== token) {
+      entry = this.previous.get(key);
+      if (entry?.token !== token) return undefined;
+      this.previous.delete(key);
+      if (now < entry.validUntil) this.add(key, entry);
     }
     if (entry.path !== path) return undefined;
     if (now >= entry.validUntil) {
-      this.current.delete(token);
+      if (this.current.get(key) === entry) this.current.delete(key);
       return undefined;
     }
-    const { context } = entry;
-    return { context: context instanceof PayloadJson ? context.context() : copy(context), kid: entry.kid, provider: entry.provider };
+    entry.context ??= payloadContext(token, entry.claim);
+    return { context: copy(entry.context), kid: entry.kid, provider: entry.provider };
   }
 
   /**
    * Remembers a verified token until `verified.refusedFrom`, the epoch ms at which verification itself would start
    * refusing it (Infinity when never), or the cache's maximum age from `now`, whichever comes first.
+   * @param shaped the security context when a `securityContext` function made it (a copy is kept); without it, the
+   *   context is the token's payload, or its `verified.claimsNamespace` claim
    */
-  set(token: string, path: AuthPath, context: PayloadJson | Record<string, unknown>, verified: Remembered, now: number): void {
+  set(token: string, path: AuthPath, verified: Remembered, now: number, shaped?: Record<string, unknown>): void {
     const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
     if (validUntil <= now) return;
-    const { kid, key, provider } = verified;
-    this.add(token, { path, context: context instanceof PayloadJson ? context : copy(context), kid, key, provider, validUntil });
+    const { kid, key, provider, claimsNamespace: claim } = verified;
+    this.add(fingerprint(token), { token, path, context: shaped && copy(shaped), claim, kid, key, provider, validUntil });
   }
 
   /**
@@ -143,17 +156,17 @@ export class TokenCache {
    */
   forgetKeysOtherThan(keys: ReadonlySet<string>): void {
     for (const generation of [this.current, this.previous]) {
-      for (const [token, entry] of generation) {
-        if (entry.key !== undefined && !keys.has(entry.key)) generation.delete(token);
+      for (const [filed, entry] of generation) {
+        if (entry.key !== undefined && !keys.has(entry.key)) generation.delete(filed);
       }
     }
   }
 
-  private add(token: string, entry: Entry): void {
-    if (this.current.size >= this.generationSize && !this.current.has(token)) {
+  private add(key: number, entry: Entry): void {
+    if (this.current.size >= this.generationSize && !this.current.has(key)) {
       this.previous = this.current;
       this.current = new Map();
     }
-    this.current.set(token, entry);
+    this.current.set(key, entry);
   }
 }

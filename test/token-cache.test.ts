@@ -19,15 +19,15 @@ afterEach(() => vi.useRealTimers());
 describe('TokenCache', () => {
   it('answers only on the path that verified the token', () => {
     const cache = new TokenCache(10, 60_000);
-    cache.set('t', 'shared-secret', { a: 1 }, { refusedFrom: Infinity }, 0);
+    cache.set('t', 'shared-secret', { refusedFrom: Infinity }, 0, { a: 1 });
     expect(cache.get('t', 'key-set', 1)).toBeUndefined();
     expect(cache.get('t', 'shared-secret', 1)).toEqual({ context: { a: 1 }, kid: undefined });
   });
 
   it('stops answering at expiry and at its own maximum age, dropping the entry', () => {
     const cache = new TokenCache(10, 1_000);
-    cache.set('exp', 'key-set', {}, { kid: 'k', refusedFrom: 500 }, 0);
-    cache.set('age', 'key-set', {}, { kid: 'k', refusedFrom: Infinity }, 0);
+    cache.set('exp', 'key-set', { kid: 'k', refusedFrom: 500 }, 0, {});
+    cache.set('age', 'key-set', { kid: 'k', refusedFrom: Infinity }, 0, {});
     expect(cache.get('exp', 'key-set', 499)).toBeDefined();
     expect(cache.get('exp', 'key-set', 500)).toBeUndefined();
     expect(cache.get('age', 'key-set', 999)).toBeDefined();
@@ -37,13 +37,13 @@ describe('TokenCache', () => {
 
   it('keeps at most maxEntries, dropping the least recently used first', () => {
     const cache = new TokenCache(4, 60_000);
-    for (const token of ['a', 'b', 'c']) cache.set(token, 'key-set', {}, { refusedFrom: Infinity }, 0);
+    for (const token of ['a', 'b', 'c']) cache.set(token, 'key-set', { refusedFrom: Infinity }, 0, {});
     expect(cache.get('a', 'key-set', 1)).toBeDefined();
-    cache.set('d', 'key-set', {}, { refusedFrom: Infinity }, 1);
+    cache.set('d', 'key-set', { refusedFrom: Infinity }, 1, {});
     expect(cache.get('b', 'key-set', 2)).toBeUndefined();
     expect(cache.get('a', 'key-set', 2)).toBeDefined();
     for (let i = 0; i < 10_000; i++) {
-      cache.set(`t${i}`, 'key-set', {}, { refusedFrom: Infinity }, 3);
+      cache.set(`t${i}`, 'key-set', { refusedFrom: Infinity }, 3, {});
       expect(cache.size).toBeLessThanOrEqual(4);
     }
   });
@@ -51,12 +51,47 @@ describe('TokenCache', () => {
   it('hands out copies: neither the stored nor a returned context can be changed by a caller', () => {
     const cache = new TokenCache(10, 60_000);
     const context = { tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } };
-    cache.set('t', 'key-set', context, { refusedFrom: Infinity }, 0);
+    cache.set('t', 'key-set', { refusedFrom: Infinity }, 0, context);
     context.roles.push('admin');
     const first = cache.get('t', 'key-set', 1)?.context as typeof context;
     first.nested.region = 'us';
     first.roles.push('admin');
     expect(cache.get('t', 'key-set', 2)?.context).toEqual({ tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } });
+  });
+  it('answers only for the very token it verified, when two tokens end alike and are filed together', () => {
+    const cache = new TokenCache(10, 60_000);
+    const [older, newer] = ['x.token-ending-alike', 'y.token-ending-alike'];
+    cache.set(older, 'key-set', { kid: 'old', refusedFrom: 500 }, 0, { who: 'older' });
+    expect(cache.get(newer, 'key-set', 1)).toBeUndefined();
+    cache.set(newer, 'key-set', { kid: 'new', refusedFrom: Infinity }, 0, { who: 'newer' });
+    expect(cache.get(newer, 'key-set', 1)).toMatchObject({ context: { who: 'newer' }, kid: 'new' });
+    // The newer replaced the older, and an expired lookup of the older takes nothing with it.
+    expect(cache.get(older, 'key-set', 600)).toBeUndefined();
+    expect(cache.get(newer, 'key-set', 600)).toMatchObject({ kid: 'new' });
+    expect(cache.size).toBe(1);
+  });
+
+  it('does not let an expired token take a newer one filed with it from the newer generation', () => {
+    const cache = new TokenCache(4, 60_000);
+    const [older, newer] = ['x.token-ending-alike', 'y.token-ending-alike'];
+    cache.set(older, 'key-set', { refusedFrom: 500 }, 0, { who: 'older' });
+    for (const token of ['a', 'b']) cache.set(token, 'key-set', { refusedFrom: Infinity }, 0, {});
+    cache.set(newer, 'key-set', { refusedFrom: Infinity }, 0, { who: 'newer' });
+    expect(cache.get(older, 'key-set', 600)).toBeUndefined();
+    expect(cache.get(newer, 'key-set', 601)?.context).toEqual({ who: 'newer' });
+  });
+
+  it('keeps no payload for a token seen once: the first repeat decodes it from the token, and later ones copy it', () => {
+    const cache = new TokenCache(10, 60_000);
+    const payload = { tenant: 'acme', roles: ['viewer'], ctx: { region: 'eu' } };
+    const [token, other] = [hs(payload), hs(payload, 600)];
+    cache.set(token, 'shared-secret', { refusedFrom: Infinity }, 0);
+    cache.set(other, 'key-set', { refusedFrom: Infinity, claimsNamespace: 'ctx' }, 0);
+    const first = cache.get(token, 'shared-secret', 1)?.context as typeof payload;
+    expect(first).toMatchObject(payload);
+    first.roles.push('admin');
+    expect(cache.get(token, 'shared-secret', 2)?.context).toMatchObject(payload);
+    expect(cache.get(other, 'key-set', 1)?.context).toEqual({ region: 'eu' });
   });
 });
 

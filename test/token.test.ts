@@ -44,6 +44,24 @@ describe('one token, one encoding', () => {
     expect(error.message).toMatch(message);
   });
 
+  // The payload is decoded only when its text shows a byte that is not ASCII: wherever such a byte falls in a group
+  // of three (or in the last, shorter group), it must be found, and UTF-8 judged on the bytes.
+  it.each([0, 1, 2, 3, 4, 5])('judges a non-ASCII byte after %i characters of padding exactly where it falls', async (pad) => {
+    const payload = (bytes: number[]) => Buffer.concat([Buffer.from(`{"exp":${exp},"t":"${'x'.repeat(pad)}`), Buffer.from(bytes), Buffer.from('"}')]);
+    const accepted = await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(payload([0xc3, 0xa9]))));
+    expect(accepted).toEqual({ exp, t: `${'x'.repeat(pad)}é` });
+    const refused = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(payload([0x80])))));
+    expect(refused).toMatchObject({ code: 'ERR_TOKEN_MALFORMED', message: expect.stringMatching(/payload is not UTF-8/) });
+    const last = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(Buffer.concat([payload([]), Buffer.from([0xa9])])))));
+    expect(last.message).toMatch(/payload is not UTF-8/);
+  });
+
+  it('accepts JSON white space before the payload object, and refuses JSON of another kind', async () => {
+    expect(await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(` \n\t{"exp":${exp}}`)))).toEqual({ exp });
+    const error = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(` [${exp}]`))));
+    expect(error).toMatchObject({ code: 'ERR_PAYLOAD_NOT_OBJECT' });
+  });
+
   it('refuses a "+" or "/" in the signature', async () => {
     for (let i = 0; i < 200; i++) {
       const token = signedAs(HEADER, b64u(JSON.stringify({ exp, i })));

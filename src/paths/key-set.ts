@@ -60,7 +60,7 @@ export class KeySetPath implements VerificationPath {
     this.algorithms = new Set(this.routes.flatMap((route) => route.provider.algorithms));
   }
 
-  verify(token: DecodedToken): Verified | Promise<Verified> {
+  verify(token: DecodedToken, now: number): Verified | Promise<Verified> {
     const { alg } = token.header;
     const kid = own(token.header, 'kid');
     if (this.routes.length === 0) throw this.notConfigured();
@@ -72,8 +72,8 @@ export class KeySetPath implements VerificationPath {
       throw new DualAuthError('ERR_KID_MISSING', 'Token header has no "kid": the key-set path needs it to choose a key from the JWKS', PATH);
     }
     const key = route.keys.getKey(kid);
-    if (key instanceof Promise) return key.then((loaded) => this.check(token, route, verifier, kid, loaded));
-    return this.check(token, route, verifier, kid, key);
+    if (key instanceof Promise) return key.then((loaded) => this.check(token, route, verifier, kid, loaded, this.clock()));
+    return this.check(token, route, verifier, kid, key, now);
   }
 
   /**
@@ -116,7 +116,7 @@ export class KeySetPath implements VerificationPath {
     );
   }
 
-  private check(token: DecodedToken, route: Route, verifier: TokenVerifier, kid: string, key: KeyObject): Verified {
+  private check(token: DecodedToken, route: Route, verifier: TokenVerifier, kid: string, key: KeyObject, now: number): Verified {
     const alg = token.header.alg as KeySetAlgorithm;
     if (!keyFitsAlgorithm(alg, key)) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
@@ -126,7 +126,7 @@ export class KeySetPath implements VerificationPath {
     if (facts?.alg !== undefined && facts.alg !== alg) {
       throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS is for ${quote(facts.alg)} only, not ${alg}`, PATH);
     }
-    const { payload, refusedFrom } = verifier.verify(token, key, this.clock());
+    const { payload, refusedFrom } = verifier.verify(token, key, now);
     const { claimsNamespace } = route.provider;
     return { context: this.contextOf(payload, claimsNamespace), payload, kid, key: facts?.thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
   }

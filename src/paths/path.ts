@@ -37,5 +37,8 @@ export interface ProviderChoice {
  */
 export interface VerificationPath {
   readonly name: AuthPath;
-  verify(token: DecodedToken): Verified | Promise<Verified>;
+  /**
+   * @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive
+   */
+  verify(token: DecodedToken, now: number): Verified | Promise<Verified>;
 }

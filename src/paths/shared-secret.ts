@@ -18,16 +18,13 @@ export class SharedSecretPath implements VerificationPath {
   private readonly keys: readonly KeyObject[];
   private readonly verifier: TokenVerifier;
 
-  constructor(
-    private readonly options: ResolvedOptions,
-    private readonly clock: () => number,
-  ) {
+  constructor(private readonly options: ResolvedOptions) {
     this.keys = options.secretKeys;
     this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
   }
 
   /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */
-  verify(token: DecodedToken): Verified {
+  verify(token: DecodedToken, now: number): Verified {
     if (this.keys.length === 0) {
       const notConfigured = 'Shared-secret path is not configured on this deployment';
       throw new DualAuthError('ERR_SHARED_SECRET_NOT_CONFIGURED', notConfigured, PATH, `${notConfigured} (${this.options.names.apiSecret} is not set)`);
@@ -41,7 +38,6 @@ export class SharedSecretPath implements VerificationPath {
         `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
       );
     }
-    const now = this.clock();
     for (let i = 0; ; i++) {
       try {
         const { payload, refusedFrom } = this.verifier.verify(token, this.keys[i] as KeyObject, now);
