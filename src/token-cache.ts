@@ -8,7 +8,7 @@ interface Entry {
   readonly path: AuthPath;
   /**
    * A private copy of the security context; undefined for a payload not asked for since it was verified, which the
-   * token (the entry's key) holds: most tokens are seen once, and keeping nothing else makes them cost nothing more.
+   * token itself holds: most tokens are seen once, and keeping nothing else makes them cost nothing more.
    */
   context: Record<string, unknown> | undefined;
   /** With no context kept yet: the claim of the payload that is the security context, if not the whole payload. */
