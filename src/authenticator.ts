@@ -31,7 +31,7 @@ interface Reported {
 }
 
 /** What is known of a request while it is verified. */
-interface Seen extends Omit<Reported, 'payload'> {
+interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
   readonly decoded?: DecodedToken;
   /** Epoch ms the request is judged at. */
   readonly now?: number;
@@ -110,10 +110,7 @@ export class Authenticator {
       return this.refuse(error, { path, pathReason });
     }
     // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
-    const { header } = decoded;
-    const named = own(header, 'kid');
-    const kid = path === 'key-set' && typeof named === 'string' ? named : undefined;
-    const seen: Seen = { path, pathReason, header, decoded, kid, now };
+    const seen: Seen = { path, pathReason, header: decoded.header, decoded, now };
     try {
       const verified = this.paths[path].verify(decoded, now);
       if (verified instanceof Promise) {
@@ -168,7 +165,10 @@ export class Authenticator {
 
   /** Any failure as a refusal: an unexpected error becomes a 403 too (and is reported), never a 500. */
   private refuse(error: unknown, seen: Seen): Refused {
-    const { path, pathReason, header, decoded, kid } = seen;
+    const { path, pathReason, header, decoded } = seen;
+    // The kid the token names, reported on the key-set path; an accepted token reports the one that verified it.
+    const named = path === 'key-set' && header !== undefined ? own(header, 'kid') : undefined;
+    const kid = typeof named === 'string' ? named : undefined;
     const refusal = error instanceof DualAuthError ? error : unexpected(error, path, this.options.onEvent);
     const payload = decoded?.payloadIfObject();
     const provider = path === 'key-set' && decoded !== undefined ? this.keySet.providerFor(decoded) : undefined;
