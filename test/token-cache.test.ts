@@ -58,6 +58,7 @@ describe('TokenCache', () => {
     first.roles.push('admin');
     expect(cache.get('t', 'key-set', 2)?.context).toEqual({ tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } });
   });
+
   it('answers only for the very token it verified, when two tokens end alike and are filed together', () => {
     const cache = new TokenCache(10, 60_000);
     const [older, newer] = ['x.token-ending-alike', 'y.token-ending-alike'];
