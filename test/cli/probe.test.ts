@@ -87,6 +87,15 @@ async function probeJson(args: string[], options: CliOptions = {}): Promise<{ re
   return { result, json: jsonOf<ProbeJson>(result) };
 }
 
+/** The verdicts against a deployment that lets through what it must refuse: only the two valid tokens pass. */
+const VALID_TOKENS_ONLY_PASS = {
+  'no-token': 'FAIL',
+  'garbage-token': 'FAIL',
+  'service-token': 'PASS',
+  'service-token-without-origin': 'FAIL',
+  'idp-token': 'PASS',
+  'idp-token-with-origin': 'FAIL',
+};
 const verdicts = (json: ProbeJson) => Object.fromEntries(json.checks.map((check) => [check.name, check.verdict]));
 const check = (json: ProbeJson, name: string) => json.checks.find((c) => c.name === name)!;
 
@@ -197,14 +206,7 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
     const { result, json } = await probeJson([cube.url, '--token-file', idpTokenFile]);
     expect(result.code).toBe(1);
     expect(json.ok).toBe(false);
-    expect(verdicts(json)).toEqual({
-      'no-token': 'FAIL',
-      'garbage-token': 'FAIL',
-      'service-token': 'PASS',
-      'service-token-without-origin': 'FAIL',
-      'idp-token': 'PASS',
-      'idp-token-with-origin': 'FAIL',
-    });
+    expect(verdicts(json)).toEqual(VALID_TOKENS_ONLY_PASS);
     expect(check(json, 'no-token')).toMatchObject({
       status: 500,
       reason: expect.stringMatching(/^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\); the body holds a stack trace: "JsonWebTokenError: jwt must be provided"$/),
@@ -267,14 +269,7 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
   it('an open deployment (200 to anyone) fails every check that must be refused', async () => {
     const cube = await deployment((_request, response) => answer(response, 200, META_BODY));
     const { json } = await probeJson([cube.url, '--token-file', idpTokenFile]);
-    expect(verdicts(json)).toEqual({
-      'no-token': 'FAIL',
-      'garbage-token': 'FAIL',
-      'service-token': 'PASS',
-      'service-token-without-origin': 'FAIL',
-      'idp-token': 'PASS',
-      'idp-token-with-origin': 'FAIL',
-    });
+    expect(verdicts(json)).toEqual(VALID_TOKENS_ONLY_PASS);
     expect(check(json, 'no-token').reason).toBe('expected 403, got 200: the deployment accepted a request it must refuse');
   });
 
