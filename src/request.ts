@@ -6,7 +6,7 @@
 import type { AuthPath } from './errors';
 
 type HeaderBag = Record<string, unknown> & { get?: unknown };
-type RequestLike = { headers?: unknown; get?: unknown } | null | undefined;
+type RequestLike = { headers?: unknown; get?: unknown; rawHeaders?: unknown } | null | undefined;
 
 const BEARER = /^bearer(?:\s+|$)/i;
 
@@ -16,10 +16,14 @@ function first(value: unknown): string | undefined {
   return undefined;
 }
 
-function fromPlainHeaders(headers: HeaderBag, lowerName: string): unknown {
+/**
+ * @param lowerCased true for a Node request (Express's too), whose header names Node has lower-cased: there is no
+ *   other casing to look for, and a request that lacks the header (most key-set requests) walks no names.
+ */
+function fromPlainHeaders(headers: HeaderBag, lowerName: string, lowerCased: boolean): unknown {
   if (Object.hasOwn(headers, lowerName)) return headers[lowerName];
-  // Hand-built header objects may keep the sender's casing; Node and Express always lower-case. Runs on every
-  // request that lacks the header (most key-set requests), so names of another length are passed over unconverted.
+  if (lowerCased) return undefined;
+  // Hand-built header objects may keep the sender's casing; names of another length are passed over unconverted.
   for (const key in headers) {
     if (key.length === lowerName.length && Object.hasOwn(headers, key) && key.toLowerCase() === lowerName) return headers[key];
   }
@@ -38,11 +42,13 @@ export function readHeader(req: unknown, lowerName: string): string | undefined 
 function readHeaderValues(req: unknown, lowerName: string): string | readonly string[] | undefined {
   if (typeof req !== 'object' || req === null) return undefined;
   try {
-    const { headers, get } = req as NonNullable<RequestLike>;
+    const { headers, get, rawHeaders } = req as NonNullable<RequestLike>;
     let value: unknown;
     if (typeof headers === 'object' && headers !== null) {
       const bag = headers as HeaderBag;
-      value = typeof bag.get === 'function' ? (bag.get as (name: string) => unknown).call(bag, lowerName) : fromPlainHeaders(bag, lowerName);
+      // Node's requests alone have `rawHeaders`, the names as sent beside the lower-cased `headers`.
+      const lowerCased = Array.isArray(rawHeaders);
+      value = typeof bag.get === 'function' ? (bag.get as (name: string) => unknown).call(bag, lowerName) : fromPlainHeaders(bag, lowerName, lowerCased);
     } else if (typeof get === 'function') {
       value = (get as (name: string) => unknown).call(req, lowerName);
     }
@@ -59,14 +65,23 @@ function readHeaderValues(req: unknown, lowerName: string): string | readonly st
  * `X-Cube-Authorization`. A `Bearer ` prefix (any case) is removed. Empty means none.
  */
 export function extractToken(req: unknown, auth: unknown): string | undefined {
-  const raw = typeof auth === 'string' && auth.trim() !== ''
-    ? auth
-    : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
+  const given = typeof auth === 'string' ? trim(auth) : '';
+  const raw = given !== '' ? given : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
   if (raw === undefined) return undefined;
-  const trimmed = raw.trim();
+  const text = trim(raw);
   // A JWS starts with "ey" (the encoded "{"): the prefix is looked for only when the text starts with a "b".
-  const token = (trimmed.charCodeAt(0) | 0x20) === 0x62 ? trimmed.replace(BEARER, '').trim() : trimmed;
+  const token = (text.charCodeAt(0) | 0x20) === 0x62 ? text.replace(BEARER, '').trim() : text;
   return token === '' ? undefined : token;
+}
+
+/** Visible ASCII: never white space. */
+function isVisibleAscii(code: number): boolean {
+  return code > 0x20 && code < 0x7f;
+}
+
+/** `text` without surrounding white space. A token, visible ASCII at both ends, is returned without a call to `trim`. */
+function trim(text: string): string {
+  return isVisibleAscii(text.charCodeAt(0)) && isVisibleAscii(text.charCodeAt(text.length - 1)) ? text : text.trim();
 }
 
 /** The path a request goes to, and why: what `checkAuth` follows and `explain` reports. */

@@ -26,6 +26,21 @@ describe('readHeader', () => {
     expect(readHeader(req, 'request-origin')).toBe('embeddable');
   });
 
+  it("walks the header names of a hand-built request for another casing, never a Node request's, which Node lower-cased", () => {
+    const req = nodeRequest({ Authorization: 'Bearer abc.def.ghi' });
+    let walks = 0;
+    req.headers = new Proxy(req.headers, {
+      ownKeys: (target) => {
+        walks++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    expect(readHeader(req, 'request-origin')).toBeUndefined();
+    expect(walks).toBe(0);
+    expect(readHeader({ headers: req.headers }, 'request-origin')).toBeUndefined();
+    expect(walks).toBe(1);
+  });
+
   it.each([
     ['WebSocket call without headers', { isSubscription: true, protocol: 'ws' }],
     ['undefined', undefined],
