@@ -54,8 +54,15 @@ async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
  * `module.exports = { checkAuth: require('cube-dual-auth').checkAuth }`.
  */
 export const checkAuth: CheckAuth = Object.assign(
-  async function checkAuth(req: unknown, auth?: unknown): Promise<void> {
-    return environmentInstance()(req, auth);
+  // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
+  function checkAuth(req: unknown, auth?: unknown): Promise<void> {
+    let instance: CheckAuth;
+    try {
+      instance = environmentInstance();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return instance(req, auth);
   },
   {
     prefetch: async () => environmentInstance().prefetch(),
