@@ -5,20 +5,26 @@
 // jwks-rsa hook (bench/naive-cube.js); same query, same tokens, same machine, one run.
 //
 //   npm run bench:e2e                 10 connections; 8 s warm-up per Cube, then 16 rounds of 0.5 s
-//                                     warm-up and 1.5 s measured per case (about 8 minutes)
-//   npm run bench:e2e -- --quick      2 rounds, shorter warm-ups, 2 s measured (a smoke test, not a figure)
+//                                     warm-up and 1.5 s measured per case, then 8 s profiled per path
+//                                     (about 13 minutes)
+//   npm run bench:e2e -- --quick      2 rounds, shorter warm-ups, 1 s measured (a smoke test, not a figure)
 //
 // Cases: each path (the service's HS256 token with `Request-Origin: embeddable`, the identity
-// provider's RS256 token) against five Cubes: with cube-dual-auth, with the ceiling, with the
+// provider's RS256 token) against six Cubes: with cube-dual-auth, with the ceiling, with the
 // naive hook, with cube-dual-auth's token cache off (CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE=0: every
-// request verified), and the ceiling again in another process, the control. A token is reused for the whole run, as a dashboard reuses its token.
-// The five Cubes run side by side, but only one is under load at a time (an idle Cube uses no
-// CPU), and the rounds interleave them: each round loads every Cube for a few seconds, path by
-// path, and the next round does the same backwards, so drift on a shared machine reaches all of
-// them alike (autocannon shares the cores too, the same way for all). Each requests/s figure is the
-// mean of its rounds, printed with their spread; each ratio is the median of the per-round ratios
-// (cube-dual-auth and the ceiling are measured back to back in every round), as the speed of a
-// shared machine drifts by more within a few seconds than the 3% the target judges.
+// request verified), the ceiling again in another process (the control), and one Cube with both
+// cube-dual-auth and the ceiling (bench/shared-cube.js), measured once with each. A token is reused
+// for the whole run, as a dashboard reuses its token.
+// The Cubes run side by side, but only one is under load at a time (an idle Cube uses no CPU), and
+// the rounds interleave them: each round loads every case for a few seconds, path by path, and the
+// next round does the same backwards, so drift on a shared machine reaches all of them alike
+// (autocannon shares the cores too, the same way for all). Each requests/s figure is the mean of
+// its rounds, printed with their spread, beside the Cube's CPU per request; each ratio is the median
+// of the per-round ratios (each compared pair is measured back to back in every round), as the speed
+// of a shared machine drifts by more within a few seconds than the 3% the target judges.
+// Then the shared Cube is loaded once more per path, each connection alternating the two hooks,
+// under V8's sampling profiler (bench/profiler-preload.cjs): the CPU each hook's own code takes per
+// request, measured at the same moments in the same process, and the requests/s that leaves.
 // Target (exit 1 on a miss): cube-dual-auth at least 0.97x the ceiling's requests/s on both paths.
 // Before any load, every Cube is checked to answer 200 with the same rows for both tokens, and
 // every verifying one to refuse a tampered token; every measured run must have no non-2xx, error,
@@ -26,7 +32,7 @@
 // (with a warning when the machine was busy), and writes bench/results/e2e.json. Stops the Cubes
 // and the identity provider at the end, on error and on Ctrl-C.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -53,23 +59,48 @@ const ROUNDS = quick ? 2 : 16; // even: every order is also run backwards
 const CEILING_RATIO_TARGET = 0.97; // cube-dual-auth's requests/s ÷ the ceiling's, on each path
 const OTHER_WORK_WARNING_SHARE = 0.05; // of the machine's CPU, used by other processes while measuring
 const REQUEST_TIMEOUT_SECONDS = 10;
-const RUN_DEADLINE_MS = 15 * 60_000; // the whole run, installs excluded; each step has its own deadline too
+// After the rounds, the shared Cube is loaded once more per path, requests alternating between its two hooks, under
+// V8's sampling profiler (bench/profiler-preload.cjs): how much CPU each hook's own code takes in a Cube under load.
+const PROFILED_SECONDS = quick ? 2 : 8;
+const profileFile = join(repoRoot, '.cache/shared-cube.cpuprofile');
+const RUN_DEADLINE_MS = 20 * 60_000; // the whole run, installs excluded; each step has its own deadline too
 const resultsFile = join(here, 'results/e2e.json');
 
-// `verifies: false`: the ceiling accepts any token, so it is not asked to refuse a tampered one.
-const HOOKS = [
-  { id: 'ours', label: 'cube-dual-auth', projectDir: exampleProject, env: {}, verifies: true },
-  { id: 'ceiling', label: 'ceiling: no verification', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {}, verifies: false },
-  { id: 'naive', label: 'naive jsonwebtoken + jwks-rsa', projectDir: join(repoRoot, '.cache/naive-cube'), cubeFile: 'naive-cube.js', env: {}, verifies: true },
-  { id: 'ours-no-cache', label: 'cube-dual-auth, token cache off', projectDir: exampleProject, env: { CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' }, verifies: true },
-  // The control: the ceiling again in a second Cube process. Its ratio to the ceiling is what the method itself
-  // reads between two identical Cubes, the yardstick for any other ratio of the run.
-  { id: 'ceiling-again', label: 'ceiling again (control)', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {}, verifies: false },
+// The Cube processes: the example project, or a copy of it whose cube.js is bench/<cubeFile>.
+const CUBES = [
+  { id: 'ours', label: 'cube-dual-auth', projectDir: exampleProject, env: {} },
+  { id: 'ceiling', label: 'ceiling: no verification', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {} },
+  { id: 'naive', label: 'naive jsonwebtoken + jwks-rsa', projectDir: join(repoRoot, '.cache/naive-cube'), cubeFile: 'naive-cube.js', env: {} },
+  { id: 'ours-no-cache', label: 'cube-dual-auth, token cache off', projectDir: exampleProject, env: { CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' } },
+  { id: 'ceiling-again', label: 'ceiling again (control)', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {} },
+  {
+    id: 'shared',
+    label: 'cube-dual-auth and the ceiling',
+    projectDir: join(repoRoot, '.cache/shared-cube'),
+    cubeFile: 'shared-cube.js',
+    env: { NODE_OPTIONS: `--require "${join(here, 'profiler-preload.cjs')}"`, BENCH_PROFILE_FILE: profileFile },
+  },
 ];
-const hookById = (id) => HOOKS.find((hook) => hook.id === id);
-// The order of the cases within a round (and backwards in the next): the compared pair in the middle, the control
+const cubeById = (id) => CUBES.find((cube) => cube.id === id);
+/** The header by which the shared Cube (bench/shared-cube.js) lets a request choose the ceiling. */
+const BENCH_HOOK_HEADER = 'x-bench-hook';
+// What is measured: a hook in its Cube, chosen in the shared Cube by a header. `verifies: false`: the ceiling accepts
+// any token, so it is not asked to refuse a tampered one. `ceiling`: what the hook's ratio to the ceiling divides by.
+const HOOKS = [
+  { id: 'ours', label: 'cube-dual-auth', cube: 'ours', verifies: true },
+  { id: 'ceiling', label: 'ceiling: no verification', cube: 'ceiling', verifies: false },
+  { id: 'naive', label: 'naive jsonwebtoken + jwks-rsa', cube: 'naive', verifies: true },
+  { id: 'ours-no-cache', label: 'cube-dual-auth, token cache off', cube: 'ours-no-cache', verifies: true },
+  // The control: the ceiling again in a second Cube process. Its ratio to the ceiling is what the method itself
+  // reads between two identical Cubes, the yardstick for any other ratio between two Cubes.
+  { id: 'ceiling-again', label: 'ceiling again (control)', cube: 'ceiling-again', verifies: false },
+  // Both hooks in one Cube process, taking turns like the other cases: no difference between two processes.
+  { id: 'ours-shared', label: 'cube-dual-auth, one Cube with the ceiling', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'cube-dual-auth' }, verifies: true, ceiling: 'ceiling-shared' },
+  { id: 'ceiling-shared', label: 'ceiling, one Cube with cube-dual-auth', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'ceiling' }, verifies: false, ceiling: 'ceiling-shared' },
+];
+// The order of the cases within a round (and backwards in the next): each compared pair back to back, the control
 // measured right after the ceiling as cube-dual-auth is right before it.
-const MEASURING_ORDER = ['naive', 'ours', 'ceiling', 'ceiling-again', 'ours-no-cache'];
+const MEASURING_ORDER = ['naive', 'ours', 'ceiling', 'ceiling-again', 'ours-no-cache', 'ours-shared', 'ceiling-shared'];
 
 const state = { identityProvider: undefined, cubes: [], load: undefined, stopping: undefined };
 
@@ -78,7 +109,7 @@ main().then(
   async (error) => {
     if (state.stopping) return; // interrupted: shutDown is already stopping everything
     console.error(`\n✗ ${error.message}`);
-    for (const cube of state.cubes) console.error(`\nThe last lines Cube with ${cube.hook.label} printed:\n${cube.recentLogs()}`);
+    for (const cube of state.cubes) console.error(`\nThe last lines Cube with ${cube.setup.label} printed:\n${cube.recentLogs()}`);
     await shutDown(1);
   },
 );
@@ -99,9 +130,10 @@ async function main() {
   const started = Date.now();
   const { projectDir } = await ensureCube();
   if (projectDir !== exampleProject) throw new Error(`Unexpected example project ${projectDir}`);
-  const libraries = prepareNaiveProject(hookById('naive'));
-  prepareProject(hookById('ceiling'));
-  console.log(`naive hook: jsonwebtoken ${libraries.jsonwebtoken}, jwks-rsa ${libraries['jwks-rsa']} (${relative(repoRoot, hookById('naive').projectDir)})`);
+  const libraries = prepareNaiveProject(cubeById('naive'));
+  prepareProject(cubeById('ceiling'));
+  prepareProject(cubeById('shared'));
+  console.log(`naive hook: jsonwebtoken ${libraries.jsonwebtoken}, jwks-rsa ${libraries['jwks-rsa']} (${relative(repoRoot, cubeById('naive').projectDir)})`);
 
   const apiSecret = randomBytes(32).toString('base64url');
   const redact = createRedactor([apiSecret]);
@@ -133,31 +165,44 @@ async function main() {
 
   // Every Cube answers alike before any is loaded: the first one sets the reference rows.
   const reference = {};
-  for (const hook of HOOKS) {
-    const cube = await withCube(hook, { env: { ...env, ...hook.env }, redact });
-    await checkAnswers(cube, hook, paths, query, reference);
-    for (const path of paths) await load(cube.url + query, path.headers, START_WARMUP_SECONDS / paths.length);
+  for (const setup of CUBES) {
+    const cube = await withCube(setup, { env: { ...env, ...setup.env }, redact });
+    for (const hook of HOOKS.filter((hook) => hook.cube === setup.id)) {
+      await checkAnswers(cube, hook, paths, query, reference);
+      for (const path of paths) await load(cube.url + query, { ...path.headers, ...hook.headers }, START_WARMUP_SECONDS / paths.length);
+    }
   }
 
   // Every round loads each Cube on each path for a few seconds; even rounds run the odd rounds'
   // order backwards, so a drift in the machine's speed weighs on every case alike over two rounds.
   // cube-dual-auth and the ceiling, the pair the target compares, are always measured back to back.
-  const cases = paths.flatMap((path) => MEASURING_ORDER.map((id) => ({ path, cube: state.cubes.find((cube) => cube.hook.id === id) })));
+  const cases = paths.flatMap((path) =>
+    MEASURING_ORDER.map((id) => {
+      const hook = HOOKS.find((candidate) => candidate.id === id);
+      return { path, hook, cube: state.cubes.find((cube) => cube.setup.id === hook.cube), headers: { ...path.headers, ...hook.headers } };
+    }),
+  );
   const runs = [];
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round} of ${ROUNDS}`);
-    for (const { path, cube } of round % 2 === 1 ? cases : [...cases].reverse()) {
-      process.stdout.write(`  ${cube.hook.label.padEnd(34)} ${path.label.padEnd(20)} `);
-      await load(cube.url + query, path.headers, WARMUP_SECONDS);
+    for (const { path, hook, cube, headers } of round % 2 === 1 ? cases : [...cases].reverse()) {
+      process.stdout.write(`  ${hook.label.padEnd(42)} ${path.label.padEnd(20)} `);
+      await load(cube.url + query, headers, WARMUP_SECONDS);
       const cpu = startCpuWatch(cube.pid);
-      const measured = await load(cube.url + query, path.headers, MEASURED_SECONDS);
-      assertClean(measured, `${cube.hook.label}, ${path.label}`);
-      const run = { round, ...summarize(cube.hook, path, measured), otherWorkCpuShare: cpu.otherWorkShare() };
+      const measured = await load(cube.url + query, headers, MEASURED_SECONDS);
+      assertClean(measured, `${hook.label}, ${path.label}`);
+      const run = { round, ...summarize(hook, path, measured), otherWorkCpuShare: cpu.otherWorkShare(), cubeCpuUsPerRequest: (cpu.cubeSeconds() * 1e6) / measured.requests.total };
       runs.push(run);
       const otherWork = Number.isNaN(run.otherWorkCpuShare) ? '' : `  other work ${fmt(run.otherWorkCpuShare * 100, 0)}% CPU`;
-      console.log(`${fmt(run.requestsPerSecond, 0).padStart(6)} req/s  p50 ${fmt(run.latencyMs.p50, 1)} ms  p99 ${fmt(run.latencyMs.p99, 1)} ms${otherWork}`);
+      console.log(
+        `${fmt(run.requestsPerSecond, 0).padStart(6)} req/s  p50 ${fmt(run.latencyMs.p50, 1)} ms  p99 ${fmt(run.latencyMs.p99, 1)} ms  Cube CPU ${fmt(run.cubeCpuUsPerRequest, 0)} µs/request${otherWork}`,
+      );
     }
   }
+
+  const sharedCube = state.cubes.find((cube) => cube.setup.id === 'shared');
+  const ownCpu = [];
+  for (const path of paths) ownCpu.push(await profileHooks(sharedCube, path, query));
 
   const results = combineRounds(runs, paths);
   const targets = paths.map((path) => {
@@ -175,8 +220,9 @@ async function main() {
   const otherWork = summarizeOtherWork(runs);
   printTable(results, paths, elapsedSeconds);
   printOtherWork(otherWork);
+  printOwnCpu(ownCpu);
   printTargets(targets);
-  writeResults({ results, runs, paths, reference, libraries, targets, elapsedSeconds, otherWork });
+  writeResults({ results, runs, paths, reference, libraries, targets, elapsedSeconds, otherWork, ownCpu });
   return targets.every((target) => target.met);
 }
 
@@ -194,6 +240,8 @@ function combineRounds(runs, paths) {
       const rounds = own(hook.id, path.id);
       const byRound = rounds.map((run) => run.requestsPerSecond);
       const perRoundRatio = (otherId) => own(otherId, path.id).map((other, i) => byRound[i] / other.requestsPerSecond);
+      const cpuByRound = rounds.map((run) => run.cubeCpuUsPerRequest);
+      const ceiling = hook.ceiling ?? 'ceiling';
       return {
         hook: hook.id,
         hookLabel: hook.label,
@@ -206,8 +254,10 @@ function combineRounds(runs, paths) {
         requestsPerSecondMax: Math.max(...byRound),
         requestsTotal: rounds.reduce((sum, run) => sum + run.requestsTotal, 0),
         latencyMs: { p50: mean(rounds.map((run) => run.latencyMs.p50)), p99: mean(rounds.map((run) => run.latencyMs.p99)) },
-        ratioToCeiling: median(perRoundRatio('ceiling')),
-        ratioToCeilingByRound: perRoundRatio('ceiling'),
+        cubeCpuUsPerRequest: mean(cpuByRound),
+        ratioToCeiling: median(perRoundRatio(ceiling)),
+        ratioToCeilingByRound: perRoundRatio(ceiling),
+        cpuRatioToCeiling: median(own(ceiling, path.id).map((other, i) => cpuByRound[i] / other.cubeCpuUsPerRequest)),
         ratioToNaive: median(perRoundRatio('naive')),
       };
     }),
@@ -260,12 +310,12 @@ function assertSameQueryRewrite(cubeFile) {
 
 // ---- Cube -------------------------------------------------------------------------------------
 
-async function withCube(hook, { env, redact }) {
-  const where = hook.projectDir === exampleProject ? '' : ` (${relative(repoRoot, hook.projectDir)})`;
-  process.stdout.write(`starting Cube with ${hook.label}${where}… `);
+async function withCube(setup, { env, redact }) {
+  const where = setup.projectDir === exampleProject ? '' : ` (${relative(repoRoot, setup.projectDir)})`;
+  process.stdout.write(`starting Cube with ${setup.label}${where}… `);
   const started = Date.now();
   if (state.stopping) throw new Error('interrupted');
-  const cube = { ...(await startCube({ projectDir: hook.projectDir, env, redact })), hook };
+  const cube = { ...(await startCube({ projectDir: setup.projectDir, env, redact })), setup };
   state.cubes.push(cube);
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return cube;
@@ -280,7 +330,8 @@ async function stopCubes() {
 /** 200 with the same rows as the reference for each token, only the token's tenant, and (when it verifies) a tampered token refused. */
 async function checkAnswers(cube, hook, paths, query, reference) {
   for (const path of paths) {
-    const { status, body } = await get(cube.url + query, path.headers);
+    const headers = { ...path.headers, ...hook.headers };
+    const { status, body } = await get(cube.url + query, headers);
     if (status !== 200 || !Array.isArray(body.data)) {
       throw new Error(`${hook.label}, ${path.label}: Cube answered ${status} ${JSON.stringify(body).slice(0, 300)}`);
     }
@@ -292,11 +343,11 @@ async function checkAnswers(cube, hook, paths, query, reference) {
       throw new Error(`${hook.label}, ${path.label}: different rows than the other Cubes:\n  ${rows}\n  ${reference[path.id]}`);
     }
     if (!hook.verifies) continue;
-    const tampered = { ...path.headers, Authorization: tamper(path.headers.Authorization) };
+    const tampered = { ...headers, Authorization: tamper(path.headers.Authorization) };
     const refused = await get(cube.url + query, tampered);
     if (refused.status < 400) throw new Error(`${hook.label}, ${path.label}: a token with an altered signature was accepted (${refused.status})`);
   }
-  console.log(`  ✓ 200 and the same rows for both tokens${hook.verifies ? ', tampered tokens refused' : ' (verifies nothing: tampered tokens not tried)'}`);
+  console.log(`  ✓ ${hook.label}: 200 and the same rows for both tokens${hook.verifies ? ', tampered tokens refused' : ' (verifies nothing: tampered tokens not tried)'}`);
 }
 
 async function get(url, headers) {
@@ -313,13 +364,15 @@ function tamper(token) {
 
 // ---- load ------------------------------------------------------------------------------------
 
-function load(url, headers, seconds) {
+/** @param requests a sequence of requests each connection goes through in turn (autocannon's `requests`), if any */
+function load(url, headers, seconds, requests) {
   return new Promise((resolve, reject) => {
     state.load = autocannon(
       {
         url,
         method: 'GET',
         headers,
+        ...(requests && { requests }),
         connections: CONNECTIONS,
         duration: seconds,
         timeout: REQUEST_TIMEOUT_SECONDS,
@@ -365,6 +418,68 @@ function summarize(hook, path, result) {
   };
 }
 
+// ---- each hook's own CPU, by profiler ---------------------------------------------------------
+
+/**
+ * Loads the shared Cube on one path with requests alternating between cube-dual-auth and the ceiling, under V8's
+ * sampling profiler, and reads from the profile the CPU time each hook's own code took per request: cube-dual-auth's
+ * modules, and the ceiling's function. Both hooks run in the same process at the same moments, so a change in the
+ * machine's speed reaches both alike. What the profile counts is the hooks' code (with the built-ins it calls), not
+ * garbage collection or Cube's own work around the hook.
+ */
+async function profileHooks(cube, path, query) {
+  process.stdout.write(`profiling both hooks in the shared Cube, ${path.label}, ${PROFILED_SECONDS} s… `);
+  rmSync(profileFile, { force: true });
+  process.kill(cube.pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 500)); // the profiler starts asynchronously
+  const cpu = startCpuWatch(cube.pid);
+  const turns = ['ours-shared', 'ceiling-shared'].map((id) => ({ headers: { ...path.headers, ...HOOKS.find((hook) => hook.id === id).headers } }));
+  const measured = await load(cube.url + query, path.headers, PROFILED_SECONDS, turns);
+  const cubeSeconds = cpu.cubeSeconds();
+  process.kill(cube.pid, 'SIGUSR2');
+  assertClean(measured, `both hooks in the shared Cube, ${path.label}`);
+  const profile = await readProfile();
+  // Where the Cube really loads cube-dual-auth's modules from, links resolved, as the profile names them.
+  const packageDir = `${dirname(realpathSync(createRequire(join(cube.setup.projectDir, 'cube.js')).resolve('cube-dual-auth')))}/`;
+  const ownUs = (isOwn) => {
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    let us = 0;
+    profile.samples.forEach((id, i) => {
+      if (isOwn(nodes.get(id).callFrame)) us += profile.timeDeltas[i] ?? 0;
+    });
+    return us;
+  };
+  // Each connection alternates the two, so each hook answered half the requests.
+  const perHook = measured.requests.total / 2;
+  const oursUs = ownUs((frame) => frame.url.includes(packageDir)) / perHook;
+  const ceilingUs = ownUs((frame) => frame.functionName === 'ceiling' && frame.url.endsWith('/shared-cube/cube.js')) / perHook;
+  const cubeUs = (cubeSeconds * 1e6) / measured.requests.total;
+  // If nothing but the hooks' own CPU differed, each hook alone would take Cube this much CPU per request.
+  const half = (oursUs - ceilingUs) / 2;
+  const estimatedRatio = (cubeUs - half) / (cubeUs + half);
+  console.log(`cube-dual-auth ${fmt(oursUs, 1)} µs, ceiling ${fmt(ceilingUs, 1)} µs per request, of ${fmt(cubeUs, 0)} µs`);
+  return { path: path.id, pathLabel: path.label, requests: measured.requests.total, oursUs, ceilingUs, cubeUs, estimatedRatio };
+}
+
+async function readProfile() {
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(profileFile)) {
+    if (Date.now() > deadline) throw new Error('The shared Cube wrote no profile within 15 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // Written in one call: parse errors mean it is not complete yet.
+  for (;;) {
+    try {
+      const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+      if (profile.error) throw new Error(`The shared Cube's profiler failed: ${profile.error}`);
+      return profile;
+    } catch (error) {
+      if (!(error instanceof SyntaxError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 // ---- other work on the machine -------------------------------------------------------------
 
 /**
@@ -376,6 +491,8 @@ function summarize(hook, path, result) {
 function startCpuWatch(cubePid) {
   const before = { machine: machineBusySeconds(), cube: processCpuSeconds(cubePid), self: process.cpuUsage(), at: performance.now() };
   return {
+    /** CPU seconds the Cube took since the watch started. */
+    cubeSeconds: () => processCpuSeconds(cubePid) - before.cube,
     otherWorkShare() {
       const self = process.cpuUsage(before.self);
       const ours = processCpuSeconds(cubePid) - before.cube + (self.user + self.system) / 1e6;
@@ -417,7 +534,7 @@ function fmt(value, digits) {
 }
 
 function printTable(results, paths, elapsedSeconds) {
-  const columns = ['case', 'hook', 'req/s', 'rounds min–max', 'p50 ms', 'p99 ms', 'x ceiling', 'x naive'];
+  const columns = ['case', 'hook', 'req/s', 'rounds min–max', 'p50 ms', 'p99 ms', 'Cube CPU µs/req', 'x ceiling', 'CPU x ceiling', 'x naive'];
   const rows = [];
   for (const path of paths) {
     for (const hook of HOOKS) {
@@ -429,7 +546,9 @@ function printTable(results, paths, elapsedSeconds) {
         `${fmt(r.requestsPerSecondMin, 0)}–${fmt(r.requestsPerSecondMax, 0)}`,
         fmt(r.latencyMs.p50, 1),
         fmt(r.latencyMs.p99, 1),
+        fmt(r.cubeCpuUsPerRequest, 0),
         `${fmt(r.ratioToCeiling, 3)}x`,
+        `${fmt(r.cpuRatioToCeiling, 3)}x`,
         `${fmt(r.ratioToNaive, 2)}x`,
       ]);
     }
@@ -454,6 +573,16 @@ function printOtherWork({ meanCpuShare, maxCpuShare }) {
   if (meanCpuShare > OTHER_WORK_WARNING_SHARE) console.log('⚠ The machine was busy with other work: these figures are not comparable; run again on a quiet machine.');
 }
 
+function printOwnCpu(ownCpu) {
+  console.log('\nEach hook\'s own CPU in the shared Cube (V8 sampling profiler, requests alternating between the two hooks):');
+  for (const o of ownCpu) {
+    console.log(
+      `  ${o.pathLabel.padEnd(20)} cube-dual-auth ${fmt(o.oursUs, 1)} µs, ceiling ${fmt(o.ceilingUs, 1)} µs per request, of Cube's ${fmt(o.cubeUs, 0)} µs; ` +
+        `requests/s that leaves cube-dual-auth against the ceiling: ${fmt(o.estimatedRatio, 3)}x (${o.requests} requests)`,
+    );
+  }
+}
+
 function printTargets(targets) {
   console.log('\nTargets (ratios of this run):');
   for (const t of targets) {
@@ -468,7 +597,7 @@ function cubeVersion() {
   return JSON.parse(readFileSync(join(exampleProject, 'node_modules/@cubejs-backend/server/package.json'), 'utf8')).version;
 }
 
-function writeResults({ results, runs, paths, reference, libraries, targets, elapsedSeconds, otherWork }) {
+function writeResults({ results, runs, paths, reference, libraries, targets, elapsedSeconds, otherWork, ownCpu }) {
   const cpus = os.cpus();
   const report = {
     date: new Date().toISOString(),
@@ -482,8 +611,10 @@ function writeResults({ results, runs, paths, reference, libraries, targets, ela
     otherWork,
     naiveHookLibraries: libraries,
     paths: paths.map(({ id, label }) => ({ id, label, rows: JSON.parse(reference[id]) })),
-    hooks: HOOKS.map(({ id, label, env, verifies }) => ({ id, label, env, verifies })),
+    cubes: CUBES.map(({ id, label, env, cubeFile }) => ({ id, label, env, cubeFile })),
+    hooks: HOOKS.map(({ id, label, cube, headers, verifies }) => ({ id, label, cube, headers, verifies })),
     targets,
+    ownCpu,
     results,
     runs,
   };
