@@ -98,6 +98,7 @@ const HOOKS = [
   { id: 'ours-shared', label: 'cube-dual-auth, one Cube with the ceiling', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'cube-dual-auth' }, verifies: true, ceiling: 'ceiling-shared' },
   { id: 'ceiling-shared', label: 'ceiling, one Cube with cube-dual-auth', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'ceiling' }, verifies: false, ceiling: 'ceiling-shared' },
 ];
+const hookById = (id) => HOOKS.find((hook) => hook.id === id);
 // The order of the cases within a round (and backwards in the next): each compared pair back to back, the control
 // measured right after the ceiling as cube-dual-auth is right before it.
 const MEASURING_ORDER = ['naive', 'ours', 'ceiling', 'ceiling-again', 'ours-no-cache', 'ours-shared', 'ceiling-shared'];
@@ -178,7 +179,7 @@ async function main() {
   // cube-dual-auth and the ceiling, the pair the target compares, are always measured back to back.
   const cases = paths.flatMap((path) =>
     MEASURING_ORDER.map((id) => {
-      const hook = HOOKS.find((candidate) => candidate.id === id);
+      const hook = hookById(id);
       return { path, hook, cube: state.cubes.find((cube) => cube.setup.id === hook.cube), headers: { ...path.headers, ...hook.headers } };
     }),
   );
@@ -433,7 +434,7 @@ async function profileHooks(cube, path, query) {
   process.kill(cube.pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 500)); // the profiler starts asynchronously
   const cpu = startCpuWatch(cube.pid);
-  const turns = ['ours-shared', 'ceiling-shared'].map((id) => ({ headers: { ...path.headers, ...HOOKS.find((hook) => hook.id === id).headers } }));
+  const turns = ['ours-shared', 'ceiling-shared'].map((id) => ({ headers: { ...path.headers, ...hookById(id).headers } }));
   const measured = await load(cube.url + query, path.headers, PROFILED_SECONDS, turns);
   const cubeSeconds = cpu.cubeSeconds();
   process.kill(cube.pid, 'SIGUSR2');
@@ -441,8 +442,8 @@ async function profileHooks(cube, path, query) {
   const profile = await readProfile();
   // Where the Cube really loads cube-dual-auth's modules from, links resolved, as the profile names them.
   const packageDir = `${dirname(realpathSync(createRequire(join(cube.setup.projectDir, 'cube.js')).resolve('cube-dual-auth')))}/`;
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const ownUs = (isOwn) => {
-    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
     let us = 0;
     profile.samples.forEach((id, i) => {
       if (isOwn(nodes.get(id).callFrame)) us += profile.timeDeltas[i] ?? 0;
