@@ -6,7 +6,7 @@
 import type { ResolvedOptions } from './config';
 import { DualAuthError, quote, type AuthPath } from './errors';
 import type { IdentityProvider } from './identity-providers';
-import { own } from './token';
+import { own, ownValue } from './token';
 
 /** The registered-claim checks one path applies. */
 export interface ClaimPolicy {
@@ -88,12 +88,14 @@ function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: reado
  * verified-token cache answers until then and no longer.
  */
 export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolicy, nowSeconds: number): number {
-  const exp = numericDate(payload, 'exp', policy);
-  numericDate(payload, 'nbf', policy);
-  const iat = numericDate(payload, 'iat', policy);
+  // Read by name here, where V8 reads them as fields of the payload's shape (see ownValue).
+  const { exp: expRead, nbf, iat: iatRead, iss, sub } = payload;
+  const exp = numericDate(payload, 'exp', expRead, policy);
+  numericDate(payload, 'nbf', nbf, policy);
+  const iat = numericDate(payload, 'iat', iatRead, policy);
   const { clockTolerance, maxTokenAge } = policy;
-  singleString(payload, 'iss', policy);
-  singleString(payload, 'sub', policy);
+  singleString(payload, 'iss', iss, policy);
+  singleString(payload, 'sub', sub, policy);
   let refusedFrom = exp === undefined ? Infinity : exp + clockTolerance;
   if (maxTokenAge !== undefined && iat !== undefined) {
     if (iat > nowSeconds + clockTolerance) throw claimRejections.iatInFuture(payload, policy);
@@ -102,13 +104,15 @@ export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolic
   return refusedFrom * 1000;
 }
 
-function singleString(payload: Record<string, unknown>, claim: 'iss' | 'sub', policy: ClaimPolicy): void {
-  const value = own(payload, claim);
+/** @param read the claim as read from the payload */
+function singleString(payload: Record<string, unknown>, claim: 'iss' | 'sub', read: unknown, policy: ClaimPolicy): void {
+  const value = ownValue(payload, claim, read);
   if (value !== undefined && typeof value !== 'string') throw claimRejections.notString(claim, policy);
 }
 
-function numericDate(payload: Record<string, unknown>, claim: TimeClaim, policy: ClaimPolicy): number | undefined {
-  const value = own(payload, claim);
+/** @param read the claim as read from the payload */
+function numericDate(payload: Record<string, unknown>, claim: TimeClaim, read: unknown, policy: ClaimPolicy): number | undefined {
+  const value = ownValue(payload, claim, read);
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw claimRejections.notNumericDate(claim, policy);
   return value;

@@ -166,7 +166,15 @@ function opensAnObject(bytes: Buffer): boolean {
  * name someone added to `Object.prototype` must never answer with something the token does not carry.
  */
 export function own(record: Readonly<Record<string, unknown>>, name: string): unknown {
-  const value = record[name];
+  return ownValue(record, name, record[name]);
+}
+
+/**
+ * {@link own} for a reader that has read `value` as `record[name]` itself, by name at its own site: V8 reads such a
+ * member as a field of the record's shape, where the one keyed read in `own`, shared by every name and record,
+ * searches a global table. For claims read on every request.
+ */
+export function ownValue(record: Readonly<Record<string, unknown>>, name: string, value: unknown): unknown {
   // Asked only when there is an answer: most names asked for are present, or absent from the prototype too.
   return value !== undefined && Object.hasOwn(record, name) ? value : undefined;
 }
@@ -192,19 +200,13 @@ function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
 /** The header of the token before, by its encoded form: a deployment's tokens mostly share one. */
 let lastHeader: { readonly encoded: string; readonly header: TokenHeader } | undefined;
 
-/** True when `text` starts with `start`, compared character by character. */
-function startsWithText(text: string, start: string): boolean {
-  for (let i = 0; i < start.length; i++) if (text.charCodeAt(i) !== start.charCodeAt(i)) return false;
-  return true;
-}
-
 /** The header of `token`, whose first `length` characters encode it. */
 function headerOf(token: string, length: number, path?: AuthPath): TokenHeader {
   const last = lastHeader;
-  // Compared in place, not sliced and hashed for the map, when the header is the one before. Not with `startsWith`
-  // or `===`: V8 compares a sliced string (the kept header is one, and so is a token cut from a `Bearer ` header) in
-  // its runtime, which measured about 1% of an RS256 verification more than this loop, in place.
-  if (last !== undefined && last.encoded.length === length && startsWithText(token, last.encoded)) return last.header;
+  // Compared, not hashed for the map, when the header is the one before. By `===`, whose comparison V8 makes a word
+  // at a time: a loop of `charCodeAt`, and `startsWith` too, read a header's 40 to 100 characters one at a time,
+  // which measured 0.4 µs where `===` takes 0.1 µs.
+  if (last !== undefined && last.encoded.length === length && token.slice(0, length) === last.encoded) return last.header;
   const encoded = token.slice(0, length);
   let header = headerCache.get(encoded);
   if (header === undefined) {

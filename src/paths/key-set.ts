@@ -4,7 +4,7 @@ import { claimPolicy } from '../claims';
 import { keyFactsOf } from '../keys/key-facts';
 import type { ResolvedOptions } from '../config';
 import { DualAuthError, quote } from '../errors';
-import { own, type DecodedToken } from '../token';
+import { own, ownValue, type DecodedToken } from '../token';
 import { TokenVerifier } from '../verification';
 import type { IdentityProvider } from '../identity-providers';
 import type { ProviderChoice, Verified, VerificationPath } from './path';
@@ -61,8 +61,9 @@ export class KeySetPath implements VerificationPath {
   }
 
   verify(token: DecodedToken, now: number): Verified | Promise<Verified> {
-    const { alg } = token.header;
-    const kid = own(token.header, 'kid');
+    const { header } = token;
+    const { alg } = header;
+    const kid = ownValue(header, 'kid', header.kid);
     if (this.routes.length === 0) throw this.notConfigured();
     if (!this.algorithms.has(alg)) throw this.algorithmRefused(alg, [...this.algorithms]);
     const route = this.routeOf(token);
