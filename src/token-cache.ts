@@ -89,6 +89,99 @@ function fingerprint(token: string): number {
   return hash & 0x3fffffff;
 }
 
+/** A slot of a generation's table: the number filed there plus one, or one of these. */
+const FREE = 0;
+const REMOVED = -1;
+
+/**
+ * One generation: a table of entries filed by number, open addressing with linear probing. Unlike a `Map`, it is
+ * cleared and reused when its generation is replaced, so a cache under churn allocates no tables, and a lookup
+ * that misses reads a few neighbouring numbers of one small array. At most half of its slots are taken (removed
+ * ones count until it is rebuilt), so every probe ends at a free slot.
+ */
+class Generation {
+  private filed = new Int32Array(8);
+  private entries: (Entry | undefined)[] = new Array<Entry | undefined>(8).fill(undefined);
+  /** Entries held. */
+  size = 0;
+  /** Slots taken: entries held and entries removed. */
+  private taken = 0;
+
+  get(key: number): Entry | undefined {
+    const slot = this.slotOf(key);
+    return slot === -1 ? undefined : this.entries[slot];
+  }
+
+  delete(key: number): void {
+    const slot = this.slotOf(key);
+    if (slot !== -1) this.remove(slot);
+  }
+
+  /** Files `entry` under `key`, in place of the entry filed there, if any. */
+  set(key: number, entry: Entry): void {
+    const slot = this.slotOf(key);
+    if (slot !== -1) {
+      this.entries[slot] = entry;
+      return;
+    }
+    if ((this.taken + 1) * 2 > this.filed.length) this.rebuild();
+    const mask = this.filed.length - 1;
+    let free = key & mask;
+    while ((this.filed[free] as number) > FREE) free = (free + 1) & mask;
+    if (this.filed[free] === FREE) this.taken++;
+    this.filed[free] = key + 1;
+    this.entries[free] = entry;
+    this.size++;
+  }
+
+  /** Removes every entry `drop` is true for. */
+  deleteWhere(drop: (entry: Entry) => boolean): void {
+    for (let slot = 0; slot < this.entries.length; slot++) {
+      const entry = this.entries[slot];
+      if (entry !== undefined && drop(entry)) this.remove(slot);
+    }
+  }
+
+  clear(): void {
+    this.filed.fill(FREE);
+    this.entries.fill(undefined);
+    this.size = 0;
+    this.taken = 0;
+  }
+
+  /** The slot of `key`, -1 when none. */
+  private slotOf(key: number): number {
+    const { filed } = this;
+    const mask = filed.length - 1;
+    const wanted = key + 1;
+    for (let slot = key & mask; ; slot = (slot + 1) & mask) {
+      const at = filed[slot];
+      if (at === wanted) return slot;
+      if (at === FREE) return -1;
+    }
+  }
+
+  private remove(slot: number): void {
+    this.filed[slot] = REMOVED;
+    this.entries[slot] = undefined;
+    this.size--;
+  }
+
+  /** Files the entries anew without removed slots, in twice the slots when they would fill a quarter. */
+  private rebuild(): void {
+    const { filed, entries } = this;
+    const capacity = (this.size + 1) * 4 > filed.length ? filed.length * 2 : filed.length;
+    this.filed = new Int32Array(capacity);
+    this.entries = new Array<Entry | undefined>(capacity).fill(undefined);
+    this.size = 0;
+    this.taken = 0;
+    for (let slot = 0; slot < filed.length; slot++) {
+      const entry = entries[slot];
+      if (entry !== undefined) this.set((filed[slot] as number) - 1, entry);
+    }
+  }
+}
+
 /**
  * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
  * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
@@ -99,8 +192,8 @@ function fingerprint(token: string): number {
  * walk the holes that deletions leave at its front, which made every miss under churn cost microseconds.
  */
 export class TokenCache {
-  private current = new Map<number, Entry>();
-  private previous = new Map<number, Entry>();
+  private current = new Generation();
+  private previous = new Generation();
   private readonly generationSize: number;
 
   /**
@@ -155,17 +248,17 @@ export class TokenCache {
    * under the same `kid` takes the tokens it verified with it.
    */
   forgetKeysOtherThan(keys: ReadonlySet<string>): void {
-    for (const generation of [this.current, this.previous]) {
-      for (const [filed, entry] of generation) {
-        if (entry.key !== undefined && !keys.has(entry.key)) generation.delete(filed);
-      }
-    }
+    const gone = (entry: Entry): boolean => entry.key !== undefined && !keys.has(entry.key);
+    this.current.deleteWhere(gone);
+    this.previous.deleteWhere(gone);
   }
 
   private add(key: number, entry: Entry): void {
-    if (this.current.size >= this.generationSize && !this.current.has(key)) {
+    if (this.current.size >= this.generationSize && this.current.get(key) === undefined) {
+      const emptied = this.previous;
+      emptied.clear();
       this.previous = this.current;
-      this.current = new Map();
+      this.current = emptied;
     }
     this.current.set(key, entry);
   }

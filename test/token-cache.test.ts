@@ -48,6 +48,18 @@ describe('TokenCache', () => {
     }
   });
 
+  it('finds every token it holds while tokens before them expire and are removed, round after round', () => {
+    const cache = new TokenCache(200, 60_000);
+    for (let round = 0; round < 100; round++) {
+      const now = round * 100;
+      const tokens = Array.from({ length: 60 }, (_, i) => `round-${round}.token-${i}`);
+      for (const token of tokens) cache.set(token, 'key-set', { refusedFrom: now + 10 }, now, { token });
+      for (const token of tokens) expect(cache.get(token, 'key-set', now + 5)?.context).toEqual({ token });
+      for (const token of tokens) expect(cache.get(token, 'key-set', now + 10)).toBeUndefined();
+      expect(cache.size).toBe(0);
+    }
+  });
+
   it('hands out copies: neither the stored nor a returned context can be changed by a caller', () => {
     const cache = new TokenCache(10, 60_000);
     const context = { tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } };
