@@ -203,11 +203,11 @@ let lastHeader: { readonly encoded: string; readonly header: TokenHeader } | und
 /** The header of `token`, whose first `length` characters encode it. */
 function headerOf(token: string, length: number, path?: AuthPath): TokenHeader {
   const last = lastHeader;
+  const encoded = token.slice(0, length);
   // Compared, not hashed for the map, when the header is the one before. By `===`, whose comparison V8 makes a word
   // at a time: a loop of `charCodeAt`, and `startsWith` too, read a header's 40 to 100 characters one at a time,
   // which measured 0.4 µs where `===` takes 0.1 µs.
-  if (last !== undefined && last.encoded.length === length && token.slice(0, length) === last.encoded) return last.header;
-  const encoded = token.slice(0, length);
+  if (last !== undefined && encoded === last.encoded) return last.header;
   let header = headerCache.get(encoded);
   if (header === undefined) {
     header = parseHeader(encoded, path);
