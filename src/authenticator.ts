@@ -11,7 +11,7 @@ import { KeySetPath } from './paths/key-set';
 import type { ProviderChoice, Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
-import { MIN_SECRET_BYTES } from './secret-strength';
+import { SECRET_ADVICE } from './secret-strength';
 import { securityContextOf, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
@@ -85,7 +85,7 @@ export class Authenticator {
     this.choosePath = pathChooser(options.origin);
     if (options.secretWeakness !== undefined) {
       // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
-      console.warn(`cube-dual-auth: ${options.secretWeakness}: HS256 needs ${MIN_SECRET_BYTES} random bytes (RFC 7518 3.2), e.g. openssl rand -base64 48`);
+      console.warn(`cube-dual-auth: ${options.secretWeakness}: ${SECRET_ADVICE} (RFC 7518 3.2)`);
     }
     this.shape = securityContextOf(options);
   }

@@ -12,7 +12,7 @@ import { ENV, optionsFromEnv, readEnv } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import type { IdentityProvider } from '../identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
-import { keyMaterialBytes, MIN_SECRET_BYTES, secretWeakness } from '../secret-strength';
+import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../secret-strength';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -44,7 +44,6 @@ export interface Diagnosis {
 }
 
 const GATEWAY = '@cubejs-backend/api-gateway';
-const SECRET_ADVICE = `anyone can choose the shared-secret path, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -base64 48)`;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KIDS_SHOWN = 5;
 
