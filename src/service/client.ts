@@ -132,13 +132,13 @@ function providerBody(request: CreateDataProviderInput, operation: string) {
 
 /** The saved-versions list, read under the name of the operation that needs it. */
 async function listFor(send: Send, operation: string, id: string): Promise<{ list: SavedVersionList; status: number }> {
-  const answer = await send({ operation, endpoint: endpoints.listSavedVersions(id), retry: true });
+  const answer = await send({ operation, endpoint: endpoints.listSavedVersions(id, operation), retry: true });
   return { list: read.savedVersionList(operation, answer), status: answer.status };
 }
 
 /** Publishes `version` to `tags` under the name of the operation that does it. */
 async function publishFor(send: Send, operation: string, id: string, version: string, tags: readonly string[]): Promise<TagMap> {
-  return read.publishedTags(operation, await send({ operation, endpoint: endpoints.publishVersion(id, version), body: { tags }, retry: true }));
+  return read.publishedTags(operation, await send({ operation, endpoint: endpoints.publishVersion(id, version, operation), body: { tags }, retry: true }));
 }
 
 function credentialsForUpdate(input: UpdateDataProviderInput, operation: string): Record<string, string> | undefined {
@@ -169,14 +169,14 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
     async listSavedVersions(embeddableId) {
       const operation = 'listSavedVersions';
       const id = check.embeddableId(embeddableId, operation);
-      return read.savedVersionList(operation, await send({ operation, endpoint: endpoints.listSavedVersions(id), retry: true }));
+      return read.savedVersionList(operation, await send({ operation, endpoint: endpoints.listSavedVersions(id, operation), retry: true }));
     },
 
     async getVersionDefinition(embeddableId, version) {
       const operation = 'getVersionDefinition';
       const id = check.embeddableId(embeddableId, operation);
       const label = check.versionLabel(version, operation);
-      return read.definition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label), retry: true }));
+      return read.definition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }));
     },
 
     async publishVersion(embeddableId, version, tags) {
@@ -218,7 +218,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const from = check.versionLabel(versionA, operation, 'versionA');
       const to = check.versionLabel(versionB, operation, 'versionB');
       const definitionAt = async (label: string) =>
-        read.comparableDefinition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label), retry: true }));
+        read.comparableDefinition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }));
       const before = await definitionAt(from);
       const after = await definitionAt(to);
       return { from, to, ...diffDefinitions(before, after) };
@@ -246,7 +246,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const credentials = credentialsForUpdate(fields, operation);
       const body = { type: CUBE_DATA_PROVIDER_TYPE, version, ...(credentials && { credentials }) };
       const secrets = credentials?.secretKey === undefined ? [] : [credentials.secretKey];
-      const endpoint = endpoints.updateDataProvider(providerName);
+      const endpoint = endpoints.updateDataProvider(providerName, operation);
       const answer = await send({ operation, endpoint, body, retry: false, secrets, hints: { 400: PROVIDER_400 } });
       return read.optionalRecord(operation, answer);
     },
@@ -256,8 +256,9 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const { name, ...fields } = providerBody(request, operation);
       const secrets = [fields.credentials.secretKey];
       const hints = { 400: PROVIDER_400 };
+      const update = endpoints.updateDataProvider(name, operation);
       try {
-        const answer = await send({ operation, endpoint: endpoints.updateDataProvider(name), body: fields, retry: false, secrets, hints });
+        const answer = await send({ operation, endpoint: update, body: fields, retry: false, secrets, hints });
         return { action: 'updated', record: read.optionalRecord(operation, answer) };
       } catch (error) {
         if (!(error instanceof EmbeddableApiError && error.status === 404)) throw error;
@@ -273,7 +274,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
 
     async getDataProvider(name) {
       const operation = 'getDataProvider';
-      const endpoint = endpoints.getDataProvider(check.text('name', name, operation));
+      const endpoint = endpoints.getDataProvider(check.text('name', name, operation), operation);
       const answer = await send({ operation, endpoint, retry: true });
       const record = read.optionalRecord(operation, answer);
       if (!record) throw new EmbeddableResponseError(operation, answer.status, 'the body is empty');
@@ -282,7 +283,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
 
     async deleteDataProvider(name) {
       const operation = 'deleteDataProvider';
-      await send({ operation, endpoint: endpoints.deleteDataProvider(check.text('name', name, operation)), retry: false });
+      await send({ operation, endpoint: endpoints.deleteDataProvider(check.text('name', name, operation), operation), retry: false });
     },
 
     async createSecurityToken(request) {

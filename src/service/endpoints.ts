@@ -1,14 +1,36 @@
 /**
- * Every endpoint path of the service, in one place. Path parameters are percent-encoded here.
+ * Every endpoint path of the service, in one place. Every path parameter goes through
+ * {@link pathSegment}, so that no input can change which path is requested.
  *
  * The data-provider list, read and delete paths are ASSUMED: the interface says those operations exist
  * but does not show their methods or paths (part 4.6). They follow the REST convention of the paths it
  * does show (`POST /api/v1/data-providers`, `PUT /api/v1/data-providers/{name}`). Correct them here if
  * the service differs.
  */
+import { EmbeddableValidationError } from './errors';
+import { show } from './validate';
 
 const API = '/api/v1';
-const segment = encodeURIComponent;
+
+// Lone UTF-16 surrogates: encodeURIComponent throws on them, and they are no characters a name can hold.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * A path parameter as exactly one path segment of the request. URL handling (WHATWG's, which `fetch`
+ * applies) resolves a segment `.` or `..` against the path, even percent-encoded as `%2e`, and an empty
+ * segment names the collection instead of one item: `getDataProvider('..')` would read `/api/v1/`, and
+ * a deletion of `.` would address every data provider. Those three are refused, naming the parameter;
+ * every other value is percent-encoded whole, so that `/`, `?`, `#` and `%` stay inside the segment.
+ */
+export function pathSegment(field: string, value: string, operation?: string): string {
+  if (typeof value !== 'string') throw new EmbeddableValidationError(field, `must be a string, got ${show(value)}`, operation);
+  if (value === '' || value === '.' || value === '..') {
+    const got = value === '' ? 'an empty string' : show(value);
+    throw new EmbeddableValidationError(field, `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`, operation);
+  }
+  if (LONE_SURROGATE.test(value)) throw new EmbeddableValidationError(field, 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)', operation);
+  return encodeURIComponent(value);
+}
 
 /** An endpoint: HTTP method, path, and whether the path comes from the interface or is assumed. */
 export interface Endpoint {
@@ -21,26 +43,32 @@ export interface Endpoint {
 const shown = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
 const assumed = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: true });
 
-/** Builders for each endpoint. */
+const dashboard = (embeddableId: string, operation: string | undefined) => `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
+const savedVersion = (embeddableId: string, version: string, operation: string | undefined) =>
+  `${dashboard(embeddableId, operation)}/saved-versions/${pathSegment('version', version, operation)}`;
+const provider = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
+
+/**
+ * Builders for each endpoint. A path parameter that {@link pathSegment} refuses throws an
+ * {@link EmbeddableValidationError} naming it; `operation` is the client method named in that error.
+ */
 export const endpoints = {
   /** Part 4.1. */
-  listSavedVersions: (embeddableId: string) => shown('GET', `${API}/embeddables/${segment(embeddableId)}/saved-versions`),
+  listSavedVersions: (embeddableId: string, operation?: string) => shown('GET', `${dashboard(embeddableId, operation)}/saved-versions`),
   /** Part 4.3. */
-  getVersionDefinition: (embeddableId: string, version: string) =>
-    shown('GET', `${API}/embeddables/${segment(embeddableId)}/saved-versions/${segment(version)}/metadata`),
+  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => shown('GET', `${savedVersion(embeddableId, version, operation)}/metadata`),
   /** Part 4.2. */
-  publishVersion: (embeddableId: string, version: string) =>
-    shown('POST', `${API}/embeddables/${segment(embeddableId)}/saved-versions/${segment(version)}/publish`),
+  publishVersion: (embeddableId: string, version: string, operation?: string) => shown('POST', `${savedVersion(embeddableId, version, operation)}/publish`),
   /** Part 4.4. */
   createDataProvider: () => shown('POST', `${API}/data-providers`),
   /** Part 4.5. */
-  updateDataProvider: (name: string) => shown('PUT', `${API}/data-providers/${segment(name)}`),
+  updateDataProvider: (name: string, operation?: string) => shown('PUT', provider(name, operation)),
   /** Assumed (part 4.6 does not show it). */
   listDataProviders: () => assumed('GET', `${API}/data-providers`),
   /** Assumed (part 4.6 does not show it). */
-  getDataProvider: (name: string) => assumed('GET', `${API}/data-providers/${segment(name)}`),
+  getDataProvider: (name: string, operation?: string) => assumed('GET', provider(name, operation)),
   /** Assumed (part 4.6 does not show it). */
-  deleteDataProvider: (name: string) => assumed('DELETE', `${API}/data-providers/${segment(name)}`),
+  deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', provider(name, operation)),
   /** Part 4.7 (given relative in the reference; sent to the same base URL as the rest). */
   createSecurityToken: () => shown('POST', `${API}/security-token`),
 } as const;

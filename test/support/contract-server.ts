@@ -18,8 +18,10 @@ const MAX_LISTED = 30;
 
 export interface RecordedRequest {
   readonly method: string;
-  /** Path without the query. */
+  /** Path without the query, as URL handling reads it (dot segments resolved). */
   readonly path: string;
+  /** The request target exactly as it arrived (path and query, percent-encoding and all): what the client asked for. */
+  readonly target: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: string;
   /** The body parsed as JSON, or `undefined` when empty or not JSON. */
@@ -163,9 +165,10 @@ export class ContractServer {
     } catch {
       body = undefined;
     }
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const target = req.url ?? '/';
+    const path = new URL(target, 'http://x').pathname;
     const method = req.method ?? 'GET';
-    this.requests.push({ method, path, headers: req.headers, rawBody, body });
+    this.requests.push({ method, path, target, headers: req.headers, rawBody, body });
 
     const fault = this.faults.find((f) => f.times > 0 && (!f.method || f.method === method) && (!f.path || path.includes(f.path)));
     if (fault) {
@@ -181,7 +184,13 @@ export class ContractServer {
       return refuse(res, 401, 'API key missing or invalid', 'BUILDER-998');
     }
     if (rawBody !== '' && body === undefined) return refuse(res, 400, 'body is not JSON');
-    this.route(method, path.split('/').slice(1).map(decodeURIComponent), body, res);
+    let parts: string[];
+    try {
+      parts = path.split('/').slice(1).map(decodeURIComponent);
+    } catch {
+      return refuse(res, 400, 'malformed percent-encoding in the path');
+    }
+    this.route(method, parts, body, res);
   }
 
   private route(method: string, parts: string[], body: unknown, res: ServerResponse): void {
