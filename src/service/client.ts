@@ -5,7 +5,7 @@ import { diffDefinitions } from './definition-diff';
 import { endpoints } from './endpoints';
 import { EmbeddableApiError, EmbeddableResponseError, EmbeddableValidationError } from './errors';
 import { resolveClientSettings, type EmbeddableClientOptions } from './options';
-import { previousVersion, taggedVersion } from './promotion';
+import { previousVersion, tagAssignment, taggedVersion } from './promotion';
 import * as read from './responses';
 import { createSender, type Send } from './transport';
 import type {
@@ -194,7 +194,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       if (targets.includes(source)) throw new EmbeddableValidationError('to', `must not include the tag promoted from (${source})`, operation);
       const { list } = await listFor(send, operation, id);
       const version = taggedVersion(list, source, operation, 'promote');
-      const previous = Object.fromEntries(targets.map((tag) => [tag, list.tags[tag]?.version ?? null]));
+      const previous = Object.fromEntries(targets.map((tag) => [tag, tagAssignment(list.tags, tag)?.version ?? null]));
       const tags = await publishFor(send, operation, id, version, targets);
       return { version, from: source, to: targets, previous, tags };
     },

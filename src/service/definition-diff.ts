@@ -13,12 +13,20 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A field's own value. The field names come from the answers, so a plain `object[field]` would find
+ * `constructor` or `__proto__` on the prototype of an object that does not have the field.
+ */
+function ownValue(object: JsonObject, field: string): unknown {
+  return Object.hasOwn(object, field) ? object[field] : undefined;
+}
+
 /** Every leaf that differs, by path; a value whose type changed (object to string, ...) is one change. */
 function fieldChanges(before: unknown, after: unknown, path: string): FieldChange[] {
   if (isDeepStrictEqual(before, after)) return [];
   if (isObject(before) && isObject(after)) {
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-    return fields.flatMap((field) => fieldChanges(before[field], after[field], path === '' ? field : `${path}.${field}`));
+    return fields.flatMap((field) => fieldChanges(ownValue(before, field), ownValue(after, field), path === '' ? field : `${path}.${field}`));
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     return Array.from({ length: Math.max(before.length, after.length) }, (_, i) => fieldChanges(before[i], after[i], `${path}[${i}]`)).flat();

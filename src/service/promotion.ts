@@ -4,11 +4,16 @@
  */
 import { MAX_LISTED_VERSIONS, type EnvironmentTag } from './constants';
 import { EmbeddableResponseError, EmbeddableStateError } from './errors';
-import type { SavedVersion, SavedVersionList } from './types';
+import type { SavedVersion, SavedVersionList, TagAssignment, TagMap } from './types';
+
+/** Where `tag` points: the map's own member only, never one inherited from a prototype. */
+export function tagAssignment(tags: TagMap, tag: string): TagAssignment | undefined {
+  return Object.hasOwn(tags, tag) ? tags[tag] : undefined;
+}
 
 /** The label `tag` points to; refused when the tag is not set (it was never published to). */
 export function taggedVersion(list: SavedVersionList, tag: EnvironmentTag, operation: string, purpose: 'promote' | 'roll back'): string {
-  const assignment = list.tags[tag];
+  const assignment = tagAssignment(list.tags, tag);
   if (assignment) return assignment.version;
   const instead = purpose === 'promote' ? 'publish a version to it first' : 'publish a version to it instead';
   throw new EmbeddableStateError('ERR_TAG_ABSENT', `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ${instead}`, operation);

@@ -16,11 +16,16 @@ function object(operation: string, answer: Answer, what: string): JsonObject {
   return answer.body;
 }
 
-/** Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt` (part 2.2). */
+/**
+ * Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt` (part 2.2).
+ * The map has no prototype: filled by assignment, an ordinary object would take a `"__proto__"` member
+ * of the answer as its prototype, and the tags inside it would then look set. Here every member,
+ * `__proto__` included, is an own key, and a tag the answer leaves out is `undefined`.
+ */
 function tagMap(operation: string, answer: Answer, raw: unknown): TagMap {
-  if (raw === undefined) return {};
+  const result = Object.create(null) as TagMap;
+  if (raw === undefined) return result;
   if (!isObject(raw)) throw new EmbeddableResponseError(operation, answer.status, '`tags` is not an object');
-  const result: TagMap = {};
   for (const [tag, value] of Object.entries(raw)) {
     if (!isObject(value) || typeof value.version !== 'string') {
       throw new EmbeddableResponseError(operation, answer.status, `tag ${JSON.stringify(tag)} has no version label`);

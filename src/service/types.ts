@@ -38,7 +38,11 @@ export interface TagAssignment {
   [field: string]: unknown;
 }
 
-/** The tag map of a dashboard: a key is present only when the dashboard was published to that tag. */
+/**
+ * The tag map of a dashboard: a key is present only when the dashboard was published to that tag.
+ * An object without a prototype, so that every key is the service's own (`__proto__` too) and a tag
+ * that is not set is `undefined`; test for a tag with `Object.hasOwn(tags, tag)` or `tags[tag]`.
+ */
 export type TagMap = { [tag in EnvironmentTag]?: TagAssignment } & { [tag: string]: TagAssignment | undefined };
 
 /** The answer of {@link EmbeddableClient.listSavedVersions}. */
