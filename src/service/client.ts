@@ -116,6 +116,9 @@ export interface EmbeddableClient {
   createSecurityToken(request: SecurityTokenRequest): Promise<SecurityTokenResponse>;
 }
 
+/** The fields of a token request that are checked, and so may not come through `extraFields`. */
+const TOKEN_FIELDS = ['embeddableId', 'securityContext', 'dataProvider', 'savedVersion', 'expiryInSeconds'] as const satisfies ReadonlyArray<keyof SecurityTokenRequest>;
+
 const PROVIDER_400 = 'the data-provider request is malformed; the service answers this when version is missing or not vMAJOR.MINOR.PATCH';
 
 /** The create body (part 4.4), checked: what create and upsert send. */
@@ -290,7 +293,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const operation = 'createSecurityToken';
       const fields = check.object('request', request, operation);
       const body = {
-        ...(fields.extraFields !== undefined && check.object('extraFields', fields.extraFields, operation)),
+        ...(fields.extraFields !== undefined && check.extraFields(fields.extraFields, TOKEN_FIELDS, operation)),
         embeddableId: check.embeddableId(fields.embeddableId, operation),
         securityContext: check.securityContext(fields.securityContext, operation),
         dataProvider: check.text('dataProvider', fields.dataProvider, operation),

@@ -188,8 +188,10 @@ export interface SecurityTokenRequest {
   /** Lifetime of the token in seconds, a positive integer. Not shown in the interface; not sent when omitted. */
   expiryInSeconds?: number;
   /**
-   * Further body fields the interface does not show (for example a user or environment field). They
-   * are sent as given; the fields above take precedence over them.
+   * Further body fields the interface does not show (for example a user or environment field), sent as
+   * given. A field named like one of the fields above is refused with an
+   * {@link EmbeddableValidationError} naming `extraFields.<field>` (give it as that field, where it is
+   * checked); `embbeddableId`, the reference's other spelling of the dashboard field, must be a UUID.
    */
   extraFields?: JsonObject;
 }

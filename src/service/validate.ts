@@ -124,17 +124,35 @@ export function instanceUrl(value: unknown, operation: string): string {
   return `${url.origin}${path}`;
 }
 
-/** A security context: a plain JSON object (part 2.5). */
-export function securityContext(value: unknown, operation: string): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    fail('securityContext', `must be an object of key/value pairs, got ${show(value)}`, operation);
-  }
+/** A plain object that can be sent as JSON (checked here, not left to fail inside the request). */
+function jsonObject(field: string, value: unknown, operation: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, `must be an object of key/value pairs, got ${show(value)}`, operation);
   try {
     JSON.stringify(value);
   } catch (error) {
-    fail('securityContext', `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`, operation);
+    fail(field, `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`, operation);
   }
   return value as JsonObject;
+}
+
+/** A security context: a plain JSON object (part 2.5). */
+export function securityContext(value: unknown, operation: string): JsonObject {
+  return jsonObject('securityContext', value, operation);
+}
+
+/**
+ * The extra body fields of a token request. One named like a field of the request itself (`checked`)
+ * is refused rather than sent or overridden: left in, it would carry a value its check refuses (an
+ * expiry of -5, a savedVersion "../x") whenever the caller leaves the checked field out. The other
+ * spelling of the dashboard field, `embbeddableId`, is checked as a dashboard id.
+ */
+export function extraFields(value: unknown, checked: readonly string[], operation: string): JsonObject {
+  const fields = jsonObject('extraFields', value, operation);
+  for (const name of checked) {
+    if (Object.hasOwn(fields, name)) fail(`extraFields.${name}`, `is a field of the request itself, where it is checked: give it as ${name}, not in extraFields`, operation);
+  }
+  if (Object.hasOwn(fields, 'embbeddableId')) embeddableId(fields.embbeddableId, operation, 'extraFields.embbeddableId');
+  return fields;
 }
 
 /** A positive whole number of seconds. */
