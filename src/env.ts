@@ -5,6 +5,7 @@
 import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './config';
 import { DualAuthConfigError } from './errors';
 import type { AuthEvent, AuthEventListener } from './events';
+import { jsonForTerminal } from './terminal-text';
 
 type Specs = typeof OPTIONS;
 type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
@@ -82,13 +83,14 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   let level = readEnv(env, name)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
-    console.error(`cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${JSON.stringify(level.slice(0, 32))}; logging as "rejected"`);
+    console.error(`cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`);
     level = 'rejected';
   }
   const all = level === 'all';
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed']);
+  // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
-    if (all || !quiet.has(event.type)) process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);
+    if (all || !quiet.has(event.type)) process.stderr.write(`${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);
   };
 }
 

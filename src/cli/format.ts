@@ -1,5 +1,6 @@
 /** Text helpers shared by the operator commands: times, shortened tokens, aligned rows, checklists. */
 import type { Check, CheckStatus } from '../doctor';
+import { forTerminal } from '../terminal-text';
 import type { Style } from './io';
 
 type Paint = (style: Style, text: string) => string;
@@ -41,14 +42,20 @@ export function describeNumericDate(value: unknown, nowSeconds: number): string 
 const SHOWN_HEAD = 10;
 const SHOWN_TAIL = 3;
 
+/** What the ends of a compact JWS are made of: base64url and the dots between its parts. */
+const JWS_CHARACTERS = /^[\w.-]*$/;
+
 /**
  * A token as the CLI may print it: `eyJhbGciOi…(812 chars)…x9Q`. Anything that does not start like a JWS
- * (`eyJ`, a base64url JSON object) is shown by length only: it may be a secret pasted by mistake.
+ * (`eyJ`, a base64url JSON object), or whose ends shown are not made of a JWS's characters, is shown by length only:
+ * it may be a secret pasted by mistake, or text made to act on the terminal.
  */
 export function shortenToken(token: string): string {
   const count = `(${token.length} chars)`;
-  if (!token.startsWith('eyJ') || token.length <= 4 * (SHOWN_HEAD + SHOWN_TAIL)) return `…${count}…`;
-  return `${token.slice(0, SHOWN_HEAD)}…${count}…${token.slice(-SHOWN_TAIL)}`;
+  const head = token.slice(0, SHOWN_HEAD);
+  const tail = token.slice(-SHOWN_TAIL);
+  if (!token.startsWith('eyJ') || token.length <= 4 * (SHOWN_HEAD + SHOWN_TAIL) || !JWS_CHARACTERS.test(head + tail)) return `…${count}…`;
+  return `${head}…${count}…${tail}`;
 }
 
 /** Label/value lines with the values aligned; multi-line values are indented under the first line. */
@@ -64,14 +71,14 @@ const STATUS_STYLE: Record<CheckStatus, { readonly label: string; readonly style
   fail: { label: 'FAIL', style: 'red' },
 };
 
-/** `  OK    api-secret      64 bytes, …` lines. */
+/** `  OK    api-secret      64 bytes, …` lines; a message quotes configured values and what servers answered. */
 export function checklist(items: readonly Check[], paint: Paint): string {
   const width = Math.max(0, ...items.map((item) => item.id.length));
   return items
     .map(({ id, status, message }) => {
       const { label, style } = STATUS_STYLE[status];
       // Pad outside the colour codes, so that a coloured label ends where the plain one would.
-      return `  ${paint(style, label)}${' '.repeat(6 - label.length)}${id.padEnd(width)}  ${message}\n`;
+      return `  ${paint(style, label)}${' '.repeat(6 - label.length)}${id.padEnd(width)}  ${forTerminal(message)}\n`;
     })
     .join('');
 }

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { jsonForTerminal } from '../terminal-text';
 
 /** Exit status: accepted / done. */
 export const EXIT_OK = 0;
@@ -67,9 +68,9 @@ export function painter(stream: CliIO['stdout'], env: NodeJS.ProcessEnv): (style
   return (style, text) => (enabled ? `\x1b[${CODES[style]}m${text}\x1b[0m` : text);
 }
 
-/** Writes a value as indented JSON and a newline. */
+/** Writes a value as indented JSON and a newline, escaped for a terminal as everything from outside is. */
 export function writeJson(stream: Writable, value: unknown): void {
-  stream.write(`${JSON.stringify(value, null, 2)}\n`);
+  stream.write(`${jsonForTerminal(value, 2)}\n`);
 }
 
 /** Reads all of standard input as text (for `-` in place of a token). */

@@ -1,3 +1,4 @@
+import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { commands } from './commands';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
 import { packageVersion } from './package-version';
@@ -28,7 +29,7 @@ function overview(): string {
 function unknown(name: string, io: CliIO): number {
   const option = name.startsWith('-');
   const suggestion = didYouMean(name, option ? [...HELP_FLAGS, ...VERSION_FLAGS] : commands.map((c) => c.name));
-  io.stderr.write(`cube-dual-auth: unknown ${option ? 'option' : 'command'} ${JSON.stringify(name)}${suggestion}\n`);
+  io.stderr.write(`cube-dual-auth: unknown ${option ? 'option' : 'command'} ${jsonForTerminal(name)}${suggestion}\n`);
   // Without a near name, the list of commands is the help that is needed.
   io.stderr.write(suggestion === '' ? `\n${overview()}` : "Run 'cube-dual-auth --help' for the commands.\n");
   return EXIT_USAGE;
@@ -59,12 +60,13 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     }
     return await command.run(rest, io);
   } catch (error) {
+    // Both messages may quote the command line or what a server answered.
     if (error instanceof UsageError) {
-      io.stderr.write(`cube-dual-auth ${name}: ${error.message}\nRun 'cube-dual-auth ${name} --help' for usage.\n`);
+      io.stderr.write(`cube-dual-auth ${name}: ${forTerminal(error.message)}\nRun 'cube-dual-auth ${name} --help' for usage.\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`cube-dual-auth ${name}: unexpected failure: ${message}\n`);
+    io.stderr.write(`cube-dual-auth ${name}: unexpected failure: ${forTerminal(message)}\n`);
     return EXIT_USAGE + 1;
   }
 }

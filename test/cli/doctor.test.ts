@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, type CliResult } from '../support/cli';
+import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../support/cli';
 import { randomSecret } from '../support/claims';
 import { startIssuerServer } from '../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -296,6 +296,25 @@ describe('cube-dual-auth doctor: identity providers by issuer', () => {
       expect(checkOf(json, 'discovery')).toEqual({ id: 'discovery', status: 'ok', issuer: idp.issuer, message: `issuer "${idp.issuer}" names jwks_uri ${idp.jwksUrl} in ${idp.issuer}/.well-known/openid-configuration` });
       expect(checkOf(json, 'jwks-keys')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^1 signing key for RS256: "k1"/) });
       expect(checkOf(json, 'jwks-url')).toBeUndefined();
+    } finally {
+      await idp.close();
+    }
+  });
+});
+
+describe('cube-dual-auth doctor: what servers answer is printed escaped, never raw', () => {
+  it("a discovery document's jwks_uri laden with escape sequences, in the checklist and in --json", async () => {
+    const idp = await startIssuerServer();
+    try {
+      const jwksUri = `${idp.issuer}/jwks\u001b[2J\u009b31m\u202e`;
+      idp.answers.set('/.well-known/openid-configuration', { json: { issuer: idp.issuer, jwks_uri: jwksUri } });
+      const env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_ISSUER: idp.issuer, CUBEJS_JWT_AUDIENCE: 'cube' };
+      const text = await doctor(env, []);
+      expect(terminalControlsIn(text.stdout)).toEqual([]);
+      expect(text.stdout).toContain(`names jwks_uri ${idp.issuer}/jwks\\u001b[2J\\u009b31m\\u202e in `);
+      const json = await doctor(env);
+      expect(terminalControlsIn(json.stdout)).toEqual([]);
+      expect(checkOf(jsonOf<DoctorJson>(json), 'discovery')?.message).toContain(`names jwks_uri ${jwksUri} in `);
     } finally {
       await idp.close();
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth } from '../../src';
-import { jsonOf, runBin, runCli, type CliOptions, type CliResult } from '../support/cli';
+import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
 import { answer, cubeGateway, META_BODY, startDeployment, type CheckAuthLike, type Deployment, type Handler } from '../support/deployment';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -246,6 +246,17 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
     const { json } = await probeJson([cube.url]);
     expect(check(json, 'garbage-token')).toMatchObject({ verdict: 'FAIL', reason: 'the body echoes the token\'s signature: "Bad signature [signature]"' });
     expect(json.checks.map((c) => c.reason).join('\n')).not.toContain(cube.requests[1]?.headers.authorization?.split('.')[2]);
+  });
+
+  it("a refusal laden with escape sequences is shown escaped, whole letters kept, in the report and in --json", async () => {
+    const refusal = 'Nein\u001b[2J\u009b31m\u202e, Schlüssel ungültig';
+    const cube = await deployment((_request, response) => answer(response, 403, JSON.stringify({ error: refusal })));
+    const result = await probe([cube.url]);
+    expect(terminalControlsIn(result.stdout)).toEqual([]);
+    expect(result.stdout).toMatch(/^ {2}PASS {2}garbage-token {17}403 +\d+ ms {2}"Nein\\u001b\[2J\\u009b31m\\u202e, Schlüssel ungültig"$/m);
+    const { result: jsonResult, json } = await probeJson([cube.url]);
+    expect(terminalControlsIn(jsonResult.stdout)).toEqual([]);
+    expect(check(json, 'garbage-token').reason).toBe(JSON.stringify(refusal));
   });
 
   it('a 403 with a stack trace fails', async () => {

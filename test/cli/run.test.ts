@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { commands } from '../../src/cli/commands';
-import { runCli } from '../support/cli';
+import { runCli, terminalControlsIn } from '../support/cli';
 
 const root = join(__dirname, '..', '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -91,6 +91,20 @@ describe('did you mean', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
     expect(result.stderr).toMatch(new RegExp(`\\nRun 'cube-dual-auth ${argv[0]} --help' for usage\\.\\n$`));
+  });
+});
+
+describe('the command line quoted back', () => {
+  // Named, not shown with %j: the titles would carry the raw characters to the test runner's terminal.
+  test.each([
+    ['an unknown command', ['\u009b2Jverify'], 'unknown command "\\u009b2Jverify"'],
+    ['an unknown option', ['doctor', '--\u009b2Jjson'], "Unknown option '--\\u009b2Jjson'"],
+    ['a stray argument', ['token', '--claims', '{}', '\u001b[2J'], "Unexpected argument '\\u001b[2J'"],
+  ])('%s holding control characters: escaped, exit 2', async (_name, argv, quoted) => {
+    const result = await runCli(argv);
+    expect(result.code).toBe(2);
+    expect(terminalControlsIn(result.stderr)).toEqual([]);
+    expect(result.stderr).toContain(quoted);
   });
 });
 

@@ -3,7 +3,7 @@
  * Every run is checked for the API key and the deployment secret in its output.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { jsonOf, runCli, type CliResult } from '../support/cli';
+import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../support/cli';
 import { definitionAt, startContractServer, type ContractServer } from '../support/contract-server';
 
 const API_KEY = 'emb_cli_4c1d9e7a2b8f6053aa91';
@@ -162,6 +162,17 @@ describe('versions', () => {
     expect(lines[1]).toMatch(/^v35\s+2024-03-01T09:34:00\.000Z\s+author2@example\.com\s+production, staging\s+Change number 35$/);
     expect(lines.filter((l) => /^v\d+ /.test(l))).toHaveLength(30);
     expect(result.stdout).toContain('Note: development points at v2, older than the 30 listed.');
+  });
+
+  test('list shows what the service answered escaped, in the table', async () => {
+    const versions = server.dashboards.get(id)?.versions ?? [];
+    const newest = versions[versions.length - 1] as (typeof versions)[number];
+    // A one-character CSI (C1), an ESC sequence and a right-to-left override: the text form removed none of them.
+    versions[versions.length - 1] = { ...newest, savedBy: 'mallory\u009b2J\u001b]0;x\u0007@example.com', description: 'Änderung\u202e35' };
+    const result = await cli(['versions', 'list', id]);
+    expect(result.code).toBe(0);
+    expect(terminalControlsIn(result.stdout)).toEqual([]);
+    expect(result.stdout.split('\n')[1]).toMatch(/^v35\s+\S+\s+mallory\\u009b2J\\u001b\]0;x\\u0007@example\.com\s+Änderung\\u202e35$/);
   });
 
   test('list --json gives the tag map with updatedAt and the versions', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, type CliOptions, type CliResult } from '../support/cli';
+import { jsonOf, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
 import { startIssuerServer } from '../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -233,5 +233,40 @@ describe('cube-dual-auth verify: several identity providers', () => {
     } finally {
       await idp.close();
     }
+  });
+});
+
+describe('cube-dual-auth verify: what the token holds is printed escaped, never raw', () => {
+  // ESC sequences (colour, window title), a one-character CSI (C1), a right-to-left override, a line separator and
+  // a lone surrogate, in header parameter names and values, claim names and values.
+  const header = { 'x\u001b[31mhdr': 'v\u009b31m' };
+  const claims = { sub: 'a\u009b2J\u202eb', 'c\u001b]0;pwned\u0007laim': 1, 'n\u2028x': 'y\ud800' };
+
+  it('in the readable report: header, claims and security context', async () => {
+    const token = signToken(timed(claims), { alg: 'HS256', key: SECRET, header });
+    const result = await verify(token, [token, '--origin']);
+    expect(result.code).toBe(0);
+    expect(terminalControlsIn(result.stdout)).toEqual([]);
+    expect(result.stdout).toMatch(/^Header {3}alg "HS256", typ "JWT", x\\u001b\[31mhdr "v\\u009b31m"$/m);
+    expect(result.stdout).toMatch(/^ {9}sub {24}"a\\u009b2J\\u202eb"$/m);
+    expect(result.stdout).toMatch(/^ {9}c\\u001b\]0;pwned\\u0007laim {2}1$/m);
+    expect(result.stdout).toMatch(/^ {9}n\\u2028x {19}"y\\ud800"$/m);
+    expect(result.stdout).toMatch(/^ {11}"sub": "a\\u009b2J\\u202eb",$/m);
+  });
+
+  it('in --json, which still parses to what the token holds', async () => {
+    const token = signToken(timed(claims), { alg: 'HS256', key: SECRET, header });
+    const { result, json } = await verifyJson(token, ['--origin']);
+    expect(terminalControlsIn(result.stdout)).toEqual([]);
+    expect(json.header).toMatchObject(header);
+    expect(json.claims).toMatchObject(claims);
+  });
+
+  it('a token argument made of escape sequences is shown by its length only', async () => {
+    const token = `eyJ\u001b[2J\u001b[H${'x'.repeat(60)}`;
+    const result = await verify(token, [token]);
+    expect(result.code).toBe(1);
+    expect(terminalControlsIn(result.stdout + result.stderr)).toEqual([]);
+    expect(result.stdout).toMatch(/^Token {4}…\(70 chars\)…$/m);
   });
 });

@@ -89,3 +89,15 @@ export function jsonOf<T = Record<string, unknown>>(result: CliResult): T {
     throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
   }
 }
+
+/**
+ * Characters a terminal acts on rather than shows, bar the line feed: C0 controls, DEL, C1 controls, bidirectional
+ * formatting, line and paragraph separators, lone surrogates. Written out here, not taken from the code under test.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what is looked for
+const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/u;
+
+/** The characters of `text` that would reach a terminal raw, as code points: `[]` when there are none. */
+export function terminalControlsIn(text: string): string[] {
+  return [...text].filter((c) => TERMINAL_CONTROLS.test(c)).map((c) => `U+${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config';
 import { ENV, readEnv } from '../../env';
+import { forTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';
 import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
@@ -153,7 +154,9 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
     const status = check.status === null ? '-' : String(check.status);
     const ms = check.ms === null ? '-' : `${check.ms} ms`;
     // Padded outside the colour codes, so that a coloured verdict ends where the plain one would.
-    io.stdout.write(`  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${check.reason}\n`);
+    // A reason quotes the deployment's answer, or a connection error's message (a certificate's names, say).
+    const reason = forTerminal(check.reason);
+    io.stdout.write(`  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`);
   }
   const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;
   const failed = count('FAIL');

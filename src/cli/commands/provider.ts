@@ -1,4 +1,5 @@
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
+import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
 import {
@@ -81,7 +82,8 @@ function secretFrom(env: NodeJS.ProcessEnv, variable: string): string {
 
 function describeRecord(record: DataProviderRecord | undefined, name: string, verb: string): string {
   const version = typeof record?.version === 'string' ? ` (version ${record.version})` : '';
-  return `${verb} data provider ${name}${version}.\n`;
+  // The version is the service's answer.
+  return `${forTerminal(`${verb} data provider ${name}${version}.`)}\n`;
 }
 
 /** What create and upsert take: every field of a data provider, the secret from the environment. */
@@ -131,7 +133,7 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
   return runService('provider list', output, async () => {
     const client = connect(values, io.env);
     const records = await client.listDataProviders();
-    const cell = (value: unknown) => (typeof value === 'string' ? value : '');
+    const cell = (value: unknown) => (typeof value === 'string' ? forTerminal(value) : '');
     output.result(records, () =>
       records.length === 0 ? 'No data providers.\n' : table(['NAME', 'TYPE', 'VERSION'], records.map((r) => [cell(r.name), cell(r.type), cell(r.version)])),
     );
@@ -159,7 +161,7 @@ async function remove(args: readonly string[], io: CliIO): Promise<number> {
   return runService('provider delete', output, async () => {
     const client = connect(values, io.env);
     await client.deleteDataProvider(name);
-    output.result({ name, deleted: true }, () => `Deleted data provider ${name}.\n`);
+    output.result({ name, deleted: true }, () => `${forTerminal(`Deleted data provider ${name}.`)}\n`);
   });
 }
 

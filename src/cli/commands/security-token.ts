@@ -1,4 +1,5 @@
 import { EmbeddableValidationError } from '../../service';
+import { forTerminal } from '../../terminal-text';
 import { readStdin, type Command } from '../io';
 import { required } from '../args';
 import {
@@ -81,7 +82,9 @@ export const securityToken: Command = {
         ...(values['saved-version'] !== undefined && { savedVersion: values['saved-version'] }),
         ...(expiry !== undefined && { expiryInSeconds: Number(expiry) }),
       });
-      output.result(answer, answer.token === undefined ? undefined : () => `${answer.token}\n`);
+      // The token is the service's answer: a real one has nothing to escape.
+      const { token } = answer;
+      output.result(answer, token === undefined ? undefined : () => `${forTerminal(token)}\n`);
     });
   },
 };

@@ -2,6 +2,7 @@ import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../check-
 import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config';
 import { ENV, optionsFromEnv } from '../../env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
+import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
 import { hintFor } from '../hints';
@@ -183,17 +184,19 @@ function configurationReport(args: VerifyArgs, error: DualAuthConfigError): Veri
   };
 }
 
-/** Token-controlled values are printed through JSON.stringify, which escapes control characters. */
+/** The token's header: names as they are, values as JSON, both escaped (the token's sender chose them). */
 function describeHeader(header: Record<string, unknown>): string {
-  return Object.entries(header).map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(', ');
+  return Object.entries(header).map(([name, value]) => `${forTerminal(name)} ${jsonForTerminal(value)}`).join(', ');
 }
 
+/** One claim a line, escaped before the lines are joined, so that no claim can start a line of its own. */
 function describeClaims(claims: Record<string, unknown>, now: number): string {
-  const width = Math.max(0, ...Object.keys(claims).map((name) => name.length));
-  return Object.entries(claims)
-    .map(([name, value]) => {
-      const shown = (TIME_CLAIMS as readonly string[]).includes(name) ? `${JSON.stringify(value)}  ${describeNumericDate(value, now)}` : JSON.stringify(value);
-      return `${name.padEnd(width)}  ${shown}`;
+  const entries = Object.entries(claims).map(([name, value]) => [forTerminal(name), value, name] as const);
+  const width = Math.max(0, ...entries.map(([shownName]) => shownName.length));
+  return entries
+    .map(([shownName, value, name]) => {
+      const shown = (TIME_CLAIMS as readonly string[]).includes(name) ? `${jsonForTerminal(value)}  ${describeNumericDate(value, now)}` : jsonForTerminal(value);
+      return `${shownName.padEnd(width)}  ${shown}`;
     })
     .join('\n');
 }
@@ -204,34 +207,37 @@ function describeKey(key: KeyInfo, severalProviders: boolean): string {
     const more = key.secrets > 1 ? ` or one of ${key.secrets - 1} in ${ENV.additionalApiSecrets}` : '';
     return `the API secret (${ENV.apiSecret}${more})`;
   }
-  const kid = key.kid === null ? 'no kid in the header' : `kid ${JSON.stringify(key.kid)}`;
-  if (key.jwksUri !== null) return `${kid}, from ${key.jwksUri}`;
+  const kid = key.kid === null ? 'no kid in the header' : `kid ${jsonForTerminal(key.kid)}`;
+  // A discovered JWKS URL is the discovery document's text.
+  if (key.jwksUri !== null) return `${kid}, from ${forTerminal(key.jwksUri)}`;
   const issuer = key.provider?.issuer;
-  if (issuer) return `${kid}, from the JWKS discovered for ${JSON.stringify(issuer)} (not discovered yet)`;
+  if (issuer) return `${kid}, from the JWKS discovered for ${jsonForTerminal(issuer)} (not discovered yet)`;
   return `${kid}, ${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`;
 }
 
 /** The identity provider chosen on the key-set path, and why. */
 function describeProvider({ issuer, reason }: { readonly issuer: string | null; readonly reason: string }): string {
-  return `${JSON.stringify(issuer)}: ${reason}`;
+  return `${jsonForTerminal(issuer)}: ${forTerminal(reason)}`;
 }
 
 function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean): void {
   const paint = painter(io.stdout, io.env);
   const now = Date.now() / 1000;
   const entries: [string, string][] = [['Token', result.token]];
-  if (result.pathReason !== null) entries.push(['Path', result.pathReason]);
+  // The reason quotes the Request-Origin value given.
+  if (result.pathReason !== null) entries.push(['Path', forTerminal(result.pathReason)]);
   if (result.header) entries.push(['Header', describeHeader(result.header)]);
   if (result.claims) entries.push(['Claims', describeClaims(result.claims, now)]);
   // Named only when an issuer chose it: with one JWKS URL there is nothing to choose.
   if (result.key?.source === 'jwks' && result.key.provider?.issuer) entries.push(['Issuer', describeProvider(result.key.provider)]);
   if (result.key) entries.push(['Key', describeKey(result.key, severalProviders)]);
   if (result.error) {
-    entries.push(['Verdict', `${paint('red', 'REJECTED')} ${result.error.code}: ${result.error.message}`]);
-    entries.push(['Fix', paint('yellow', result.error.hint)]);
+    // Messages quote the token, a JWKS URL or a server's answer; the hint, the configured origin.
+    entries.push(['Verdict', `${paint('red', 'REJECTED')} ${result.error.code}: ${forTerminal(result.error.message)}`]);
+    entries.push(['Fix', paint('yellow', forTerminal(result.error.hint))]);
   } else {
     entries.push(['Verdict', `${paint('green', 'OK')}, accepted on the ${result.path} path`]);
-    entries.push(['Context', JSON.stringify(result.securityContext, null, 2)]);
+    entries.push(['Context', jsonForTerminal(result.securityContext, 2)]);
   }
   io.stdout.write(rows(entries, paint));
 }

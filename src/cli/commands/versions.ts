@@ -1,5 +1,6 @@
 import type { DefinitionDiff, FieldChange, Promotion, SavedVersionList, SectionDiff, TagMap } from '../../service';
 import { DEFINITION_SECTIONS, MAX_LISTED_VERSIONS } from '../../service';
+import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
 import { UsageError, type CliIO, type Command } from '../io';
 import {
@@ -71,21 +72,22 @@ function tagsByVersion(tags: TagMap): Map<string, string[]> {
   return result;
 }
 
+/** The service's answers are printed as text: every cell and line of it escaped for the terminal. */
 function versionTable(list: SavedVersionList): string {
   if (list.savedVersions.length === 0) return 'No saved versions.\n';
   const tags = tagsByVersion(list.tags);
   const text = (value: unknown) => (typeof value === 'string' ? value.replace(/\s+/g, ' ') : '');
-  const rows = list.savedVersions.map((v) => [v.version, text(v['saved-at']), text(v['saved-by']), (tags.get(v.version) ?? []).join(', '), text(v.description)]);
+  const rows = list.savedVersions.map((v) => [v.version, text(v['saved-at']), text(v['saved-by']), (tags.get(v.version) ?? []).join(', '), text(v.description)].map(forTerminal));
   const listed = new Set(list.savedVersions.map((v) => v.version));
   // A tag can point at a version older than the listed ones; say so rather than drop it.
   const notes = Object.entries(list.tags).flatMap(([tag, a]) =>
-    a && !listed.has(a.version) ? [`Note: ${tag} points at ${a.version}, older than the ${list.savedVersions.length} listed.\n`] : [],
+    a && !listed.has(a.version) ? [`${forTerminal(`Note: ${tag} points at ${a.version}, older than the ${list.savedVersions.length} listed.`)}\n`] : [],
   );
   return table(['VERSION', 'SAVED AT', 'SAVED BY', 'TAGS', 'DESCRIPTION'], rows) + notes.join('');
 }
 
 function tagTable(tags: TagMap): string {
-  const rows = Object.entries(tags).flatMap(([tag, a]) => (a ? [[tag, a.version, a.updatedAt ?? '']] : []));
+  const rows = Object.entries(tags).flatMap(([tag, a]) => (a ? [[tag, a.version, a.updatedAt ?? ''].map(forTerminal)] : []));
   return table(['TAG', 'VERSION', 'UPDATED AT'], rows);
 }
 
@@ -123,7 +125,7 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
   return runService('versions publish', output, async () => {
     const client = connect(values, io.env);
     const result = await client.publishVersion(id, version, tags);
-    output.result({ tags: result }, () => `Published ${version} to ${tags.join(', ')}.\n${tagTable(result)}`);
+    output.result({ tags: result }, () => `${forTerminal(`Published ${version} to ${tags.join(', ')}.`)}\n${tagTable(result)}`);
   });
 }
 
@@ -133,7 +135,7 @@ function describePromotion(promotion: Promotion): string {
     const before = promotion.previous[tag];
     return `${tag} (${before === null || before === undefined ? 'was not set' : before === promotion.version ? 'already there' : `was ${before}`})`;
   });
-  return `Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.\n${tagTable(promotion.tags)}`;
+  return `${forTerminal(`Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.`)}\n${tagTable(promotion.tags)}`;
 }
 
 async function promote(args: readonly string[], io: CliIO): Promise<number> {
@@ -159,7 +161,7 @@ async function rollback(args: readonly string[], io: CliIO): Promise<number> {
     const client = connect(values, io.env);
     const result = await client.rollbackTag(positionals[0] ?? '', tag, values.to);
     const line = result.from === result.to ? `${result.tag} already points at ${result.to}; nothing changed.` : `Rolled back ${result.tag} from ${result.from} to ${result.to}.`;
-    output.result(result, () => `${line}\n${tagTable(result.tags)}`);
+    output.result(result, () => `${forTerminal(line)}\n${tagTable(result.tags)}`);
   });
 }
 
@@ -181,9 +183,9 @@ function counted(section: SectionDiff): string {
   return parts.length === 0 ? 'no changes' : parts.join(', ');
 }
 
-/** The diff for people: one block per section, `+` added, `-` removed, `~` changed with its fields. */
+/** The diff for people: one block per section, `+` added, `-` removed, `~` changed with its fields; each line escaped. */
 function describeDiff(diff: DefinitionDiff): string {
-  if (diff.identical) return `${diff.from} and ${diff.to} are identical.\n`;
+  if (diff.identical) return `${forTerminal(`${diff.from} and ${diff.to} are identical.`)}\n`;
   const lines = [`From ${diff.from} to ${diff.to}:`];
   lines.push(`dashboard: ${diff.dashboard.length === 0 ? 'no changes' : `${diff.dashboard.length} changed`}`, ...fieldLines(diff.dashboard, '  ~ '));
   for (const name of DEFINITION_SECTIONS) {
@@ -192,7 +194,7 @@ function describeDiff(diff: DefinitionDiff): string {
     lines.push(...section.added.map((item) => `  + ${item.key}`), ...section.removed.map((item) => `  - ${item.key}`));
     for (const item of section.changed) lines.push(`  ~ ${item.key}`, ...fieldLines(item.changes, '      '));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(forTerminal).join('\n')}\n`;
 }
 
 async function diff(args: readonly string[], io: CliIO): Promise<number> {

@@ -1,5 +1,4 @@
 /** What makes an answer of the deployment right or wrong, and how it is told without leaking what was sent. */
-import { quotedText } from '../../errors';
 import type { Answer } from './http';
 
 export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
@@ -24,6 +23,9 @@ export const MISSING_TOKEN_BODY = Object.freeze({ error: 'Authentication require
  * in development mode, or a hook that puts `error.stack` in its answer.
  */
 const STACK_TRACE_LINE = /(?:\n|\\n)\s*at \S/;
+
+/** Most of an answer a reason quotes: the gist of a refusal, as long as the hook's own quotes of a token's values. */
+const MAX_SHOWN = 64;
 
 /** Shorter signatures could match a body by chance (an HS256 signature has 43 characters). */
 const MIN_SIGNATURE_CHARS = 16;
@@ -59,7 +61,10 @@ function member(text: string, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 }
 
-/** Text from the deployment as a reason may show it: the sent token and anything shaped like one masked, capped. */
+/**
+ * Text from the deployment as a reason may show it: the sent token and anything shaped like one masked, cut at
+ * {@link MAX_SHOWN} characters, quoted. Characters a terminal would act on are escaped where reasons are printed.
+ */
 function masked(text: string, token: string | undefined): string {
   let shown = text.trim();
   if (token !== undefined) {
@@ -67,7 +72,8 @@ function masked(text: string, token: string | undefined): string {
     shown = shown.split(whole).join('[token]');
     if (signature !== undefined) shown = shown.split(signature).join('[signature]');
   }
-  return JSON.stringify(quotedText(shown.replace(JWT_LIKE, '[token]')));
+  shown = shown.replace(JWT_LIKE, '[token]');
+  return JSON.stringify(shown.length > MAX_SHOWN ? `${shown.slice(0, MAX_SHOWN)}...` : shown);
 }
 
 /** A refusal as a reason shows it: Cube's `error` message when the body has one, else the body. */
