@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, jsonOf, runBin, type CliOptions, type CliResult } from '../support/cli';
+import { CLI, jsonOf, runBin, runBinThroughHead, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, type TestKeyPair } from '../support/keys';
@@ -63,6 +63,17 @@ describe('cube-dual-auth, the built bin', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^cube-dual-auth verify: Unknown option '--bogus'/);
     expect(result.stderr).toMatch(/\nRun 'cube-dual-auth verify --help' for usage\.\n$/);
+  });
+});
+
+describe('cube-dual-auth piped into a reader that stops early (| head -1)', () => {
+  it('ends quietly, without a stack trace, with the exit status the command has (doctor: 0)', async () => {
+    // An audience and an issuer of 100 000 characters each make doctor print over 200 KB: more than the pipe holds.
+    const long = { CUBEJS_JWT_AUDIENCE: 'a'.repeat(100_000), CUBEJS_JWT_ISSUER: 'https://idp.example/'.padEnd(100_000, 'i') };
+    const result = await runBinThroughHead(['doctor'], { env: { ...env, ...long } });
+    expect(result.stdout).toMatch(/^ {2}OK {4}configuration {2}the checkAuth hook accepts this environment\n/);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
   });
 });
 

@@ -81,6 +81,39 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   });
 }
 
+/**
+ * Runs `cube-dual-auth <args> | head -n 1` in a shell, as a user does: standard output goes into a real pipe (not
+ * the socket pair Node gives a child) whose reader stops after the first line. The result's `stdout` is what `head`
+ * printed, `stderr` the command's, `code` the command's exit status. A command that prints more than the pipe and
+ * `head` hold together (64 KiB and 8 KiB) cannot have finished writing when `head` exits, whatever the timing: its
+ * next write meets a closed pipe.
+ */
+export function runBinThroughHead(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const started = performance.now();
+  // The command's exit status comes back on descriptor 3, as the shell sees only head's.
+  const script = '{ "$0" "$@"; echo $? >&3; } | head -n 1';
+  const child = spawn('/bin/sh', ['-c', script, process.execPath, CLI, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    timeout: 15_000,
+  });
+  const [, out, err, statusOut] = child.stdio as unknown as [null, Readable, Readable, Readable];
+  return Promise.all([text(out), text(err), text(statusOut)]).then(([stdout, stderr, status]) => ({
+    code: status.trim() === '' ? null : Number(status.trim()),
+    stdout,
+    stderr,
+    ms: performance.now() - started,
+  }));
+}
+
+/** All a stream gives until it ends, as UTF-8 text. */
+async function text(stream: Readable): Promise<string> {
+  let all = '';
+  for await (const chunk of stream.setEncoding('utf8')) all += chunk as string;
+  return all;
+}
+
 /** Parses stdout as the JSON document of `--json`, with the output in the message when it is not JSON. */
 export function jsonOf<T = Record<string, unknown>>(result: CliResult): T {
   try {
