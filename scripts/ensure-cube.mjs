@@ -137,7 +137,7 @@ function writeMarker(marker, state) {
 async function packPackage(destination) {
   rmSync(destination, { recursive: true, force: true });
   mkdirSync(destination, { recursive: true });
-  // --ignore-scripts skips `prepack` (a second build): callers build first, and we checked dist/.
+  // --ignore-scripts skips `prepare` (a second build): callers build first, and we checked dist/.
   const output = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
     cwd: repoRoot,
     timeoutMs: PACK_TIMEOUT_MS,
