@@ -44,33 +44,33 @@ export async function fetchDocument(
   wording: FailureWording,
 ): Promise<FetchedDocument | HttpStatus> {
   const url = new URL(address);
-  // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer
-  // dropped meanwhile would fail the refresh with a spurious ECONNRESET.
-  const request = get(url, { accept }, proxyFor(url, options.env));
+  // Ends whatever is under way (the proxy's CONNECT, the TLS handshake, the request, the body): the one deadline, a
+  // close, or the end of the fetch, whichever comes first.
+  const stop = new AbortController();
   let ended: JwksFailure | undefined;
   const end = (failure: JwksFailure): void => {
     ended ??= failure;
-    request.destroy();
+    stop.abort();
   };
   const timer = setTimeout(() => end(wording.timedOut(options.timeoutMs)), options.timeoutMs);
   const onAbort = (): void => end(wording.unreachable('key store closed'));
   options.signal?.addEventListener('abort', onAbort);
   try {
-    const response = await responseTo(request);
+    // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer
+    // dropped meanwhile would fail the refresh with a spurious ECONNRESET.
+    const response = await get(url, { accept }, proxyFor(url, options.env), stop.signal);
     const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) {
-      request.destroy();
-      return new HttpStatus(status);
-    }
+    if (status < 200 || status >= 300) return new HttpStatus(status);
     const body = await readBody(response, options.maxResponseBytes, wording);
     return { json: parseJson(body, response.headers['content-type'], wording), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
   } catch (error) {
-    request.destroy();
     // A deadline or an abort destroys the socket, which surfaces as some stream error: report the reason, not the symptom.
     throw ended ?? (isJwksFailure(error) ? error : wording.unreachable(causeOf(error)));
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
+    // Nothing outlives the fetch: a non-2xx answer's unread body, a connection the server keeps open.
+    stop.abort();
   }
 }
 
@@ -79,14 +79,6 @@ export function statusProblem({ status }: HttpStatus): string {
   // Following a redirect would let whoever controls the Location header choose our keys.
   const hint = status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
   return `HTTP ${status}${hint}`;
-}
-
-function responseTo(request: http.ClientRequest): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    request.once('response', resolve);
-    // Stays attached for the request's life, so a late socket error is never an unhandled 'error' event.
-    request.on('error', reject);
-  });
 }
 
 async function readBody(response: http.IncomingMessage, maxBytes: number, wording: FailureWording): Promise<string> {

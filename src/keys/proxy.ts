@@ -47,49 +47,62 @@ function bypasses(url: URL, noProxy: string | undefined): boolean {
 }
 
 /**
- * Starts a GET of `url`, through `proxy` when one is given. Errors (of the proxy too) surface as the request's
- * 'error' event, and `destroy()` ends whatever is under way, tunnel included.
+ * GETs `url`, through `proxy` when one is given, and resolves with the answer's head; every error (of the proxy too)
+ * rejects. Aborting `signal` ends whatever is under way, until the body is read: the proxy's CONNECT, the TLS
+ * handshake through the tunnel, the request, the answer. A pending step that nobody could end would outlive the
+ * fetch's deadline and hold every caller waiting on that fetch.
  */
-export function get(url: URL, headers: http.OutgoingHttpHeaders, proxy: URL | undefined): http.ClientRequest {
-  if (proxy === undefined) return (url.protocol === 'https:' ? https : http).get(url, { agent: false, headers });
-  const proxyHeaders = proxyAuthorization(proxy);
-  if (url.protocol !== 'https:') {
+export async function get(url: URL, headers: http.OutgoingHttpHeaders, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+  let request: http.ClientRequest;
+  if (proxy === undefined) {
+    request = (url.protocol === 'https:' ? https : http).get(url, { agent: false, headers });
+  } else if (url.protocol !== 'https:') {
     // A plain-http proxy takes the absolute URL as the request target (RFC 9112, section 3.2.2).
-    return http.get({ host: proxy.hostname, port: proxy.port || 80, path: url.href, agent: false, headers: { ...headers, ...proxyHeaders, host: url.host } });
+    request = http.get({ host: proxy.hostname, port: proxy.port || 80, path: url.href, agent: false, headers: { ...headers, ...proxyAuthorization(proxy), host: url.host } });
+  } else {
+    const socket = await tunnel(proxy, url, signal);
+    // No agent: Node then takes the connection from `createConnection`, here the tunnel already secured.
+    request = https.get(url, { headers, createConnection: () => socket });
   }
-  // No agent: Node then opens the connection with `createConnection`, which may answer through its callback.
-  return https.get(url, {
-    headers,
-    createConnection: (_options, done) => {
-      // Node ignores the socket argument when there is an error.
-      tunnel(proxy, url, proxyHeaders, (error, socket) => done(error, socket as Duplex));
-      return undefined as unknown as Duplex;
-    },
+  return new Promise((resolve, reject) => {
+    signal.addEventListener('abort', () => request.destroy(), { once: true });
+    request.once('response', resolve);
+    // Stays attached for the request's life, so a late socket error is never an unhandled 'error' event.
+    request.on('error', reject);
   });
 }
 
 /** CONNECT to the target through the proxy, then TLS over that tunnel, verified against the target's name. */
-function tunnel(
-  proxy: URL,
-  url: URL,
-  proxyHeaders: http.OutgoingHttpHeaders,
-  done: (error: Error | null, socket?: Duplex) => void,
-): void {
-  const target = `${url.hostname}:${url.port || 443}`;
-  const connect = http.request({ host: proxy.hostname, port: proxy.port || 80, method: 'CONNECT', path: target, agent: false, headers: { ...proxyHeaders, host: target } });
-  connect.once('connect', (response, socket) => {
-    if (response.statusCode !== 200) {
-      socket.destroy();
-      done(Object.assign(new Error(`proxy answered CONNECT with HTTP ${response.statusCode}`), { code: 'EPROXY' }));
-      return;
-    }
-    // The certificate is checked against the target's name; SNI carries it unless it is an IP address.
-    const secure = tls.connect({ socket, host: url.hostname, servername: isIP(url.hostname) ? undefined : url.hostname });
-    secure.once('secureConnect', () => done(null, secure));
-    secure.once('error', (error) => done(error));
+function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const target = `${url.hostname}:${url.port || 443}`;
+    const connect = http.request({ host: proxy.hostname, port: proxy.port || 80, method: 'CONNECT', path: target, agent: false, headers: { ...proxyAuthorization(proxy), host: target } });
+    let socket: Duplex | undefined;
+    let secure: tls.TLSSocket | undefined;
+    const settle = (error: Error | undefined): void => {
+      signal.removeEventListener('abort', abort);
+      if (error === undefined) return resolve(secure as tls.TLSSocket);
+      // Once the proxy has answered, the socket is ours alone: the CONNECT request no longer ends it.
+      for (const each of [connect, socket, secure]) each?.destroy();
+      reject(error);
+    };
+    const abort = (): void => settle(signal.reason as Error);
+    signal.addEventListener('abort', abort);
+    connect.once('connect', (response, tunnelled) => {
+      socket = tunnelled;
+      if (response.statusCode !== 200) {
+        settle(Object.assign(new Error(`proxy answered CONNECT with HTTP ${response.statusCode}`), { code: 'EPROXY' }));
+        return;
+      }
+      // The certificate is checked against the target's name; SNI carries it unless it is an IP address.
+      secure = tls.connect({ socket: tunnelled, host: url.hostname, servername: isIP(url.hostname) ? undefined : url.hostname });
+      secure.once('secureConnect', () => settle(undefined));
+      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going unhandled.
+      secure.once('error', settle);
+    });
+    connect.once('error', settle);
+    connect.end();
   });
-  connect.once('error', (error) => done(error));
-  connect.end();
 }
 
 function proxyAuthorization(proxy: URL): http.OutgoingHttpHeaders {

@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
 import { fetchJwks, type FetchJwksOptions } from '../../src/keys/fetch-jwks';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -181,6 +181,50 @@ describe('fetchJwks through the proxy the environment names', () => {
     it('refuses a certificate it does not trust, through the tunnel too', async () => {
       const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url });
       expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+    });
+
+    // These fetches never get as far as the certificate, so they run here: the deadline must end them first.
+    describe('the deadline covers the proxy and the TLS handshake through it', () => {
+      afterEach(() => {
+        proxy.connectMode = { kind: 'tunnel' };
+      });
+
+      // A hang shows as this test's own timeout, well before the suite's.
+      it.each([
+        ['accepts CONNECT and never answers', { kind: 'silent' }],
+        ['answers 200 and never starts TLS', { kind: 'no-tls' }],
+        ['answers CONNECT only after the deadline', { kind: 'slow', delayMs: 1_500 }],
+      ] as const)('a proxy that %s: ERR_JWKS_TIMEOUT at the deadline, the connection closed, no timer left', { timeout: 3_000 }, async (_name, mode) => {
+        proxy.connectMode = mode;
+        const before = timeouts();
+        const started = performance.now();
+        const error = await fetchJwks(tls.url, { ...LIMITS, env: { HTTPS_PROXY: proxy.url } }).then(
+          () => expect.fail('the fetch should have failed'),
+          (e: unknown) => e as DualAuthError,
+        );
+        const ms = performance.now() - started;
+        expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: `JWKS request to ${tls.url} timed out after 300 ms` });
+        expect(ms).toBeGreaterThanOrEqual(295);
+        expect(ms).toBeLessThan(1_000);
+        await proxy.idle();
+        expect(timeouts()).toBeLessThanOrEqual(before);
+      });
+
+      it('aborting during a CONNECT the proxy never answers ends it at once and closes the connection', { timeout: 3_000 }, async () => {
+        proxy.connectMode = { kind: 'silent' };
+        const abort = new AbortController();
+        const tunnels = proxy.tunnels.length;
+        const pending = fetchJwks(tls.url, { ...LIMITS, timeoutMs: 10_000, signal: abort.signal, env: { HTTPS_PROXY: proxy.url } }).then(
+          () => expect.fail('the fetch should have failed'),
+          (e: unknown) => e as DualAuthError,
+        );
+        await proxy.connected(tunnels + 1);
+        const started = performance.now();
+        abort.abort();
+        expect(await pending).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${tls.url} unreachable: key store closed` });
+        expect(performance.now() - started).toBeLessThan(100);
+        await proxy.idle();
+      });
     });
   });
 });

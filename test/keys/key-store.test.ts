@@ -1,11 +1,12 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DualAuthError, quote } from '../../src/errors';
 import type { AuthEvent } from '../../src/events';
 import { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions } from '../../src/keys';
 import { createClock, type FakeClock } from '../support/clock';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
+import { startProxyServer, type ConnectMode, type ProxyServer } from '../support/proxy-server';
 
 const COOLDOWN = 200;
 /** A real deadline on a real socket: tests of a hanging IdP wait for it. */
@@ -597,6 +598,75 @@ describe('KeyStore', () => {
       await store.prefetch();
       store.close();
       sameKey(store.getKey(A.kid) as KeyObject, A);
+    });
+  });
+
+  // The proxy is read from the environment, as the hook reads it; the IdP is never reached, so its name is made up.
+  describe('behind an egress proxy that stalls (HTTPS_PROXY)', () => {
+    const ISSUER = 'https://idp.example';
+    const JWKS_URI = `${ISSUER}/.well-known/jwks.json`;
+    const DOCUMENT = `${ISSUER}/.well-known/openid-configuration`;
+    const sources = [
+      ['the JWKS URL', JWKS_URI, `JWKS request to ${JWKS_URI} timed out after ${TIMEOUT} ms`, unreachable(JWKS_URI, 'key store closed')],
+      [
+        'discovery',
+        { discoverFrom: ISSUER },
+        `The discovery document of issuer "${ISSUER}" (${DOCUMENT}) did not answer within ${TIMEOUT} ms`,
+        `The discovery document of issuer "${ISSUER}" (${DOCUMENT}) is unreachable: key store closed`,
+      ],
+    ] as const;
+    const modes: ReadonlyArray<readonly [string, ConnectMode]> = [
+      ['never answers CONNECT', { kind: 'silent' }],
+      ['answers 200 and never starts TLS', { kind: 'no-tls' }],
+    ];
+
+    let proxy: ProxyServer;
+    beforeAll(async () => {
+      proxy = await startProxyServer();
+    });
+    afterAll(() => proxy.close());
+    beforeEach(() => {
+      vi.stubEnv('HTTPS_PROXY', proxy.url);
+    });
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+
+    function sockets(): number {
+      return process.getActiveResourcesInfo().filter((name) => name === 'TCPSocketWrap' || name === 'TLSWrap').length;
+    }
+
+    describe.each(sources)('%s', (_source, jwksUri, timedOutDetail, closedDetail) => {
+      it.each(modes)('a proxy that %s: every waiting request is refused with ERR_JWKS_TIMEOUT at timeoutMs, over one CONNECT', { timeout: 3_000 }, async (_mode, mode) => {
+        proxy.connectMode = mode;
+        const tunnels = proxy.tunnels.length;
+        const store = makeStore({ jwksUri });
+        const started = performance.now();
+        const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
+        const elapsed = performance.now() - started;
+        for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: timedOutDetail });
+        expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
+        expect(elapsed).toBeLessThan(TIMEOUT + 700);
+        expect(proxy.tunnels.length - tunnels).toBe(1);
+        await proxy.idle();
+      });
+
+      it.each(modes)('close() while the proxy %s: every waiting request settles at once, no socket or timer is left', { timeout: 3_000 }, async (_mode, mode) => {
+        proxy.connectMode = mode;
+        const baseline = { timers: timeouts(), sockets: sockets() };
+        const store = makeStore({ jwksUri, timeoutMs: 10_000 });
+        const pending = Promise.all(Array.from({ length: 20 }, () => rejection(store.getKey(A.kid))));
+        await proxy.connected(proxy.tunnels.length + 1);
+        const started = performance.now();
+        store.close();
+        const errors = await pending;
+        expect(performance.now() - started).toBeLessThan(100);
+        for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: closedDetail });
+        expect(timeouts()).toBeLessThanOrEqual(baseline.timers);
+        await proxy.idle();
+        expect(sockets()).toBeLessThanOrEqual(baseline.sockets);
+        expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
+      });
     });
   });
 });
