@@ -3,7 +3,14 @@
  * options, the API key from the environment, argument parsing, output (JSON or text, secrets
  * removed) and the mapping of failures to exit statuses.
  */
-import { createEmbeddableClient, EMBEDDABLE_SERVICE_DOMAIN, EmbeddableError, type EmbeddableClient } from '../service';
+import {
+  createEmbeddableClient,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  EMBEDDABLE_SERVICE_DOMAIN,
+  EmbeddableError,
+  MAX_MAX_RESPONSE_BYTES,
+  type EmbeddableClient,
+} from '../service';
 import { parseCommandLine, type OptionsSpec, type ParsedArgs } from './args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO, type Command } from './io';
 import { didYouMean } from './suggest';
@@ -12,12 +19,15 @@ import { didYouMean } from './suggest';
 export const API_KEY_ENV = 'EMBEDDABLE_API_KEY';
 /** Environment variable holding the base URL, used when neither `--base-url` nor `--region` is given. */
 export const BASE_URL_ENV = 'EMBEDDABLE_BASE_URL';
+/** Environment variable holding the largest answer accepted, used when `--max-response-bytes` is not given. */
+export const MAX_RESPONSE_BYTES_ENV = 'EMBEDDABLE_MAX_RESPONSE_BYTES';
 
 /** Options every service command takes. */
 export const CONNECTION_OPTIONS = {
   'base-url': { type: 'string' },
   region: { type: 'string' },
   'timeout-ms': { type: 'string' },
+  'max-response-bytes': { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const satisfies OptionsSpec;
 
@@ -25,21 +35,27 @@ const CONNECTION_OPTION_LINES: ReadonlyArray<readonly [string, string]> = [
   ['--region <name>', `service region (us, eu, ...): https://api.<region>.${EMBEDDABLE_SERVICE_DOMAIN}`],
   ['--base-url <url>', `the whole base URL instead (default: $${BASE_URL_ENV})`],
   ['--timeout-ms <ms>', 'time allowed per attempt (default 10000)'],
+  ['--max-response-bytes <n>', `largest answer accepted, in bytes (default ${DEFAULT_MAX_RESPONSE_BYTES}: 8 MiB)`],
   ['--json', 'print JSON on stdout (failures too, as {"error": {...}})'],
 ];
 
 /**
  * The lines of a service command's Options section that document {@link CONNECTION_OPTIONS}, the flags
- * padded to `width` so that the descriptions line up with the command's own options.
+ * padded to `width` so that the descriptions line up with the command's own options; a flag longer
+ * than `width` has its description on the next line, in the same column.
  */
 export function connectionOptionsHelp(width = 18): string {
-  return CONNECTION_OPTION_LINES.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n');
+  return CONNECTION_OPTION_LINES.map(([flag, text]) =>
+    flag.length > width ? `  ${flag}\n  ${' '.repeat(width)}  ${text}` : `  ${flag.padEnd(width)}  ${text}`,
+  ).join('\n');
 }
 
 /** The lines of a service command's Environment section: the key and the address. */
 export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the command line,
                        never printed
-  ${BASE_URL_ENV}  the base URL, when neither --base-url nor --region is given`;
+  ${BASE_URL_ENV}  the base URL, when neither --base-url nor --region is given
+  ${MAX_RESPONSE_BYTES_ENV}
+                       the largest answer accepted, in bytes, without --max-response-bytes`;
 
 /** A service command's Exit status section; `refusedAlso` adds the command's own refusals to status 1. */
 export function serviceExitHelp(refusedAlso = ''): string {
@@ -57,8 +73,23 @@ export function parseServiceArgs<O extends OptionsSpec>(args: readonly string[],
   return parseCommandLine(args, { options, positionals, credentialsFrom: `Set ${API_KEY_ENV} for the API key; see --help for secrets.` });
 }
 
-/** Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, and `$EMBEDDABLE_API_KEY`. */
-export function connect(values: { 'base-url'?: string; region?: string; 'timeout-ms'?: string }, env: NodeJS.ProcessEnv): EmbeddableClient {
+/** A whole number from 1 to `max` given as text by `source` (a flag or a variable); `undefined` when not given. */
+function wholeNumber(source: string, value: string | undefined, unit: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value) || Number(value) > max) {
+    throw new UsageError(`${source} must be a whole number of ${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+/**
+ * Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, `$EMBEDDABLE_API_KEY`,
+ * `--timeout-ms`, and `--max-response-bytes` or `$EMBEDDABLE_MAX_RESPONSE_BYTES`.
+ */
+export function connect(
+  values: { 'base-url'?: string; region?: string; 'timeout-ms'?: string; 'max-response-bytes'?: string },
+  env: NodeJS.ProcessEnv,
+): EmbeddableClient {
   const apiKey = env[API_KEY_ENV];
   if (!apiKey) throw new UsageError(`${API_KEY_ENV} is not set: put the workspace API key in it`);
   if (values['base-url'] !== undefined && values.region !== undefined) throw new UsageError('give --base-url or --region, not both');
@@ -66,14 +97,16 @@ export function connect(values: { 'base-url'?: string; region?: string; 'timeout
   if (baseUrl === undefined && values.region === undefined) {
     throw new UsageError(`no service address: give --region (such as us or eu) or --base-url, or set ${BASE_URL_ENV}`);
   }
-  const timeout = values['timeout-ms'];
-  if (timeout !== undefined && !/^[1-9][0-9]*$/.test(timeout)) {
-    throw new UsageError(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeout)}`);
-  }
+  const timeoutMs = wholeNumber('--timeout-ms', values['timeout-ms'], 'milliseconds');
+  const maxResponseBytes =
+    values['max-response-bytes'] !== undefined
+      ? wholeNumber('--max-response-bytes', values['max-response-bytes'], 'bytes', MAX_MAX_RESPONSE_BYTES)
+      : wholeNumber(MAX_RESPONSE_BYTES_ENV, env[MAX_RESPONSE_BYTES_ENV] || undefined, 'bytes', MAX_MAX_RESPONSE_BYTES);
   return createEmbeddableClient({
     apiKey,
     ...(baseUrl === undefined ? { region: values.region } : { baseUrl }),
-    ...(timeout !== undefined && { timeoutMs: Number(timeout) }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(maxResponseBytes !== undefined && { maxResponseBytes }),
   });
 }
 

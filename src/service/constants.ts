@@ -23,3 +23,18 @@ export const CUBE_API_SUFFIX = '/cubejs-api/v1';
 
 /** How many saved versions the list operation returns at most (part 8). */
 export const MAX_LISTED_VERSIONS = 30;
+
+/**
+ * The default limit on one answer of the service, in bytes: 8 MiB (the client's `maxResponseBytes`).
+ * The interface's answers are small: a tag map, at most 30 saved versions, one dashboard definition
+ * (the largest, some kilobytes to a few hundred for a big dashboard), data-provider records of a few
+ * hundred bytes each. 8 MiB is far above all of them, while what a larger answer could cost stays
+ * bounded: the bytes, then the text and the parsed JSON, some tens of MB, instead of gigabytes.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The highest `maxResponseBytes` accepted: 256 MiB. An answer much larger could not even be held as one
+ * string (V8's limit is about 512 Mi characters), so a higher limit would fail later and less clearly.
+ */
+export const MAX_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;

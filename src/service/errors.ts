@@ -106,13 +106,23 @@ export class EmbeddableStateError extends EmbeddableError {
   }
 }
 
-/** The service answered with success, but with a body that is not what the interface describes. */
+/** Why an answer was not accepted, when it is not its content: `ERR_TOO_LARGE`, larger than the client's limit. */
+export type ResponseProblem = 'ERR_TOO_LARGE';
+
+/**
+ * The service answered with success, but with a body that is not what the interface describes; or it
+ * answered (with any status) a body larger than the client's `maxResponseBytes` (`code`
+ * `ERR_TOO_LARGE`), which was not read to its end.
+ */
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */
   readonly status: number;
+  /** `ERR_TOO_LARGE` when the body was larger than `maxResponseBytes`; `undefined` for a body that is not as described. */
+  readonly code: ResponseProblem | undefined;
 
-  constructor(operation: string, status: number, problem: string) {
+  constructor(operation: string, status: number, problem: string, code?: ResponseProblem) {
     super(`${operation}: the service answered HTTP ${status} with an unexpected body: ${problem}`, operation);
     this.status = status;
+    this.code = code;
   }
 }

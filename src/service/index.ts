@@ -3,9 +3,11 @@ export { createEmbeddableClient, type EmbeddableClient } from './client';
 export {
   CUBE_API_SUFFIX,
   CUBE_DATA_PROVIDER_TYPE,
+  DEFAULT_MAX_RESPONSE_BYTES,
   EMBEDDABLE_SERVICE_DOMAIN,
   ENVIRONMENT_TAGS,
   MAX_LISTED_VERSIONS,
+  MAX_MAX_RESPONSE_BYTES,
   type EnvironmentTag,
 } from './constants';
 export {
@@ -17,6 +19,7 @@ export {
   EmbeddableStateError,
   EmbeddableValidationError,
   type NetworkFailure,
+  type ResponseProblem,
   type StateProblem,
 } from './errors';
 export { DEFINITION_SECTIONS, diffDefinitions } from './definition-diff';

@@ -1,5 +1,5 @@
 /** The client's options, checked once when the client is created and turned into its settings. */
-import { EMBEDDABLE_SERVICE_DOMAIN } from './constants';
+import { DEFAULT_MAX_RESPONSE_BYTES, EMBEDDABLE_SERVICE_DOMAIN, MAX_MAX_RESPONSE_BYTES } from './constants';
 import { EmbeddableValidationError } from './errors';
 import { show } from './validate';
 
@@ -33,6 +33,13 @@ export interface EmbeddableClientOptions {
    * in seconds (up to 30) takes precedence. Default 250.
    */
   retryDelayMs?: number;
+  /**
+   * The largest answer accepted, in bytes, from 1 to {@link MAX_MAX_RESPONSE_BYTES} (256 MiB). A larger
+   * one fails with an {@link EmbeddableResponseError} `ERR_TOO_LARGE`: refused from its Content-Length
+   * before its body is read, otherwise reading stops at the limit and the connection is closed, so no
+   * more than the limit is ever held. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (8 MiB).
+   */
+  maxResponseBytes?: number;
   /** The `fetch` to use. Default: Node's global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -45,6 +52,7 @@ export interface ClientSettings {
   readonly timeoutMs: number;
   readonly retries: number;
   readonly retryDelayMs: number;
+  readonly maxResponseBytes: number;
   readonly fetch: typeof fetch;
 }
 
@@ -94,10 +102,11 @@ function explicitBaseUrl(value: unknown): string {
   return `${url.origin}${path}`;
 }
 
-function count(field: string, value: unknown, fallback: number, min: number): number {
+function count(field: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    fail(field, `must be a whole number of at least ${min}, got ${show(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    fail(field, `must be a whole number ${range}, got ${show(value)}`);
   }
   return value;
 }
@@ -117,6 +126,7 @@ export function resolveClientSettings(options: EmbeddableClientOptions): ClientS
     timeoutMs: count('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     retries: count('retries', options.retries, DEFAULT_RETRIES, 0),
     retryDelayMs: count('retryDelayMs', options.retryDelayMs, DEFAULT_RETRY_DELAY_MS, 0),
+    maxResponseBytes: count('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, MAX_MAX_RESPONSE_BYTES),
     fetch: fetchImpl,
   };
 }

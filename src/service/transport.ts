@@ -51,7 +51,41 @@ const STATUS_EXPLANATIONS: Readonly<Record<number, string>> = {
 interface Received {
   readonly status: number;
   readonly headers: Headers;
-  readonly text: string;
+  /** The body; `undefined` when it is larger than the limit, and so was not read to its end. */
+  readonly text: string | undefined;
+}
+
+/**
+ * The body as text, or `undefined` as soon as it is known to be larger than `limit` bytes: from its
+ * Content-Length, before reading any of it, or once the bytes read pass the limit. The rest is never
+ * read: the stream is cancelled, which closes the connection, so memory stays near the limit whatever
+ * the service sends.
+ */
+async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length')) > limit) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Returning from inside the loop cancels the stream.
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function tooLarge(outgoing: Outgoing, received: Received, limit: number): EmbeddableResponseError {
+  const declared = Number(received.headers.get('content-length'));
+  const problem =
+    declared > limit
+      ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); none of it was read`
+      : `it is larger than the limit of ${limit} bytes (maxResponseBytes); reading stopped there`;
+  const raise = "raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's --max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES";
+  return new EmbeddableResponseError(outgoing.operation, received.status, `${problem}; ${raise}`, 'ERR_TOO_LARGE');
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -98,9 +132,9 @@ function explain(outgoing: Outgoing, status: number, code: string | undefined, l
   return base;
 }
 
-function apiError(outgoing: Outgoing, received: Received, attempts: number, secrets: readonly string[]): EmbeddableApiError {
-  const code = BUILDER_CODE.exec(received.text)?.[0];
-  const said = serviceMessage(received.text);
+function apiError(outgoing: Outgoing, text: string, received: Received, attempts: number, secrets: readonly string[]): EmbeddableApiError {
+  const code = BUILDER_CODE.exec(text)?.[0];
+  const said = serviceMessage(text);
   const location = received.headers.get('location');
   return new EmbeddableApiError({
     operation: outgoing.operation,
@@ -126,12 +160,12 @@ function networkError(outgoing: Outgoing, error: unknown, attempts: number, sett
   return new EmbeddableNetworkError('ERR_NETWORK', message, operation, attempts, error);
 }
 
-function parseSuccess(outgoing: Outgoing, received: Received): Answer {
-  if (received.text.trim() === '') return { status: received.status, body: undefined };
+function parseSuccess(outgoing: Outgoing, status: number, text: string): Answer {
+  if (text.trim() === '') return { status, body: undefined };
   try {
-    return { status: received.status, body: JSON.parse(received.text) as unknown };
+    return { status, body: JSON.parse(text) as unknown };
   } catch {
-    throw new EmbeddableResponseError(outgoing.operation, received.status, 'the body is not JSON');
+    throw new EmbeddableResponseError(outgoing.operation, status, 'the body is not JSON');
   }
 }
 
@@ -153,7 +187,7 @@ export function createSender(settings: ClientSettings): Send {
       redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    return { status: response.status, headers: response.headers, text: await response.text() };
+    return { status: response.status, headers: response.headers, text: await readBody(response, settings.maxResponseBytes) };
   }
 
   return async function send(outgoing) {
@@ -170,12 +204,14 @@ export function createSender(settings: ClientSettings): Send {
         }
         throw networkError(outgoing, error, attempts, settings, secrets);
       }
-      if (received.status >= 200 && received.status < 300) return parseSuccess(outgoing, received);
+      // Not retried: the same request would get the same answer, and reading it again costs as much.
+      if (received.text === undefined) throw tooLarge(outgoing, received, settings.maxResponseBytes);
+      if (received.status >= 200 && received.status < 300) return parseSuccess(outgoing, received.status, received.text);
       if (RETRYABLE_STATUS.has(received.status) && attempts < maxAttempts) {
         await sleep(retryDelay(settings, attempts, received.headers));
         continue;
       }
-      throw apiError(outgoing, received, attempts, secrets);
+      throw apiError(outgoing, received.text, received, attempts, secrets);
     }
   };
 }

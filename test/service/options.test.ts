@@ -54,6 +54,10 @@ describe('createEmbeddableClient options', () => {
     ['negative retries', { apiKey: API_KEY, region: 'us', retries: -1 }, 'retries'],
     ['string retry delay', { apiKey: API_KEY, region: 'us', retryDelayMs: '10' }, 'retryDelayMs'],
     ['fetch not a function', { apiKey: API_KEY, region: 'us', fetch: 'nope' }, 'fetch'],
+    ['zero maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: 0 }, 'maxResponseBytes'],
+    ['fractional maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: 1024.5 }, 'maxResponseBytes'],
+    ['string maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: '1024' }, 'maxResponseBytes'],
+    ['maxResponseBytes over 256 MiB', { apiKey: API_KEY, region: 'us', maxResponseBytes: 256 * 1024 * 1024 + 1 }, 'maxResponseBytes'],
   ])('%s is refused naming the option', (_name, options, field) => {
     const error = optionError(options);
     expect(error.field).toBe(field);

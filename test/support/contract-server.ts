@@ -34,8 +34,29 @@ export interface Fault {
   /** Matches when the request path contains this string. */
   readonly path?: string;
   times: number;
-  /** `destroy`: drop the connection; `hang`: never answer; `stall-body`: send headers, then nothing. */
-  readonly action: 'destroy' | 'hang' | 'stall-body' | { status: number; body?: string; headers?: Record<string, string> };
+  /**
+   * `destroy`: drop the connection; `hang`: never answer; `stall-body`: send headers, then nothing;
+   * `stream`: see {@link StreamedBody}; otherwise this status, body and headers.
+   */
+  readonly action: 'destroy' | 'hang' | 'stall-body' | { stream: StreamedBody } | { status: number; body?: string; headers?: Record<string, string> };
+}
+
+/**
+ * A large 200 answer, written as fast as the client reads it: `bytes` of a JSON list that is empty but
+ * for white space. With `contentLength`, that length is announced; when it is more than `bytes`, the
+ * server then waits for the client to close the connection.
+ */
+export interface StreamedBody {
+  readonly bytes: number;
+  readonly contentLength?: number;
+}
+
+/** What became of a streamed answer, as the server saw it. */
+export interface StreamOutcome {
+  /** Body bytes handed to the connection before the answer ended or the client closed it. */
+  readonly sent: number;
+  /** Whether all `bytes` were handed to the connection before the client closed it. */
+  readonly complete: boolean;
 }
 
 interface StoredVersion {
@@ -105,6 +126,8 @@ export class ContractServer {
   readonly dashboards = new Map<string, Dashboard>();
   readonly dataProviders = new Map<string, DataProvider>();
   readonly issuedTokens: Array<Record<string, unknown>> = [];
+  /** One per streamed answer, in order; each settles when its connection is done with. */
+  readonly streamed: Array<Promise<StreamOutcome>> = [];
   baseUrl = '';
   private readonly server: Server;
 
@@ -176,6 +199,7 @@ export class ContractServer {
       if (fault.action === 'destroy') return void req.socket.destroy();
       if (fault.action === 'hang') return;
       if (fault.action === 'stall-body') return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"tags":');
+      if ('stream' in fault.action) return void this.streamed.push(stream(res, fault.action.stream));
       return void res.writeHead(fault.action.status, fault.action.headers).end(fault.action.body ?? '');
     }
 
@@ -326,6 +350,26 @@ export class ContractServer {
     this.issuedTokens.push(fields);
     send(res, 200, { token: `tok_${randomBytes(12).toString('hex')}` });
   }
+}
+
+const FILLER = Buffer.alloc(64 * 1024, ' ');
+
+/** Writes a {@link StreamedBody}, waiting whenever the client does not keep up, until done or closed. */
+async function stream(res: ServerResponse, body: StreamedBody): Promise<StreamOutcome> {
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  res.writeHead(200, { 'content-type': 'application/json', ...(body.contentLength !== undefined && { 'content-length': String(body.contentLength) }) });
+  let sent = 0;
+  while (sent < body.bytes && !res.destroyed) {
+    const left = body.bytes - sent;
+    // `[`, white space, `]`: valid JSON whatever the size, so a client without a limit parses it whole.
+    const chunk = sent === 0 ? Buffer.from('[') : left === 1 ? Buffer.from(']') : FILLER.subarray(0, Math.min(FILLER.length, left - 1));
+    sent += chunk.length;
+    if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+  }
+  const complete = sent === body.bytes && !res.destroyed;
+  if (complete && (body.contentLength === undefined || body.contentLength === body.bytes)) res.end();
+  await closed;
+  return { sent, complete };
 }
 
 export async function startContractServer(options: ContractServerOptions): Promise<ContractServer> {
