@@ -1,11 +1,12 @@
 /**
  * Outbound requests through the proxy the environment names, as Cube's own JWKS fetcher does (it uses `proxy-agent`)
- * and as operators expect: `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones (lower-case names too), never for
- * a host that `NO_PROXY` lists. An https URL is tunnelled with CONNECT, so the proxy never sees the key set in clear.
+ * and as operators expect: `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones, never for a host that `NO_PROXY`
+ * lists; a lower-case name, when set, wins over the upper-case one, as in curl. An https URL is tunnelled with
+ * CONNECT, so the proxy never sees the key set in clear.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
 
@@ -27,23 +28,48 @@ function variable(env: NodeJS.ProcessEnv, lowerName: string): string | undefined
 }
 
 /**
- * `NO_PROXY`: comma- or space-separated entries; `*` bypasses every host; `example.com` and `.example.com` bypass it
- * and its subdomains; an entry with `:port` only that port. The convention of curl and Node's own proxy support.
+ * `NO_PROXY` as curl reads it (lib/proxy.c), with the ports and brackets that undici and Go read too, so that a list
+ * written for any of them works here: entries separated by commas or blanks; `*` alone bypasses every host (as one
+ * entry among others it names none); a name bypasses itself and its subdomains, with or without a leading `.` or `*.`,
+ * in any case, a trailing dot ignored; an IP address (IPv6 with or without brackets) or a prefix (`10.0.0.0/8`,
+ * `fd00::/8`) bypasses the addresses it covers, compared as addresses, never resolved; `host:port` or `[::1]:port`
+ * only that port.
  */
 function bypasses(url: URL, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (noProxy === '*') return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   return noProxy.split(/[\s,]+/).some((raw) => {
-    const entry = raw.trim().toLowerCase();
-    if (entry === '') return false;
-    if (entry === '*') return true;
-    const match = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\*?\./, '.')) as RegExpExecArray;
-    const [, name = '', entryPort] = match;
-    if (entryPort !== undefined && entryPort !== port) return false;
-    const domain = name.replace(/^\[|\]$/g, '').replace(/^\./, '');
-    return host === domain || host.endsWith(`.${domain}`);
+    const entry = parseEntry(raw);
+    return entry !== undefined && (entry.port === undefined || entry.port === port) && covers(entry.name, host);
   });
+}
+
+/** An entry's host part and port. Brackets set an IPv6 address apart from a port; without them it has none. */
+function parseEntry(entry: string): { readonly name: string; readonly port: number | undefined } | undefined {
+  const [, bracketed, bracketedPort] = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? [];
+  if (bracketed !== undefined) return { name: bracketed, port: bracketedPort === undefined ? undefined : Number(bracketedPort) };
+  if (isIP(entry.replace(/\/\d+$/, '')) === 6) return { name: entry, port: undefined };
+  const [, name, port] = /^([^:]+)(?::(\d+))?$/.exec(entry) ?? [];
+  return name === undefined ? undefined : { name, port: port === undefined ? undefined : Number(port) };
+}
+
+/** Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or trailing dot). */
+function covers(name: string, host: string): boolean {
+  const [, address = '', bits] = /^(.*?)(?:\/(\d+))?$/.exec(name) ?? [];
+  const family = isIP(address);
+  const hostFamily = isIP(host);
+  if (hostFamily === 0) {
+    const domain = name.toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
+    return family === 0 && domain !== '' && (host === domain || host.endsWith(`.${domain}`));
+  }
+  if (family === 0) return false;
+  const list = new BlockList();
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (bits === undefined) list.addAddress(address, type);
+  else if (Number(bits) <= (family === 4 ? 32 : 128)) list.addSubnet(address, Number(bits), type);
+  return list.check(host, hostFamily === 4 ? 'ipv4' : 'ipv6');
 }
 
 /**

@@ -157,6 +157,19 @@ describe('fetchJwks through the proxy the environment names', () => {
     expect(server.requests - requests).toBe(1);
   });
 
+  it('connects directly to an IPv6 literal that NO_PROXY names without brackets, as curl writes it', async () => {
+    const v6 = await startJwksServer(jwks(key), '::1');
+    try {
+      const before = proxy.forwarded.length;
+      const answer = await fetchJwks(v6.url, { ...LIMITS, env: { HTTP_PROXY: proxy.url, NO_PROXY: 'idp.example,::1' } });
+      expect(answer.document).toEqual(jwks(key));
+      expect(proxy.forwarded.length - before).toBe(0);
+      expect(v6.requests).toBe(1);
+    } finally {
+      await v6.close();
+    }
+  });
+
   it('reports an unreachable proxy as the JWKS URL being unreachable, with the cause', async () => {
     const { error } = await failureOf({ ...LIMITS, env: { HTTP_PROXY: 'http://127.0.0.1:9' } });
     expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${server.url} unreachable: ECONNREFUSED` });

@@ -21,7 +21,7 @@ export type JwksServerMode =
   | { kind: 'oversized'; bytes: number };
 
 export interface JwksServer {
-  /** The JWKS URL on 127.0.0.1. */
+  /** The JWKS URL on its loopback address. */
   readonly url: string;
   /** Requests received, whatever the mode. */
   readonly requests: number;
@@ -38,9 +38,9 @@ export interface JwksServer {
   close(): Promise<void>;
 }
 
-/** Starts a scriptable JWKS server on 127.0.0.1 (a free port) serving `jwks`. */
-export async function startJwksServer(jwks: { keys: unknown[] } = { keys: [] }): Promise<JwksServer> {
-  const server = new ScriptableJwksServer(jwks);
+/** Starts a scriptable JWKS server on a free port of `host` (IPv4 loopback unless told) serving `jwks`. */
+export async function startJwksServer(jwks: { keys: unknown[] } = { keys: [] }, host: '127.0.0.1' | '::1' = '127.0.0.1'): Promise<JwksServer> {
+  const server = new ScriptableJwksServer(jwks, host);
   await server.start();
   return server;
 }
@@ -62,10 +62,14 @@ class ScriptableJwksServer implements JwksServer {
     this.answer(request.socket.destroy.bind(request.socket), response);
   });
 
-  constructor(public jwks: { keys: unknown[] }) {}
+  constructor(
+    public jwks: { keys: unknown[] },
+    private readonly host: '127.0.0.1' | '::1',
+  ) {}
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/.well-known/jwks.json`;
+    const host = this.host === '::1' ? '[::1]' : this.host;
+    return `http://${host}:${this.port}/.well-known/jwks.json`;
   }
 
   received(count: number): Promise<void> {
@@ -76,7 +80,7 @@ class ScriptableJwksServer implements JwksServer {
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.port, '127.0.0.1', () => {
+      this.server.listen(this.port, this.host, () => {
         this.server.off('error', reject);
         this.port = (this.server.address() as AddressInfo).port;
         resolve();
