@@ -63,15 +63,46 @@ export function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefin
   return value;
 }
 
+/** An API secret in force and the variable it was read from, which is what messages name: never the secret. */
+export interface ApiSecret {
+  readonly value: string;
+  readonly variable: string;
+}
+
 /**
- * The main secret first, then the additional ones. Cube's own rotation list, when set, replaces the main secret as
- * it does in Cube (≥ 1.6.54), so a secret rotated out there is not still accepted here. Split on commas only: base64
- * and hex never contain one.
+ * The API secrets in force, in the order they are tried, each with its variable: the main setting first, then the
+ * additional ones. Cube's own rotation list, when set, replaces the main secret as it does in Cube (≥ 1.6.54), so a
+ * secret rotated out there is not still accepted here; the package's list (an alias kept from before Cube had one)
+ * always adds. A secret given twice counts once, where it comes first. Split on commas only: base64 and hex never
+ * contain one. The one reader of the secrets: the hook, `verify`, `doctor`, `token` and `probe` all take them here.
  */
-function secrets(env: NodeJS.ProcessEnv, [main, additional, cubeList]: readonly string[]): string[] | undefined {
-  const first = list(env, cubeList as string) ?? [readEnv(env, main as string)];
-  const all = [...first, ...(list(env, additional as string) ?? [])].filter((s): s is string => !!s);
-  return all.length > 0 ? [...new Set(all)] : undefined;
+export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
+  const from = (variable: string, values: readonly string[]): ApiSecret[] => values.map((value) => ({ value, variable }));
+  const cubeList = list(env, ENV.apiSecrets);
+  const single = readEnv(env, ENV.apiSecret);
+  const main = cubeList !== undefined ? from(ENV.apiSecrets, cubeList) : from(ENV.apiSecret, single === undefined ? [] : [single]);
+  const inForce: ApiSecret[] = [];
+  for (const secret of [...main, ...from(ENV.additionalApiSecrets, list(env, ENV.additionalApiSecrets) ?? [])]) {
+    if (!inForce.some(({ value }) => value === secret.value)) inForce.push(secret);
+  }
+  return inForce;
+}
+
+/**
+ * The secret a service token is signed with, as the embedding service signs them: the first of the main setting.
+ * The additional secrets only verify (they are the ones being rotated in or out), so with those alone there is none.
+ */
+export function signingSecret(env: NodeJS.ProcessEnv): ApiSecret | undefined {
+  const [first] = apiSecretsInForce(env);
+  return first?.variable === ENV.additionalApiSecrets ? undefined : first;
+}
+
+/** Why there is no {@link signingSecret}, as messages say it. */
+export const NO_SIGNING_SECRET = `neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set`;
+
+function secrets(env: NodeJS.ProcessEnv): string[] | undefined {
+  const all = apiSecretsInForce(env).map(({ value }) => value);
+  return all.length > 0 ? all : undefined;
 }
 
 /**

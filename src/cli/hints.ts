@@ -1,6 +1,7 @@
 /** One-line fixes for each rejection code, as `verify` prints them under the rejection message. */
 import { ENV } from '../env';
 import type { AuthPath, RejectionCode } from '../errors';
+import { SECRET_ADVICE } from '../secret-strength';
 
 /** The code table is a `Record` over every code, so adding a code without a hint fails to compile. */
 function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, string>> {
@@ -16,7 +17,7 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     ERR_KID_MISSING: 'The identity provider must name its signing key ("kid") in the token header; if this is a service token, send it with --origin.',
     ERR_KID_UNKNOWN: `Check that the JWKS (${ENV.jwksUri}, or the one discovered for this token's issuer) is the issuer's; after a key rotation the new key is picked up on the next JWKS refresh.`,
     ERR_SIGNATURE_INVALID: {
-      'shared-secret': `${ENV.apiSecret} must be the secret the service signs with; during a rotation, list the other one in ${ENV.additionalApiSecrets}.`,
+      'shared-secret': `${ENV.apiSecret} must be the secret the service signs with; during a rotation, list both in ${ENV.apiSecrets} (comma-separated), which replaces it.`,
       'key-set': `The token was not signed by that key of ${ENV.jwksUri}: it comes from another identity provider or tenant, or was altered.`,
     },
     ERR_TOKEN_EXPIRED: `Get a fresh token; if the clocks of issuer and server differ, sync them (NTP) or raise ${ENV.clockTolerance}.`,
@@ -30,7 +31,7 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     ERR_SECURITY_CONTEXT_TIMEOUT: `The securityContext function did not settle in time: make it answer, or raise ${ENV.securityContextTimeoutMs}.`,
     ERR_CLAIM_MISSING: `Issue tokens with every claim of ${ENV.requiredClaims}, or remove the claim from that list.`,
     ERR_FORBIDDEN: 'Your own code (queryRewrite or a securityContext function) refused the request with forbidden(): see its message.',
-    ERR_SHARED_SECRET_NOT_CONFIGURED: `Set ${ENV.apiSecret} to the secret shared with the service.`,
+    ERR_SHARED_SECRET_NOT_CONFIGURED: `Set ${ENV.apiSecret} to the secret shared with the service: ${SECRET_ADVICE}.`,
     ERR_JWKS_NOT_CONFIGURED: `Set ${ENV.jwksUri} to the identity provider's JWKS URL, or ${ENV.issuer} to its issuer URL to discover it; if this is a service token, send it with --origin.`,
     ERR_JWKS_UNREACHABLE: `Check the identity provider's URL (${ENV.jwksUri}, or its issuer when discovered) and that this host can reach it (DNS, firewall, proxy); cube-dual-auth doctor tests it.`,
     ERR_JWKS_TIMEOUT: `The identity provider answered too slowly: check the network path, or raise ${ENV.jwksTimeoutMs}.`,

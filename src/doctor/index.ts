@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
-import { ENV, optionsFromEnv, readEnv } from '../env';
+import { DEFAULTS, ENV_NAMES, resolveOptions, type ResolvedOptions } from '../config';
+import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import type { IdentityProvider } from '../identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
@@ -49,22 +49,16 @@ const MAX_KIDS_SHOWN = 5;
 
 const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ id, status, message });
 
-function secretList(options: DualAuthOptions): readonly string[] {
-  const { apiSecret } = options;
-  return apiSecret === undefined ? [] : typeof apiSecret === 'string' ? [apiSecret] : apiSecret;
-}
-
 /**
- * `optionsFromEnv` puts CUBEJS_API_SECRET (when set) first, then the additional ones; Cube's rotation list
- * CUBEJS_API_SECRETS, when set, takes the place of CUBEJS_API_SECRET, and its secrets are checked as a list.
+ * The secrets in force, as the hook reads them ({@link apiSecretsInForce}), checked per variable: the main setting
+ * (Cube's rotation list CUBEJS_API_SECRETS when set, else CUBEJS_API_SECRET) under `api-secret`, the package's
+ * additional ones under `additional-api-secrets`.
  */
-function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv, keySet: boolean): Check[] {
-  const all = secretList(options);
-  if (readEnv(env, ENV.apiSecrets)?.replace(/[\s,]/g, '')) return [listedSecretsCheck('api-secret', ENV.apiSecrets, all)];
-  const hasMain = (env[ENV.apiSecret]?.trim() ?? '') !== '';
-  const main = hasMain ? all[0] : undefined;
-  const additional = hasMain ? all.slice(1) : all;
-  const checks = [mainSecretCheck(main, additional.length, keySet)];
+function secretChecks(secrets: readonly ApiSecret[], keySet: boolean): Check[] {
+  const of = (variable: string) => secrets.filter((secret) => secret.variable === variable).map(({ value }) => value);
+  const additional = of(ENV.additionalApiSecrets);
+  const cubeList = of(ENV.apiSecrets);
+  const checks = [cubeList.length > 0 ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList) : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, keySet)];
   if (additional.length > 0) checks.push(additionalSecretsCheck(additional));
   return checks;
 }
@@ -72,12 +66,12 @@ function secretChecks(options: DualAuthOptions, env: NodeJS.ProcessEnv, keySet: 
 function mainSecretCheck(secret: string | undefined, additional: number, keySet: boolean): Check {
   if (secret === undefined) {
     if (additional > 0) {
-      return check('api-secret', 'warn', `${ENV.apiSecret} is not set: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
+      return check('api-secret', 'warn', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
     }
     // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
     return keySet
-      ? check('api-secret', 'ok', `${ENV.apiSecret} is not set: a key-set-only set-up, every service token (shared-secret path) is refused`)
-      : check('api-secret', 'fail', `${ENV.apiSecret} is not set: every service token (shared-secret path) is refused`);
+      ? check('api-secret', 'ok', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service token (shared-secret path) is refused`)
+      : check('api-secret', 'fail', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: every service token (shared-secret path) is refused`);
   }
   const weakness = secretWeakness(secret);
   if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
@@ -223,17 +217,16 @@ function configurationFailure(error: unknown): Check {
  */
 export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Diagnosis> {
   const checks: Check[] = [];
-  let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
   try {
-    options = optionsFromEnv(env);
-    resolved = resolveOptions(options, ENV_NAMES);
+    resolved = resolveOptions(optionsFromEnv(env), ENV_NAMES);
     checks.push(check('configuration', 'ok', 'the checkAuth hook accepts this environment'));
   } catch (error) {
     checks.push(configurationFailure(error));
   }
   const providers = resolved?.identityProviders ?? [];
-  if (options) checks.push(...secretChecks(options, env, providers.length > 0));
+  // Read apart from the other variables, so that a configuration failure still shows them.
+  checks.push(...secretChecks(apiSecretsInForce(env), providers.length > 0));
   if (resolved) {
     checks.push(originCheck(resolved));
     if (providers.length === 0) checks.push(jwksUrlCheck(undefined));

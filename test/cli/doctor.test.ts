@@ -133,10 +133,16 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(sound, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRETS: 2 secrets, each with at least 32 bytes of key material' });
   });
 
+  it("checks CUBEJS_API_SECRETS and the additional secrets each under its own name, as the hook reads them", async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...without(good, 'CUBEJS_API_SECRET'), CUBEJS_API_SECRETS: randomSecret(32), CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'short-one' }));
+    expect(checkOf(json, 'api-secret')).toEqual({ id: 'api-secret', status: 'ok', message: 'CUBEJS_API_SECRETS: 1 secret, each with at least 32 bytes of key material' });
+    expect(checkOf(json, 'additional-api-secrets')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds 6 bytes/) });
+  });
+
   it('takes a JWKS URL without any API secret as a key-set-only set-up, not a failure', async () => {
     const result = await doctor(without(good, 'CUBEJS_API_SECRET'));
     const json = jsonOf<DoctorJson>(result);
-    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set: a key-set-only set-up/) });
+    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set, nor CUBEJS_API_SECRETS: a key-set-only set-up/) });
     expect(result.code).toBe(0);
   });
 

@@ -159,11 +159,11 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     expect(cube.requests[4]?.headers.authorization).toBe(idpToken);
   });
 
-  it('skips the service-token checks without CUBEJS_API_SECRET and the idp-token checks without a token, saying why; exit 0', async () => {
+  it('skips the service-token checks without an API secret and the idp-token checks without a token, saying why; exit 0', async () => {
     const cube = await withOurHook();
     const result = await probe([cube.url], { env: {} });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^ {2}SKIP {2}service-token {19}- {9}- {2}CUBEJS_API_SECRET is not set: no service token to sign/m);
+    expect(result.stdout).toMatch(/^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: no service token to sign/m);
     expect(result.stdout).toMatch(/^ {2}SKIP {2}idp-token-with-origin {11}- {9}- {2}no identity-provider token: give one with --token-file <file> or --token -$/m);
     expect(result.stdout).toMatch(/\nOK: 2 passed, 0 failed, 4 skipped\n$/);
     expect(cube.requests).toHaveLength(2);
@@ -174,6 +174,15 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
       ['idp-token', null, null],
       ['idp-token-with-origin', null, null],
     ]);
+  });
+
+  it("signs the service token with the first secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
+    const cube = await withOurHook();
+    const [replaced, second] = [randomSecret(32), randomSecret(32)];
+    const { result, json } = await probeJson([cube.url], { env: { CUBEJS_API_SECRETS: `${SECRET},${second}`, CUBEJS_API_SECRET: replaced } });
+    expect(check(json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
+    expect(jwtVerify(cube.requests[2]?.headers.authorization as string, SECRET)).toMatchObject({ exp: expect.any(Number) });
+    for (const secret of [replaced, second]) expect(result.stdout + result.stderr).not.toContain(secret);
   });
 
   it('signs the service token with --claims, for a deployment that requires claims', async () => {

@@ -1,5 +1,6 @@
 import { verify as jwtVerify } from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
+import { createCheckAuth, optionsFromEnv } from '../../src';
 import { jsonOf, runCli, type CliResult } from '../support/cli';
 import { randomSecret } from '../support/claims';
 
@@ -78,11 +79,22 @@ describe('cube-dual-auth token', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('refuses without CUBEJS_API_SECRET, exit 1, even when additional secrets are set', async () => {
+  it("signs with the first secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET, and the hook accepts it", async () => {
+    const [first, second, replaced] = [randomSecret(32), randomSecret(32), randomSecret(32)];
+    const environment = { CUBEJS_API_SECRETS: `${first},${second}`, CUBEJS_API_SECRET: replaced };
+    const minted = (await token(['--claims', '{"tenant":"acme"}'], environment)).stdout.trim();
+    expect(jwtVerify(minted, first)).toMatchObject({ tenant: 'acme' });
+    const hook = createCheckAuth(optionsFromEnv(environment));
+    const verdict = await hook.explain({ headers: { 'request-origin': 'embeddable' } }, minted);
+    hook.close();
+    expect(verdict).toMatchObject({ accepted: true, path: 'shared-secret', securityContext: { tenant: 'acme' } });
+  });
+
+  it('refuses without CUBEJS_API_SECRET or CUBEJS_API_SECRETS, exit 1, even when additional secrets are set (they only verify)', async () => {
     const result = await token(['--claims', '{}'], { CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: randomSecret(32) });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/CUBEJS_API_SECRET is not set/);
+    expect(result.stderr).toBe('cube-dual-auth token: neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: there is no secret to sign with\n');
   });
 
   it('prints help with examples, exit 0', async () => {

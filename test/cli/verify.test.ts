@@ -186,6 +186,33 @@ describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
   });
 });
 
+describe('cube-dual-auth verify: the API secrets, as the hook reads them', () => {
+  it("names Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET, and the additional secrets, each for its own", async () => {
+    const [first, second, extra] = [randomSecret(32), randomSecret(32), randomSecret(32)];
+    const secrets = { CUBEJS_API_SECRETS: `${first},${second}`, CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: extra };
+    const token = serviceToken({}, second);
+    const { result, json } = await verifyJson(token, ['--origin'], { env: { ...env, ...secrets } });
+    expect(result.code).toBe(0);
+    expect(json.key).toEqual({ source: 'api-secret', secrets: 3, variables: ['CUBEJS_API_SECRETS', 'CUBEJS_API_SECRETS', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS'] });
+    const text = await verify(token, [token, '--origin'], { env: { ...env, ...secrets } });
+    expect(text.stdout).toContain('\nKey      the API secret: one of 3 (2 in CUBEJS_API_SECRETS, 1 in CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS)\n');
+    for (const secret of [first, second, extra]) expect(text.stdout + result.stdout).not.toContain(secret);
+  });
+
+  it('a token signed with another secret: the fix names the rotation list CUBEJS_API_SECRETS', async () => {
+    const { json } = await verifyJson(serviceToken({}, randomSecret(32)), ['--origin']);
+    expect(json.error).toMatchObject({
+      code: 'ERR_SIGNATURE_INVALID',
+      hint: 'CUBEJS_API_SECRET must be the secret the service signs with; during a rotation, list both in CUBEJS_API_SECRETS (comma-separated), which replaces it.',
+    });
+  });
+
+  it('no API secret at all: the fix says how to make one', async () => {
+    const { json } = await verifyJson(serviceToken(), ['--origin'], { env: { CUBEJS_JWK_URL: server.url } });
+    expect(json.error).toMatchObject({ code: 'ERR_SHARED_SECRET_NOT_CONFIGURED', hint: expect.stringMatching(/use at least 32 random bytes \(openssl rand -hex 32\)\.$/) });
+  });
+});
+
 describe('cube-dual-auth verify: command line', () => {
   it('prints help with examples, exit 0', async () => {
     const result = await runCli(['verify', '--help']);

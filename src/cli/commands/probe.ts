@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config';
-import { ENV, readEnv } from '../../env';
+import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../env';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';
@@ -22,7 +22,7 @@ six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, 
   no-token                      no Authorization header: 403 with the body exactly
                                 {"error":"Authentication required"} (what the checkAuth hook answers)
   garbage-token                 a token no one issued: 403
-  service-token                 an HS256 token signed with ${ENV.apiSecret}, sent with
+  service-token                 an HS256 token signed with the API secret, sent with
                                 "Request-Origin: <origin>", as the service sends it: 200
   service-token-without-origin  the same token without that header: 403
   idp-token                     the identity provider's token you give: 200
@@ -30,8 +30,8 @@ six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, 
 
 Any other status, a 500, a stack trace in the body, or a body that echoes the token sent (or
 its signature) is a FAIL; a 200 must be Cube's /meta answer. The service-token checks are
-skipped, with the reason, when ${ENV.apiSecret} is not set, and the idp-token checks
-when no token is given: a probe without either checks the refusals only.
+skipped, with the reason, when no API secret is set, and the idp-token checks when no token
+is given: a probe without either checks the refusals only.
 When the first request gets no answer (refused, unknown host, TLS error, timeout) the
 deployment is unreachable: the other checks are not sent and fail with that reason.
 Neither the secret nor a whole token is ever printed; what the deployment answers is shown
@@ -64,6 +64,7 @@ Options:
 
 Environment:
   ${ENV.apiSecret.padEnd(ENV.origin.length)}  the deployment's API secret, to sign the service token
+  ${ENV.apiSecrets.padEnd(ENV.origin.length)}  Cube's rotation list, which replaces it when set: its first secret signs
   ${ENV.origin}  the default of --origin
 
 Exit status:
@@ -167,13 +168,13 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv, io.env);
   const idpToken = await readIdpToken(args.idpTokenFrom, io);
-  const secret = readEnv(io.env, ENV.apiSecret);
+  const secret = signingSecret(io.env);
   const expiresIn = args.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
   const checks = await runChecks({
     base: args.base,
     origin: args.origin,
-    serviceToken: secret === undefined ? undefined : signServiceToken(secret, args.claims, expiresIn),
-    noServiceToken: `${ENV.apiSecret} is not set: no service token to sign (set it to the deployment's API secret)`,
+    serviceToken: secret === undefined ? undefined : signServiceToken(secret.value, args.claims, expiresIn),
+    noServiceToken: `${NO_SIGNING_SECRET}: no service token to sign (set one to the deployment's API secret)`,
     idpToken,
     noIdpToken: 'no identity-provider token: give one with --token-file <file> or --token -',
     timeoutMs: args.timeoutMs,

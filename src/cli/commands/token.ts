@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config';
-import { ENV, readEnv } from '../../env';
+import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../env';
 import { parseCommandLine } from '../args';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
@@ -10,9 +10,10 @@ const DEFAULT_EXPIRES_IN = '1h';
 
 const HELP = `Usage: cube-dual-auth token --claims '<json>' [--expires-in <duration>] [--json]
 
-Mints an HS256 test token signed with the API secret (${ENV.apiSecret}), for trying the
-shared-secret path locally, e.g. with curl against a development Cube. Prints the token alone,
-so that it can be used as $(cube-dual-auth token ...). Refuses without ${ENV.apiSecret}.
+Mints an HS256 test token signed with the API secret, ${ENV.apiSecret} or, when Cube's rotation
+list ${ENV.apiSecrets} is set, its first secret: for trying the shared-secret path locally,
+e.g. with curl against a development Cube. Prints the token alone, so that it can be used as
+$(cube-dual-auth token ...). Refuses without an API secret.
 
 Options:
   --claims <json>          the payload: a JSON object (it becomes Cube's security context);
@@ -23,7 +24,7 @@ Options:
 
 Exit status:
   0  minted
-  1  no API secret: ${ENV.apiSecret} is not set
+  1  no API secret to sign with
   2  wrong command line, or claims that are not a JSON object
 
 Examples:
@@ -91,12 +92,12 @@ export function signServiceToken(secret: string, claims: Record<string, unknown>
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv);
-  const secret = readEnv(io.env, ENV.apiSecret);
+  const secret = signingSecret(io.env);
   if (secret === undefined) {
-    io.stderr.write(`cube-dual-auth token: ${ENV.apiSecret} is not set: there is no secret to sign with\n`);
+    io.stderr.write(`cube-dual-auth token: ${NO_SIGNING_SECRET}: there is no secret to sign with\n`);
     return EXIT_REFUSED;
   }
-  const token = signServiceToken(secret, args.claims, args.expiresIn);
+  const token = signServiceToken(secret.value, args.claims, args.expiresIn);
   if (!args.json) {
     io.stdout.write(`${token}\n`);
     return EXIT_OK;

@@ -1,6 +1,6 @@
 import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../check-auth';
 import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config';
-import { ENV, optionsFromEnv } from '../../env';
+import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
@@ -56,7 +56,12 @@ type KeyInfo =
     /** The identity provider chosen: its issuer (null when none is configured) and why; null when none was chosen. */
     readonly provider: { readonly issuer: string | null; readonly reason: string } | null;
   }
-  | { readonly source: 'api-secret'; readonly secrets: number };
+  | {
+    readonly source: 'api-secret';
+    readonly secrets: number;
+    /** The variable each secret tried came from, in the order tried. */
+    readonly variables: readonly string[];
+  };
 
 /** The `--json` document; every member is always present (null when it does not apply). */
 interface VerifyReport {
@@ -128,11 +133,8 @@ function times(claims: Record<string, unknown> | undefined, now: number): Verify
   return result;
 }
 
-function keyInfo(verdict: Verdict, options: DualAuthOptions): KeyInfo | null {
-  if (verdict.path === 'shared-secret') {
-    const { apiSecret } = options;
-    return { source: 'api-secret', secrets: apiSecret === undefined ? 0 : typeof apiSecret === 'string' ? 1 : apiSecret.length };
-  }
+function keyInfo(verdict: Verdict, secrets: readonly ApiSecret[]): KeyInfo | null {
+  if (verdict.path === 'shared-secret') return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
   if (verdict.path === 'key-set') {
     const kid = verdict.kid ?? verdict.header?.kid;
     const { provider } = verdict;
@@ -151,7 +153,7 @@ function shownToken(token: string): string {
   return shortenToken(token.replace(/^bearer\s+/i, ''));
 }
 
-function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Verdict, options: DualAuthOptions): VerifyReport {
+function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Verdict, options: DualAuthOptions, secrets: readonly ApiSecret[]): VerifyReport {
   const { error } = verdict;
   return {
     accepted: verdict.accepted,
@@ -162,7 +164,7 @@ function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Ve
     header: verdict.header ?? null,
     claims: verdict.payload ?? null,
     times: times(verdict.payload, Date.now() / 1000),
-    key: keyInfo(verdict, options),
+    key: keyInfo(verdict, secrets),
     securityContext: verdict.securityContext ?? null,
     error: error ? { ...error, hint: hintFor(error.code, verdict.path, configuredOrigin(options)) } : null,
   };
@@ -203,9 +205,11 @@ function describeClaims(claims: Record<string, unknown>, now: number): string {
 
 function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.source === 'api-secret') {
-    if (key.secrets === 0) return `the API secret: none configured (${ENV.apiSecret})`;
-    const more = key.secrets > 1 ? ` or one of ${key.secrets - 1} in ${ENV.additionalApiSecrets}` : '';
-    return `the API secret (${ENV.apiSecret}${more})`;
+    if (key.secrets === 0) return `the API secret: none configured (neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set)`;
+    const [only] = key.variables;
+    if (key.secrets === 1) return `the API secret (${only})`;
+    const counts = [...new Set(key.variables)].map((variable) => `${key.variables.filter((v) => v === variable).length} in ${variable}`);
+    return `the API secret: one of ${key.secrets} (${counts.join(', ')})`;
   }
   const kid = key.kid === null ? 'no kid in the header' : `kid ${jsonForTerminal(key.kid)}`;
   // A discovered JWKS URL is the discovery document's text.
@@ -251,11 +255,11 @@ function requestOriginFor(args: VerifyArgs, options: DualAuthOptions): string | 
   return args.origin === '' ? configuredOrigin(options) : args.origin;
 }
 
-async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth: CheckAuth): Promise<VerifyReport> {
+async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth: CheckAuth, env: NodeJS.ProcessEnv): Promise<VerifyReport> {
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
   const verdict = await checkAuth.explain({ headers }, args.token);
-  return report(args, requestOrigin, verdict, options);
+  return report(args, requestOrigin, verdict, options, apiSecretsInForce(env));
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
@@ -266,7 +270,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   try {
     options = optionsFromEnv(io.env);
     checkAuth = createNamedCheckAuth(options, ENV_NAMES);
-    result = await verifyWith(args, options, checkAuth);
+    result = await verifyWith(args, options, checkAuth, io.env);
   } catch (error) {
     if (!(error instanceof DualAuthConfigError)) throw error;
     result = configurationReport(args, error);
