@@ -35,6 +35,11 @@ export class DecodedToken {
     return (this.parsed ??= parsePayload(this.payloadBytes(), this.path));
   }
 
+  /** Characters of the signature's base64url text: after the second dot, to the end. */
+  get signatureLength(): number {
+    return this.raw.length - this.payloadEnd - 1;
+  }
+
   /** The payload's bytes, decoded from its base64url text. */
   payloadBytes(): Buffer {
     return Buffer.from(this.raw.slice(this.payloadStart, this.payloadEnd), 'base64url');

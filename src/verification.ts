@@ -37,6 +37,13 @@ const BY_PREFIX: readonly (readonly [string, Mapping])[] = [
   ['secretOrPublicKey must be', unfitKey],
 ];
 
+/**
+ * Characters of an ECDSA signature's base64url text (RFC 7518 3.4: R and S side by side, each as long as the curve's
+ * order, 32, 48 and 66 bytes). jsonwebtoken's ECDSA check throws a `TypeError` for any other length instead of
+ * saying the signature is invalid, so the length is checked here first.
+ */
+const ECDSA_SIGNATURE_LENGTH: Readonly<Partial<Record<Algorithm, number>>> = { ES256: 86, ES384: 128, ES512: 176 };
+
 /** Verifies tokens of one algorithm for one path's claim policy. */
 export class TokenVerifier {
   /**
@@ -44,6 +51,8 @@ export class TokenVerifier {
    * which copies its options first, so one object serves every request without an allocation.
    */
   private readonly options: VerifyOptions & { clockTimestamp: number };
+  /** The only length a signature of this algorithm can have, where jsonwebtoken would fail on another. */
+  private readonly signatureLength: number | undefined;
 
   /**
    * @param alg the one algorithm accepted (the path has already matched the token's header against it)
@@ -56,6 +65,7 @@ export class TokenVerifier {
     private readonly invalidSignature: (token: DecodedToken) => DualAuthError,
   ) {
     const { audience, issuer, subject, maxTokenAge, clockTolerance } = policy;
+    this.signatureLength = ECDSA_SIGNATURE_LENGTH[alg];
     this.options = {
       algorithms: [alg],
       clockTolerance,
@@ -77,6 +87,7 @@ export class TokenVerifier {
     this.options.clockTimestamp = nowSeconds;
     let payload: unknown;
     try {
+      if (this.signatureLength !== undefined && token.signatureLength !== this.signatureLength) throw new JsonWebTokenError('invalid signature');
       payload = verify(token.raw, key, this.options);
     } catch (error) {
       throw this.rejection(error, token);

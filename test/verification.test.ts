@@ -5,7 +5,7 @@ import { DualAuthError } from '../src/errors';
 import { decodeToken } from '../src/token';
 import { TokenVerifier } from '../src/verification';
 import { randomSecret } from './support/claims';
-import { generateKeyPair } from './support/keys';
+import { generateKeyPair, type KeyAlgorithm } from './support/keys';
 import { base64url, signToken } from './support/tokens';
 
 const secret = randomSecret();
@@ -116,5 +116,54 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     const unchecked = { policy: { issuer: undefined, subject: undefined } };
     expect(refusal({ ...good, ...member }, unchecked)).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` });
     expect(refusal({ ...good, ...member }).code).toMatch(/^ERR_(ISSUER|SUBJECT)_MISMATCH$/);
+  });
+});
+
+describe('TokenVerifier: a signature of any shape or length is an invalid signature, never an internal error', () => {
+  const ALGORITHMS: KeyAlgorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+
+  /** The DER encoding (SEQUENCE of two INTEGERs) of a JWS ECDSA signature: what OpenSSL makes, which JWS does not use. */
+  function der(ieee: Buffer): Buffer {
+    const integer = (half: Buffer) => {
+      const trimmed = half.subarray(half.findIndex((byte) => byte !== 0));
+      const body = trimmed[0] !== undefined && trimmed[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed;
+      return Buffer.concat([Buffer.from([0x02, body.length]), body]);
+    };
+    const content = Buffer.concat([integer(ieee.subarray(0, ieee.length / 2)), integer(ieee.subarray(ieee.length / 2))]);
+    const length = content.length < 0x80 ? Buffer.from([content.length]) : Buffer.from([0x81, content.length]);
+    return Buffer.concat([Buffer.from([0x30]), length, content]);
+  }
+
+  it.each(ALGORITHMS)('%s: too short, too long, zeros, DER-shaped: ERR_SIGNATURE_INVALID; empty: malformed', (alg) => {
+    const pair = generateKeyPair(alg);
+    const verifier = new TokenVerifier(alg as 'RS256', policy, badSignature);
+    const token = signToken(good, { key: pair });
+    const signingInput = token.slice(0, token.lastIndexOf('.'));
+    const valid = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url');
+    expect(verifier.verify(decodeToken(token), pair.publicKey, NOW * 1000).payload).toMatchObject({ sub: 'svc' });
+    const shapes: [string, Buffer][] = [
+      ['an 8-byte DER r = s = 0', Buffer.from('3006020100020100', 'hex')],
+      ['one byte', Buffer.alloc(1)],
+      ['one byte short', valid.subarray(0, -1)],
+      ['one byte long', Buffer.concat([valid, Buffer.alloc(1)])],
+      ['twice as long', Buffer.concat([valid, valid])],
+      ['all zeros, of the right length', Buffer.alloc(valid.length)],
+      ['1 KiB', Buffer.alloc(1024, 0xff)],
+    ];
+    if (alg.startsWith('ES')) shapes.push(['the valid signature DER-encoded', der(valid)]);
+    for (const [shape, signature] of shapes) {
+      const forged = decodeToken(`${signingInput}.${signature.toString('base64url')}`);
+      expect(() => verifier.verify(forged, pair.publicKey, NOW * 1000), shape).toThrow(expect.objectContaining({ code: 'ERR_SIGNATURE_INVALID', message: 'the path says: bad signature' }));
+    }
+    expect(() => decodeToken(`${signingInput}.`)).toThrow(expect.objectContaining({ code: 'ERR_TOKEN_MALFORMED', message: 'Malformed token: signature is missing' }));
+  });
+
+  it('still names a malformed token first when its signature also has the wrong length', () => {
+    const pair = generateKeyPair('ES256');
+    const verifier = new TokenVerifier('ES256', policy, badSignature);
+    const token = signToken(good, { key: pair });
+    // A character outside base64url in the signature: decoding checks only its end, the full check names it.
+    const forged = decodeToken(`${token.slice(0, token.lastIndexOf('.'))}.AA+A`);
+    expect(() => verifier.verify(forged, pair.publicKey, NOW * 1000)).toThrow(expect.objectContaining({ code: 'ERR_TOKEN_MALFORMED', message: 'Malformed token: signature is not base64url' }));
   });
 });
