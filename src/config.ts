@@ -8,7 +8,7 @@ import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from './a
 import { DualAuthConfigError, type AuthPath } from './errors';
 import { identityProvidersOf, type IdentityProvider } from './identity-providers';
 import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
-import { secretWeakness } from './secret-strength';
+import { SECRET_ADVICE, secretWeakness } from './secret-strength';
 import type { AuthEventListener } from './events';
 
 /** What a `securityContext` function is told about the token it shapes. */
@@ -38,6 +38,15 @@ export interface DualAuthOptions {
    * @default none: the shared-secret path refuses every token, naming the missing setting
    */
   apiSecret?: string | readonly string[];
+  /**
+   * Runs with an API secret that is too weak for HS256 (under 32 bytes of key material, a pattern, words or a
+   * placeholder): without it, such a secret stops `createCheckAuth` (and Cube, at start) with a
+   * `DualAuthConfigError`; with it, the hook warns once at start and accepts tokens signed with it. Anyone can
+   * choose the shared-secret path, so a guessable secret lets anyone mint tokens: for a test set-up only.
+   * Env: `CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET` (`true` or `false`).
+   * @default false
+   */
+  allowWeakSecret?: boolean;
   /**
    * JWKS URL of the identity provider, for the key-set path. Never taken from a token.
    * Env: `CUBEJS_JWK_URL`.
@@ -262,6 +271,7 @@ const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { 
 /** The options table. `satisfies` makes a missing or extra row a compile error. */
 export const OPTIONS = {
   apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'], format: 'secrets', check: stringList },
+  allowWeakSecret: { env: ['CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET'], format: 'boolean', default: false, check: bool },
   jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
   providers: { env: ['CUBE_DUAL_AUTH_PROVIDERS'], format: 'json', check: providerList },
   origin: {
@@ -329,7 +339,10 @@ export type ResolvedOptions = {
   readonly secretKeys: readonly KeyObject[];
   /** The identity providers of the key-set path, with inherited settings applied; empty when it has none. */
   readonly identityProviders: readonly IdentityProvider[];
-  /** Why an API secret is too weak for HS256 (never the secret itself), for one warning at start. */
+  /**
+   * Why an API secret is too weak for HS256 (never the secret itself), for one warning at start; set only when
+   * `allowWeakSecret` let it through (without it, a weak secret is a configuration error).
+   */
   readonly secretWeakness: string | undefined;
   /** How messages name each option (environment variables when the options came from the environment). */
   readonly names: OptionNames;
@@ -367,6 +380,18 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   resolved.identityProviders = identityProviders;
   resolved.secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
   const weak = secrets.map(secretWeakness).findIndex((weakness) => weakness !== undefined);
-  resolved.secretWeakness = weak < 0 ? undefined : `${secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length} of ` : ''}${names.apiSecret} ${secretWeakness(secrets[weak] as string)}`;
+  resolved.secretWeakness = undefined;
+  if (weak >= 0) {
+    const weakness = secretWeakness(secrets[weak] as string) as string;
+    const which = secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length}` : undefined;
+    // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens, so it stops the start.
+    if (resolved.allowWeakSecret !== true) {
+      throw new DualAuthConfigError(
+        names.apiSecret,
+        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
+      );
+    }
+    resolved.secretWeakness = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
+  }
   return resolved as ResolvedOptions;
 }

@@ -4,8 +4,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../src/config';
 import { ENV, optionsFromEnv } from '../src/env';
 import { DualAuthConfigError } from '../src/errors';
+import { SECRET_ADVICE } from '../src/secret-strength';
+import { randomSecret } from './support/claims';
 
-const SECRET = 'a'.repeat(40);
+const SECRET = randomSecret();
 
 function configError(options: unknown, names = {}): DualAuthConfigError {
   try {
@@ -58,6 +60,40 @@ describe('resolveOptions', () => {
 
   it('names environment variables when the options came from the environment', () => {
     expect(configError({ jwksUri: 'ftp://x' }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
+  });
+
+  describe('a weak API secret', () => {
+    const weak = 'a'.repeat(64);
+
+    it('stops the configuration, naming the option, the weakness, the advice and the opt-in', () => {
+      expect(configError({ apiSecret: weak }).message).toBe(
+        `cube-dual-auth: option "apiSecret" has only 1 distinct characters: ${SECRET_ADVICE}; to run with it anyway, set option "allowWeakSecret" to true`,
+      );
+      expect(configError({ apiSecret: 'x'.repeat(10) }, ENV_NAMES)).toMatchObject({
+        option: 'CUBEJS_API_SECRET',
+        message: `cube-dual-auth: CUBEJS_API_SECRET holds 7 bytes of key material, under 32: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
+      });
+    });
+
+    it('names which secret of a rotation list is weak, and never the secret', () => {
+      const error = configError({ apiSecret: [SECRET, 'changeme-0123456789-changeme-0123456789-changeme'] }, ENV_NAMES);
+      expect(error.message).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET \(secret 2 of 2\) contains a placeholder word such as "secret", "password" or "changeme": /);
+      expect(error.message).not.toContain('changeme-0123456789');
+      expect(error.message).not.toContain(SECRET);
+    });
+
+    it('is let through with allowWeakSecret (env CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET), its weakness kept for the warning at start', () => {
+      expect(resolveOptions({ apiSecret: weak, allowWeakSecret: true })).toMatchObject({ allowWeakSecret: true, secretWeakness: 'option "apiSecret" has only 1 distinct characters' });
+      const fromEnv = optionsFromEnv({ CUBEJS_API_SECRET: 'short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' });
+      expect(fromEnv).toEqual({ apiSecret: ['short'], allowWeakSecret: true });
+      expect(resolveOptions(fromEnv, ENV_NAMES).secretWeakness).toBe('CUBEJS_API_SECRET holds 3 bytes of key material, under 32');
+      expect(configError({ apiSecret: 'short', allowWeakSecret: 'yes' }).message).toBe('cube-dual-auth: option "allowWeakSecret" must be true or false');
+    });
+
+    it('leaves a strong secret alone, whatever allowWeakSecret says', () => {
+      expect(resolveOptions({ apiSecret: SECRET })).toMatchObject({ allowWeakSecret: false, secretWeakness: undefined });
+      expect(resolveOptions({ apiSecret: SECRET, allowWeakSecret: true }).secretWeakness).toBeUndefined();
+    });
   });
 
   it('never puts a secret into a message', () => {

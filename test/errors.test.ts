@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthError, forbidden } from '../src';
 import { quote, resetHostErrorClass, toThrowable } from '../src/errors';
+import { randomSecret } from './support/claims';
 import { rejectionOf, serviceRequest } from './support/requests';
 
 const nodeRequire = createRequire(import.meta.url);
@@ -39,7 +40,7 @@ describe('rejections outside Cube', () => {
 describe('rejections inside Cube', () => {
   it("are instances of the loaded Cube's CubejsHandlerError, and still DualAuthErrors", async () => {
     loadFakeGateway();
-    const checkAuth = createCheckAuth({ apiSecret: 'x'.repeat(32) });
+    const checkAuth = createCheckAuth({ apiSecret: randomSecret() });
     const error = await rejectionOf(checkAuth(serviceRequest(), undefined));
     expect(error).toBeInstanceOf(CubejsHandlerError);
     expect(error).toBeInstanceOf(DualAuthError);

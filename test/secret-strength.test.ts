@@ -30,11 +30,11 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
     expect(secretWeakness(randomBytes(48).toString('base64'))).toBeUndefined();
   });
 
-  it('the hook warns once at start about a weak secret, naming the setting, never the secret', () => {
+  it('the hook, opted in with allowWeakSecret, warns once at start about a weak secret, naming the setting, never the secret', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       const weak = randomBytes(16).toString('hex');
-      createCheckAuth({ apiSecret: [randomBytes(32).toString('hex'), weak] });
+      createCheckAuth({ apiSecret: [randomBytes(32).toString('hex'), weak], allowWeakSecret: true });
       expect(warn).toHaveBeenCalledTimes(1);
       const line = String(warn.mock.calls[0]?.[0]);
       expect(line).toBe('cube-dual-auth: secret 2 of 2 of option "apiSecret" holds 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)');
