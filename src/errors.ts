@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { findGateway, handlerErrorClass, type HandlerErrorClass } from './host-cube';
 
 /**
  * Stable reason codes of a rejection. The message may be reworded between releases; the code will not.
@@ -105,36 +105,17 @@ export function faultMessage(error: unknown): string {
   return text.replace(JWT_LIKE, '[token]').slice(0, MAX_LOGGED);
 }
 
-type HandlerErrorClass = new (status: number, type: string, message: string) => Error;
-
-const GATEWAY_ERROR_MODULE = /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
 let hostErrorClass: HandlerErrorClass | null | undefined;
 
-function handlerErrorFrom(exports: unknown): HandlerErrorClass | null {
-  const candidate = (exports as { CubejsHandlerError?: unknown } | undefined)?.CubejsHandlerError ?? exports;
-  return typeof candidate === 'function' ? (candidate as HandlerErrorClass) : null;
-}
-
-/**
- * Finds the `CubejsHandlerError` class of the Cube that is running. The gateway maps an error to its status
- * only when it is an instance of that very class, so the one already loaded wins over any other copy.
- */
+/** The running Cube's `CubejsHandlerError`, found as `doctor` finds it (host-cube.ts); null outside Cube. */
 function findHostErrorClass(): HandlerErrorClass | null {
-  for (const [id, mod] of Object.entries(require.cache)) {
-    if (mod?.loaded && GATEWAY_ERROR_MODULE.test(id)) {
-      const found = handlerErrorFrom(mod.exports);
-      if (found) return found;
-    }
+  const found = findGateway(process.cwd());
+  try {
+    return found === undefined ? null : handlerErrorClass(found);
+  } catch {
+    // A gateway that does not load is no Cube that runs.
+    return null;
   }
-  for (const base of [process.cwd(), __dirname]) {
-    try {
-      const hostRequire = createRequire(`${base}/`);
-      return handlerErrorFrom(hostRequire(hostRequire.resolve('@cubejs-backend/api-gateway')));
-    } catch {
-      // Not resolvable from this base; try the next one.
-    }
-  }
-  return null;
 }
 
 /**

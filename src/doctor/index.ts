@@ -3,13 +3,11 @@
  * hook's own code (option validation, the JWKS key store) plus what the hook cannot know (secret strength,
  * missing audience/issuer, where Cube is installed).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type ResolvedOptions } from '../config';
 import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
+import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
 import type { IdentityProvider } from '../identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../secret-strength';
@@ -43,7 +41,6 @@ export interface Diagnosis {
   readonly checks: readonly Check[];
 }
 
-const GATEWAY = '@cubejs-backend/api-gateway';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KIDS_SHOWN = 5;
 
@@ -177,32 +174,22 @@ function issuerCheck(issuers: readonly string[] | undefined): Check {
   return check('issuer', 'ok', `${ENV.issuer}: ${issuers.map((value) => JSON.stringify(value)).join(' or ')}`);
 }
 
-function versionOf(entry: string): string | undefined {
-  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (manifest.name === GATEWAY) return typeof manifest.version === 'string' ? manifest.version : undefined;
-    } catch {
-      // No readable package.json at this level: keep climbing.
-    }
-  }
-  return undefined;
-}
-
-/** The hook throws Cube's own error class only when it finds the host Cube; else Cube answers 500, not 403. */
+/**
+ * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
+ * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
+ */
 function gatewayCheck(cwd: string): Check {
-  let entry: string;
-  try {
-    entry = createRequire(join(cwd, 'package.json')).resolve(GATEWAY);
-  } catch {
+  const found = findGateway(cwd);
+  if (found === undefined) {
     return check(
       'cube-gateway',
       'warn',
-      `${GATEWAY} does not resolve from ${cwd}: run doctor in the Cube project; if cube-dual-auth is not installed next to Cube, rejections become HTTP 500 instead of 403`,
+      `${GATEWAY} does not resolve from ${cwd}, nor from cube-dual-auth's own directory (${OWN_DIRECTORY}): run doctor in the Cube project; if cube-dual-auth is not installed next to Cube, rejections become HTTP 500 instead of 403`,
     );
   }
-  const version = versionOf(entry);
-  return check('cube-gateway', 'ok', `${GATEWAY}${version ? ` ${version}` : ''} resolves from ${cwd}: rejections become HTTP 403`);
+  const version = gatewayVersion(found.file);
+  const where = found.kind === 'loaded' ? 'is loaded in this process' : found.from === cwd ? `resolves from ${cwd}` : `resolves from cube-dual-auth's own directory (${found.from}), not from ${cwd}`;
+  return check('cube-gateway', 'ok', `${GATEWAY}${version ? ` ${version}` : ''} ${where}: rejections become HTTP 403`);
 }
 
 function configurationFailure(error: unknown): Check {

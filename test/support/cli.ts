@@ -26,6 +26,8 @@ export interface CliOptions {
   readonly stdin?: string;
   /** The working directory; default the test runner's. */
   readonly cwd?: string;
+  /** For a spawned run: the bin to run instead of {@link CLI}, such as a copy installed elsewhere. */
+  readonly bin?: string;
 }
 
 /** A stream that keeps what is written to it, as a terminal would show it (not a TTY: no colours). */
@@ -61,11 +63,12 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
  * shows (exit status, that it exits at all). Killed after 15 s; a CLI that does not exit is a bug.
  */
 export function runBin(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  if (!existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: run "npm run build" first ("npm test" builds before testing)`);
+  const bin = options.bin ?? CLI;
+  if (!existsSync(bin)) {
+    throw new Error(`${bin} is missing: run "npm run build" first ("npm test" builds before testing)`);
   }
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [bin, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     timeout: 15_000,

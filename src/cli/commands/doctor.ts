@@ -18,8 +18,9 @@ Checks the environment a deployment would run with, using the checkAuth hook's o
   audience, issuer        ${ENV.audience} and ${ENV.issuer} are set (key-set path)
 With ${ENV.providers}, discovery or jwks-url, jwks-keys and audience come once per identity
 provider, each with its "issuer".
-  cube-gateway            @cubejs-backend/api-gateway resolves from the current directory,
-                          so that rejections become HTTP 403 inside Cube, not 500
+  cube-gateway            @cubejs-backend/api-gateway is found as the hook finds it (from the
+                          current directory, else from cube-dual-auth's own), so that rejections
+                          become HTTP 403 inside Cube, not 500
 Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
 
 Options:

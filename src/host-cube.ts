@@ -1,0 +1,70 @@
+/**
+ * Where the running Cube is, found one way for the hook and for `doctor`. The hook throws that Cube's own
+ * `CubejsHandlerError`, because Cube's gateway answers 403 only for an instance of that very class (anything else
+ * is a 500); `doctor` says whether, where and which version the hook would find, without loading it.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** The package that holds Cube's `CubejsHandlerError`. */
+export const GATEWAY = '@cubejs-backend/api-gateway';
+
+/** Cube 0.33 and 1.x name the module of the class differently. */
+const GATEWAY_ERROR_MODULE = /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
+
+/** This package's own directory (dist/, or src/ in the tests), the last place {@link findGateway} looks from. */
+export const OWN_DIRECTORY = __dirname;
+
+/** Cube's error class, as its gateway constructs it. */
+export type HandlerErrorClass = new (status: number, type: string, message: string) => Error;
+
+/** What {@link findGateway} found. */
+export type FoundGateway =
+  /** The class's module, already loaded in this process: the Cube that is running. */
+  | { readonly kind: 'loaded'; readonly file: string; readonly exports: unknown }
+  /** The gateway's entry file, resolved from `from` (not loaded). */
+  | { readonly kind: 'resolved'; readonly file: string; readonly from: string };
+
+/**
+ * Finds Cube's gateway: first a `CubejsHandlerError` module already loaded (the running Cube's; another copy's class
+ * would not be the one its gateway checks), then the package as `require` resolves it from the working directory
+ * (where `cubejs-server` runs: the Cube project), then from this package's own directory (installed next to Cube,
+ * when Cube was started from elsewhere). Undefined when there is none.
+ */
+export function findGateway(cwd: string): FoundGateway | undefined {
+  for (const [file, loaded] of Object.entries(require.cache)) {
+    if (loaded?.loaded && GATEWAY_ERROR_MODULE.test(file)) return { kind: 'loaded', file, exports: loaded.exports };
+  }
+  for (const from of [cwd, OWN_DIRECTORY]) {
+    try {
+      return { kind: 'resolved', file: createRequire(join(from, 'package.json')).resolve(GATEWAY), from };
+    } catch {
+      // Not resolvable from there; try the next place.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The `CubejsHandlerError` class of the gateway found: the loaded module's, or the resolved gateway's, which is
+ * loaded now. Null when the module exports no such class. Throws what loading the gateway throws.
+ */
+export function handlerErrorClass(found: FoundGateway): HandlerErrorClass | null {
+  const exports = found.kind === 'loaded' ? found.exports : createRequire(found.file)(found.file);
+  const candidate = (exports as { CubejsHandlerError?: unknown } | undefined)?.CubejsHandlerError ?? exports;
+  return typeof candidate === 'function' ? (candidate as HandlerErrorClass) : null;
+}
+
+/** The version of the gateway package a found file belongs to, from the nearest package.json that names it. */
+export function gatewayVersion(file: string): string | undefined {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === GATEWAY) return typeof manifest.version === 'string' ? manifest.version : undefined;
+    } catch {
+      // No readable package.json at this level: keep climbing.
+    }
+  }
+  return undefined;
+}
