@@ -18,11 +18,24 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
   stdio: 'inherit',
 });
 
+// The root's `checkAuth` is a getter of the CommonJS exports that checks the environment when read (src/index.ts). An
+// ES module's named exports are all bound at import, so its twin binds `checkAuth` through checkAuthForImport
+// (src/ready-made.ts), which checks at import only when the environment configures a path: `import { createCheckAuth }`
+// works in an environment that configures nothing, and a broken configuration still stops Cube at start.
+const bound = { index: { checkAuth: ["import readyMade from './ready-made.js';", 'readyMade.checkAuthForImport()'] } };
+
 const require = createRequire(import.meta.url);
 for (const entry of entries) {
   const cjs = `./${entry.split('/').pop()}.js`;
   const names = Object.keys(require(join(dist, `${entry}.js`))).filter((n) => n !== 'default');
-  const esm = [`import cjs from '${cjs}';`, ...names.map((name) => `export const ${name} = cjs.${name};`), 'export default cjs;', ''];
+  const special = bound[entry] ?? {};
+  const esm = [
+    `import cjs from '${cjs}';`,
+    ...Object.values(special).map(([line]) => line),
+    ...names.map((name) => `export const ${name} = ${special[name]?.[1] ?? `cjs.${name}`};`),
+    'export default cjs;',
+    '',
+  ];
   writeFileSync(join(dist, `${entry}.mjs`), esm.join('\n'));
   const types = [`import cjs from '${cjs}';`, `export * from '${cjs}';`, 'export default cjs;', ''];
   writeFileSync(join(dist, `${entry}.d.mts`), types.join('\n'));

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } from './authenticator';
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from './config';
 import { quotedText, toThrowable, type AuthPath, type DualAuthError } from './errors';
+import { ENV, readEnv } from './env';
 import { emit } from './events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
@@ -39,17 +40,30 @@ export interface Verdict {
   readonly error?: { readonly code: DualAuthError['code']; readonly message: string };
 }
 
-/** The function Cube calls, with the key store's controls attached. */
+/**
+ * The function Cube calls, with the key store's controls attached.
+ *
+ * It verifies the request's token, sets the security context on `req.securityContext`, where every Cube line reads
+ * it, and resolves to that same object; `checkAuth(null, token)` (no request object) resolves to it too. Cube ≥ 0.35
+ * reads the resolved value and, when its `security_context` member is truthy, takes that member as the security
+ * context instead (0.33 and 0.34 ignore the value). So when the context itself has a truthy `security_context`
+ * member (a token's claim, say), the hook resolves to `{ security_context: context }`, which Cube ≥ 0.35 takes as the
+ * context: on every line Cube ends up with the context, never the member. Rejects with a 403 error (the host Cube's
+ * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
+ *
+ * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
+ * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
+ * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
+ */
 export interface CheckAuth {
   /**
-   * Verifies the request's token and sets the security context on `req.securityContext`, where every Cube line
-   * reads it; resolves to `undefined`. Nothing is returned on purpose: Cube ≥ 0.35 takes a returned value's
-   * `security_context` field as the security context, so returning the context would make a token carrying a
-   * `security_context` claim get that claim on Cube 1.x and the whole context on 0.33. `explain` reports the context.
-   * Rejects with a 403 error (the host Cube's `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
    * @param req what Cube passes: an Express request, a Node request, or `{ isSubscription, protocol: 'ws' }`
    * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
+   * @returns the security context set on `req.securityContext`, or `{ security_context: context }` when the context
+   *   has a truthy `security_context` member of its own (see {@link CheckAuth})
    */
+  (req: unknown, auth?: unknown): Promise<SecurityContext>;
+  /** The same call, as Cube 0.33's `CheckAuthFn` type describes it (see {@link CheckAuth}). */
   (req: unknown, auth?: unknown): Promise<void>;
   /**
    * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait
@@ -66,8 +80,14 @@ export interface CheckAuth {
 const CHECK: AuthenticateOptions = { useCache: true };
 const EXPLAIN: AuthenticateOptions = { useCache: false };
 
-/** What an accepted request resolves to: nothing (see {@link CheckAuth}); one settled promise serves them all. */
-const ACCEPTED: Promise<void> = Promise.resolve();
+/**
+ * What an accepted request resolves to: the context, in Cube's own terms. Cube ≥ 0.35 takes a resolved value's
+ * `security_context` member, when truthy, as the security context (read as Cube reads it, inherited members too);
+ * a context with such a member is wrapped, so that what Cube takes is the context itself.
+ */
+function answerFor(context: SecurityContext): SecurityContext {
+  return (context as { security_context?: unknown }).security_context ? { security_context: context } : context;
+}
 
 /** Hands the context to Cube on the request; false when the host object will not take it. */
 function attach(req: unknown, context: SecurityContext): boolean {
@@ -86,25 +106,43 @@ function shownKid(kid: string | undefined): string | undefined {
   return kid === undefined ? undefined : quotedText(kid);
 }
 
+/** A context's member that is the context itself, hidden from JSON, logs and `Object.keys`. */
+function selfReference(context: SecurityContext): PropertyDescriptor {
+  return { value: context, enumerable: false, writable: true, configurable: true };
+}
+
 /**
- * Cube applies `CUBEJS_JWT_CLAIMS_NAMESPACE` once more when it builds the data model's `SECURITY_CONTEXT`: it looks
- * for that claim in the context it got. The context already is the claim, so it also answers to the claim's name,
- * as a non-enumerable reference to itself: the model sees the same context, and nothing else (JSON, logs,
- * `queryRewrite`'s view of its members) changes. Without it, Cube would give the model an empty context, and a
- * model filter on `SECURITY_CONTEXT` would filter nothing.
+ * Cube builds the data model's `SECURITY_CONTEXT` by applying its claims namespace (`CUBEJS_JWT_CLAIMS_NAMESPACE`)
+ * to the context it got, on every path (0.33 and 1.7 alike: `namespace in context ? context[namespace] : {}`), while
+ * `queryRewrite` gets the context itself. The context is already what the hook means Cube to see, so it answers to
+ * each namespace Cube may apply with itself (a non-enumerable member: JSON, logs and `Object.keys` do not show it).
+ * That holds also when the context has a member of that name, which would otherwise be the model's context and could
+ * name another tenant than the one `queryRewrite` sees: the member is replaced. A context that cannot take the member
+ * (frozen by a `securityContext` function) is copied, member by member, into one that can.
  */
-function answerToNamespace(claimsNamespace: string | undefined): (context: SecurityContext) => void {
-  if (claimsNamespace === undefined) return () => undefined;
+function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
+  if (namespaces.length === 0) return (context) => context;
   return (context) => {
-    if (!Object.hasOwn(context, claimsNamespace)) {
-      Object.defineProperty(context, claimsNamespace, { value: context, enumerable: false, writable: true, configurable: true });
-    }
+    if (namespaces.every((namespace) => Reflect.defineProperty(context, namespace, selfReference(context)))) return context;
+    const members = Object.getOwnPropertyDescriptors(context);
+    for (const namespace of namespaces) delete members[namespace];
+    const copy = Object.create(Object.getPrototypeOf(context) as object | null, members) as SecurityContext;
+    for (const namespace of namespaces) Object.defineProperty(copy, namespace, selfReference(copy));
+    return copy;
   };
+}
+
+/**
+ * The namespaces Cube applies: the hook's own `claimsNamespace` (the same variable for the ready-made hook), and
+ * `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it, which `createCheckAuth`'s options may not repeat.
+ */
+function cubeNamespaces(claimsNamespace: string | undefined): string[] {
+  return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter((name): name is string => name !== undefined);
 }
 
 function build(authenticator: Authenticator): CheckAuth {
   const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
-  const forCubesModel = answerToNamespace(claimsNamespace);
+  const forCube = answerToNamespaces(cubeNamespaces(claimsNamespace));
 
   function refuse(error: DualAuthError, outcome: Pick<Outcome, 'kid' | 'provider'> | undefined, started: number): Promise<never> {
     if (onEvent) {
@@ -115,20 +153,27 @@ function build(authenticator: Authenticator): CheckAuth {
     return Promise.reject(toThrowable(error, detailedErrors));
   }
 
-  function settle(req: unknown, outcome: Outcome, started: number): Promise<void> {
+  /** Never throws: it also runs in a promise's callback, where a throw would reach Cube as a 500. */
+  function settle(req: unknown, outcome: Outcome, started: number): Promise<SecurityContext> {
     if (!outcome.accepted) return refuse(outcome.error, outcome, started);
-    const { path, kid, cached, context } = outcome;
-    if (path === 'key-set') forCubesModel(context);
-    // Cube reads the context from the request: a request that cannot carry it must not pass without one.
-    if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), outcome, started);
+    const { path, kid, cached } = outcome;
+    let answer: SecurityContext;
+    try {
+      const context = forCube(outcome.context);
+      // Cube reads the context from the request: a request that cannot carry it must not pass without one.
+      if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), outcome, started);
+      answer = answerFor(context);
+    } catch (error) {
+      return refuse(unexpected(error, path, onEvent), outcome, started);
+    }
     if (onEvent) {
       const issuer = outcome.provider?.issuer;
       emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), ...(issuer !== undefined && { issuer }), cached, durationMs: performance.now() - started });
     }
-    return ACCEPTED;
+    return Promise.resolve(answer);
   }
 
-  function checkAuth(req: unknown, auth?: unknown): Promise<void> {
+  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
     const started = onEvent ? performance.now() : 0;
     // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
     try {
@@ -157,7 +202,14 @@ function build(authenticator: Authenticator): CheckAuth {
     const provider = providerReport(outcome);
     const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
     const verdict = { pathReason, path, header, payload, kid, ...(provider && { provider }), ...(jwksUri !== undefined && { jwksUri }) };
-    if (outcome.accepted) return { ...verdict, accepted: true, securityContext: outcome.context };
+    if (outcome.accepted) {
+      try {
+        return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
+      } catch (error) {
+        const { code, detail } = unexpected(error, path, onEvent);
+        return { ...verdict, accepted: false, error: { code, message: detail } };
+      }
+    }
     const { code, detail } = outcome.error;
     return { ...verdict, accepted: false, error: { code, message: detail } };
   }
@@ -171,7 +223,8 @@ function build(authenticator: Authenticator): CheckAuth {
     return { ...(provider.issuer !== undefined && { issuer: provider.issuer }), ...(jwksUri !== undefined && { jwksUri }), reason: provider.reason };
   }
 
-  return Object.assign(checkAuth, {
+  // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
+  return Object.assign(checkAuth as CheckAuth, {
     prefetch: () => authenticator.prefetch(),
     close: () => authenticator.close(),
     explain,

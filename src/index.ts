@@ -1,3 +1,6 @@
+import type { CheckAuth } from './check-auth';
+import { validatedCheckAuth } from './ready-made';
+
 export { KEY_SET_ALGORITHMS } from './algorithms';
 export type { KeySetAlgorithm } from './algorithms';
 export { createCheckAuth } from './check-auth';
@@ -15,4 +18,18 @@ export type {
   KeySetRefreshFailedEvent,
   RejectedEvent,
 } from './events';
-export { checkAuth } from './ready-made';
+
+/**
+ * The ready-made hook for `cube.js`, configured from the environment:
+ * `module.exports = { checkAuth: require('cube-dual-auth').checkAuth }`. Reading it checks the environment and throws
+ * a `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops while it loads
+ * `cube.js`, before it listens. Requiring the package, or taking `createCheckAuth` from it, checks nothing. With
+ * `import`, the check runs when the package is imported, as soon as the environment configures a path (an API
+ * secret, a JWKS URL, an issuer or identity providers); see the README.
+ */
+export declare const checkAuth: CheckAuth;
+// A getter of the CommonJS exports, so that the check runs when `checkAuth` is read (what cube.js does) and not when
+// the package is required for something else. A plain function, not `get: function () { return x.y; }`: Node's
+// reader of CommonJS exports would then list `checkAuth` and read it whenever an ES module imports this file.
+Object.defineProperty(exports, 'checkAuth', { enumerable: true, get: validatedCheckAuth });
+

@@ -1,9 +1,13 @@
-import { describe, expect, it, vi } from 'vitest';
-import { createCheckAuth, DualAuthError, checkAuth as readyMade, type AuthEvent } from '../src';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as root from '../src';
+import { createCheckAuth, DualAuthConfigError, DualAuthError, type AuthEvent, type CheckAuth, type KeySetAlgorithm, type SecurityContext } from '../src';
 import { createNamedCheckAuth } from '../src/check-auth';
 import { ENV_NAMES } from '../src/config';
 import { optionsFromEnv } from '../src/env';
+import { checkAuthForImport } from '../src/ready-made';
 import { randomSecret, timed, type TimedOptions } from './support/claims';
+import { generateKeyPair, jwks } from './support/keys';
+import { startJwksServer, type JwksServer } from './support/jwks-server';
 import { base64url, signToken } from './support/tokens';
 import { appRequest, contextOf, rejectionOf, serviceRequest } from './support/requests';
 
@@ -130,14 +134,233 @@ describe('checkAuth: claims', () => {
   });
 });
 
-describe('checkAuth: security context', () => {
-  it('sets req.securityContext and resolves to nothing, so Cube ≥ 0.35 has no returned security_context to prefer', async () => {
-    const checkAuth = createCheckAuth({ apiSecret: secret });
-    const req = serviceRequest();
-    await expect(checkAuth(req, hs({ tenant: 'acme', security_context: { tenant: 'other' } }))).resolves.toBeUndefined();
-    expect(req.securityContext).toMatchObject({ tenant: 'acme', security_context: { tenant: 'other' } });
+const idpKey = generateKeyPair('RS256');
+const ecKeys = (['ES256', 'ES384', 'ES512'] as const).map((alg) => generateKeyPair(alg));
+let idp: JwksServer;
+beforeAll(async () => {
+  idp = await startJwksServer(jwks(idpKey, ...ecKeys));
+});
+afterAll(() => idp.close());
+
+const rs = (payload: Record<string, unknown>, key = idpKey) => signToken(timed(payload), { key });
+
+/** Runs `body` with these variables set (undefined: unset) and every other CUBEJS_ and CUBE_DUAL_AUTH_ variable unset. */
+async function withEnv<T>(vars: Record<string, string | undefined>, body: () => T | Promise<T>): Promise<T> {
+  const saved = process.env;
+  process.env = Object.fromEntries(Object.entries(saved).filter(([name]) => !/^(CUBEJS_|CUBE_DUAL_AUTH_)/.test(name)));
+  for (const [name, value] of Object.entries(vars)) if (value !== undefined) process.env[name] = value;
+  try {
+    return await body();
+  } finally {
+    process.env = saved;
+  }
+}
+
+/** What each Cube line ends up with as the security context after checkAuth resolved to `resolved` (their gateways' own code). */
+function cubesContext(req: { securityContext?: unknown }, resolved: unknown): { '0.33': unknown; '1.7': unknown } {
+  // 0.33.65 (wrapCheckAuth): `await fn(req, auth)`, the value ignored.
+  const line033 = req.securityContext;
+  // 1.7.43 (wrapCheckAuth): `if (result?.security_context) req.securityContext = result?.security_context`.
+  const answer = resolved as { security_context?: unknown } | undefined;
+  const line1 = answer?.security_context ? answer.security_context : req.securityContext;
+  return { '0.33': line033, '1.7': line1 };
+}
+
+/** Cube's data model's SECURITY_CONTEXT under CUBEJS_JWT_CLAIMS_NAMESPACE (0.33.65 and 1.7.43's createSecurityContextExtractor). */
+function modelContext(context: unknown, namespace: string): unknown {
+  if (typeof context === 'object' && context !== null && namespace in context) return (context as Record<string, unknown>)[namespace];
+  return {};
+}
+
+describe('checkAuth: what it resolves to', () => {
+  const hooks: CheckAuth[] = [];
+  afterAll(() => hooks.forEach((hook) => hook.close()));
+  function make(options: Parameters<typeof createCheckAuth>[0] = {}): CheckAuth {
+    const hook = createCheckAuth({ apiSecret: secret, jwksUri: idp.url, tokenCacheSize: 10, ...options });
+    hooks.push(hook);
+    return hook;
+  }
+
+  it.each([
+    ['shared-secret', serviceRequest, () => hs({ tenant: 'acme' })],
+    ['key-set', appRequest, () => rs({ tenant: 'acme' })],
+  ] as const)('resolves to the very object it sets on req.securityContext (%s path), fresh and from the cache', async (path, request, token) => {
+    const events: AuthEvent[] = [];
+    const checkAuth = make({ onEvent: (event) => events.push(event) });
+    const same = token();
+    for (const cached of [false, true]) {
+      const req = request();
+      const resolved: SecurityContext = await checkAuth(req, same);
+      expect(resolved).toBe(req.securityContext);
+      expect(resolved).toMatchObject({ tenant: 'acme' });
+      expect(events.at(-1)).toMatchObject({ type: 'accepted', path, cached });
+    }
   });
 
+  it('resolves to the context shaped by the securityContext function, the one set on the request', async () => {
+    const checkAuth = make({ securityContext: (context) => ({ tenant: context.tenant, shaped: true }) });
+    for (const token of [hs({ tenant: 'acme' }), hs({ tenant: 'acme', other: 1 })]) {
+      const req = serviceRequest();
+      expect(await checkAuth(req, token)).toBe(req.securityContext);
+      expect(req.securityContext).toEqual({ tenant: 'acme', shaped: true });
+    }
+  });
+
+  it.each([null, undefined, 'a string', 42])('resolves to the context when Cube passes no request object (%j)', async (req) => {
+    await expect(make()(req, rs({ tenant: 'acme' }))).resolves.toMatchObject({ tenant: 'acme' });
+  });
+
+  it.each([
+    ['an object', { tenant: 'other' }],
+    ['a string', 'other'],
+    ['true', true],
+    ['a number', 1],
+  ])("answers { security_context: context } when the context's security_context is truthy (%s): every Cube line gets the context", async (_, member) => {
+    const checkAuth = make();
+    for (const [req, token] of [[serviceRequest(), hs({ tenant: 'acme', security_context: member })], [appRequest(), rs({ tenant: 'acme', security_context: member })]] as const) {
+      const resolved = await checkAuth(req, token);
+      const context = req.securityContext as Record<string, unknown>;
+      expect(context).toMatchObject({ tenant: 'acme', security_context: member });
+      expect(resolved).toEqual({ security_context: context });
+      expect((resolved as { security_context: unknown }).security_context).toBe(context);
+      expect(cubesContext(req, resolved)).toEqual({ '0.33': context, '1.7': context });
+      expect(cubesContext(req, resolved)['1.7']).toBe(context);
+    }
+  });
+
+  it.each([0, '', null, false])('resolves to the context itself when its security_context is falsy (%j): Cube 1.x then ignores it', async (member) => {
+    const req = serviceRequest();
+    const resolved = await make()(req, hs({ tenant: 'acme', security_context: member }));
+    expect(resolved).toBe(req.securityContext);
+    expect(cubesContext(req, resolved)['1.7']).toBe(req.securityContext);
+  });
+
+  it('wraps a context whose security_context is inherited, as Cube reads it too', async () => {
+    const inherited = make({ securityContext: (context) => Object.assign(Object.create({ security_context: 'from the prototype' }) as object, context) });
+    const req = serviceRequest();
+    const resolved = await inherited(req, hs({ tenant: 'acme' }));
+    expect((resolved as { security_context: unknown }).security_context).toBe(req.securityContext);
+    expect(cubesContext(req, resolved)['1.7']).toBe(req.securityContext);
+  });
+
+  it('the ready-made hook resolves the same way: to the context, or wrapped when it has a truthy security_context', async () => {
+    await withEnv({ CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: idp.url }, async () => {
+      const readyMade = root.checkAuth;
+      try {
+        const plain = serviceRequest();
+        expect(await readyMade(plain, hs({ tenant: 'acme' }))).toBe(plain.securityContext);
+        expect(await readyMade(null, rs({ tenant: 'acme' }))).toMatchObject({ tenant: 'acme' });
+        const claim = serviceRequest();
+        const resolved = await readyMade(claim, hs({ tenant: 'acme', security_context: { tenant: 'other' } }));
+        expect(cubesContext(claim, resolved)).toEqual({ '0.33': claim.securityContext, '1.7': claim.securityContext });
+        expect((resolved as { security_context: unknown }).security_context).toBe(claim.securityContext);
+      } finally {
+        readyMade.close();
+      }
+    });
+  });
+});
+
+describe('checkAuth: the data model sees the context queryRewrite sees (CUBEJS_JWT_CLAIMS_NAMESPACE)', () => {
+  const ns = 'https://cube.example/claims';
+  const hooks: CheckAuth[] = [];
+  afterAll(() => hooks.forEach((hook) => hook.close()));
+  function make(options: Parameters<typeof createCheckAuth>[0] = {}): CheckAuth {
+    const hook = createCheckAuth({ apiSecret: secret, jwksUri: idp.url, tokenCacheSize: 10, ...options });
+    hooks.push(hook);
+    return hook;
+  }
+
+  it("answers to the namespace with itself, even when the namespace claim holds a member of the namespace's name (fresh and cached)", async () => {
+    const events: AuthEvent[] = [];
+    const checkAuth = make({ claimsNamespace: ns, onEvent: (event) => events.push(event) });
+    const token = rs({ [ns]: { tenant: 'globex', [ns]: { tenant: 'acme' } } });
+    for (const cached of [false, true]) {
+      const req = appRequest();
+      const resolved = await checkAuth(req, token);
+      expect(events.at(-1)).toMatchObject({ type: 'accepted', cached });
+      const context = req.securityContext as Record<string, unknown>;
+      expect(resolved).toBe(context);
+      expect(context.tenant).toBe('globex');
+      expect(modelContext(context, ns)).toBe(context);
+      expect(JSON.stringify(context)).toBe('{"tenant":"globex"}');
+    }
+  });
+
+  it('does the same on the shared-secret path, where Cube applies the namespace as well', async () => {
+    const checkAuth = make({ claimsNamespace: ns });
+    for (const payload of [{ tenant: 'acme' }, { tenant: 'acme', [ns]: { tenant: 'globex' } }]) {
+      const req = serviceRequest();
+      await checkAuth(req, hs(payload));
+      expect(modelContext(req.securityContext, ns)).toBe(req.securityContext);
+      expect(req.securityContext).toMatchObject({ tenant: 'acme' });
+    }
+  });
+
+  it('answers to CUBEJS_JWT_CLAIMS_NAMESPACE as Cube reads it, also when createCheckAuth got no claimsNamespace', async () => {
+    const checkAuth = await withEnv({ CUBEJS_JWT_CLAIMS_NAMESPACE: ns }, () => make());
+    const req = appRequest();
+    await checkAuth(req, rs({ tenant: 'globex', [ns]: { tenant: 'acme' } }));
+    expect(req.securityContext).toMatchObject({ tenant: 'globex' });
+    expect(modelContext(req.securityContext, ns)).toBe(req.securityContext);
+  });
+
+  it('copies a frozen context from the securityContext function into one that answers to the namespace', async () => {
+    const checkAuth = make({ claimsNamespace: ns, securityContext: (context) => Object.freeze({ ...context }) });
+    const req = appRequest();
+    const resolved = await checkAuth(req, rs({ [ns]: { tenant: 'globex', [ns]: { tenant: 'acme' } } }));
+    expect(resolved).toBe(req.securityContext);
+    expect(modelContext(resolved, ns)).toBe(resolved);
+    expect(resolved).toMatchObject({ tenant: 'globex' });
+    expect(Object.isFrozen(resolved)).toBe(false);
+  });
+
+  it('refuses with a 403 ERR_INTERNAL, never a raw error (a 500 in Cube), a context that throws when given the member', async () => {
+    const events: AuthEvent[] = [];
+    const hostile = () => new Proxy({ tenant: 'globex' }, { defineProperty: () => { throw new TypeError('no new members'); } });
+    const checkAuth = make({ claimsNamespace: ns, securityContext: hostile, onEvent: (event) => events.push(event) });
+    const token = rs({ [ns]: { tenant: 'globex' } });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const error = await rejectionOf(checkAuth(appRequest(), token));
+      expect(error).toBeInstanceOf(DualAuthError);
+      expect(error).toMatchObject({ status: 403, code: 'ERR_INTERNAL' });
+      expect(events).toContainEqual({ type: 'internal-error', message: 'unexpected error: no new members' });
+      await expect(checkAuth.explain(appRequest(), token)).resolves.toMatchObject({ accepted: false, error: { code: 'ERR_INTERNAL' } });
+      expect(logged).toHaveBeenCalledWith('cube-dual-auth: unexpected error: no new members');
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('explain reports the context as Cube gets it', async () => {
+    const verdict = await make({ claimsNamespace: ns }).explain(appRequest(), rs({ [ns]: { tenant: 'globex', [ns]: { tenant: 'acme' } } }));
+    expect(modelContext(verdict.securityContext, ns)).toBe(verdict.securityContext);
+    expect(JSON.stringify(verdict.securityContext)).toBe('{"tenant":"globex"}');
+  });
+});
+
+describe('checkAuth: a malformed ECDSA signature is an invalid signature, never an internal error', () => {
+  it.each(ecKeys.map((key) => [key.alg, key] as const))('%s: too short, too long, DER-shaped, r = s = 0', async (alg, key) => {
+    const events: AuthEvent[] = [];
+    const checkAuth = createCheckAuth({ jwksUri: idp.url, algorithms: [alg as KeySetAlgorithm], onEvent: (event) => events.push(event) });
+    try {
+      const good = rs({ tenant: 'acme' }, key);
+      const signingInput = good.slice(0, good.lastIndexOf('.'));
+      const size = Buffer.from(good.slice(good.lastIndexOf('.') + 1), 'base64url').length;
+      for (const signature of [Buffer.from('3006020100020100', 'hex'), Buffer.alloc(1), Buffer.alloc(size - 1, 7), Buffer.alloc(size + 1, 7), Buffer.alloc(size * 2, 7), Buffer.alloc(size)]) {
+        const error = await rejectionOf(checkAuth(appRequest(), `${signingInput}.${signature.toString('base64url')}`));
+        expect(error, `${signature.length} bytes`).toMatchObject({ status: 403, code: 'ERR_SIGNATURE_INVALID', message: `Invalid signature: the token is not signed by key "${key.kid}" of the JWKS` });
+      }
+      expect(events.filter((event) => event.type === 'internal-error')).toEqual([]);
+      await expect(checkAuth(appRequest(), good)).resolves.toMatchObject({ tenant: 'acme' });
+    } finally {
+      checkAuth.close();
+    }
+  });
+});
+
+describe('checkAuth: security context', () => {
   it('shapes the context per path with the securityContext function', async () => {
     const checkAuth = createCheckAuth({
       apiSecret: secret,
@@ -250,32 +473,98 @@ describe('checkAuth: whatever the host object does, a 403 rejection', () => {
   });
 
   it('the ready-made checkAuth rejects with a 403 too', async () => {
-    const saved = process.env.CUBEJS_API_SECRET;
-    process.env.CUBEJS_API_SECRET = secret;
+    await withEnv({ CUBEJS_API_SECRET: secret }, async () => {
+      const readyMade = root.checkAuth;
+      try {
+        const error = await rejectionOf(readyMade(throwingSet(), hs({})));
+        expect(error).toMatchObject({ status: 403, code: 'ERR_INTERNAL' });
+      } finally {
+        readyMade.close();
+      }
+    });
+  });
+});
+
+describe('the ready-made checkAuth: the environment is checked when cube.js takes it', () => {
+  it.each([
+    ['a JWKS URL that is not http(s)', { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/],
+    ['providers that are not JSON', { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' }, /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /],
+    ['an unknown algorithm', { CUBEJS_JWK_URL: 'https://idp.example/jwks', CUBEJS_JWT_ALGS: 'RS1' }, /^cube-dual-auth: CUBEJS_JWT_ALGS contains "RS1", which is not supported/],
+    ['conflicting variables', { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": "https://a.example"}]', CUBEJS_JWK_URL: 'https://a.example/jwks' }, /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS and CUBEJS_JWK_URL are both set/],
+    ['neither a secret nor a JWKS URL', {}, /^cube-dual-auth: CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/],
+    ['a weak secret', { CUBEJS_API_SECRET: 'secret' }, /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/],
+  ])('throws the DualAuthConfigError when it is read from the package root: %s', async (_, env, message) => {
+    await withEnv(env, () => {
+      let thrown: unknown;
+      try {
+        void root.checkAuth;
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(DualAuthConfigError);
+      expect((thrown as Error).message).toMatch(message);
+    });
+  });
+
+  it('checks nothing when the rest of the package is taken from the root, in any environment', async () => {
+    await withEnv({ CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, () => {
+      const { createCheckAuth: create, optionsFromEnv: fromEnv, DualAuthError: rejection, forbidden } = root;
+      expect([create, fromEnv, rejection, forbidden].map((value) => typeof value)).toEqual(['function', 'function', 'function', 'function']);
+    });
+  });
+
+  it('starts with a weak secret when CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true, and warns once', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      const error = await rejectionOf(readyMade(throwingSet(), hs({})));
-      expect(error).toMatchObject({ status: 403, code: 'ERR_INTERNAL' });
+      await withEnv({ CUBEJS_API_SECRET: 'secret', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' }, async () => {
+        const readyMade = root.checkAuth;
+        try {
+          const req = serviceRequest();
+          await readyMade(req, signToken(timed({ tenant: 'acme' }), { alg: 'HS256', key: 'secret' }));
+          expect(req.securityContext).toMatchObject({ tenant: 'acme' });
+          expect(root.checkAuth).toBe(readyMade);
+        } finally {
+          readyMade.close();
+        }
+      });
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: /);
+      expect(String(warn.mock.calls[0]?.[0])).not.toContain('"secret"');
     } finally {
-      readyMade.close();
-      if (saved === undefined) delete process.env.CUBEJS_API_SECRET;
-      else process.env.CUBEJS_API_SECRET = saved;
+      warn.mockRestore();
     }
   });
 
-  it('explain never rejects, even when the environment cannot make a hook', async () => {
-    const saved = { ...process.env };
-    process.env.CUBEJS_JWK_URL = 'ftp://nowhere';
+  it('the ES module twin checks at import once the environment configures a path, and not before', async () => {
+    await withEnv({ CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, () => {
+      expect(() => checkAuthForImport()).toThrow(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
+    });
+    await withEnv({ CUBE_DUAL_AUTH_LOG: 'all' }, () => {
+      expect(typeof checkAuthForImport()).toBe('function');
+    });
+    await withEnv({ CUBEJS_API_SECRET: secret }, () => {
+      const bound = checkAuthForImport();
+      expect(bound).toBe(root.checkAuth);
+      bound.close();
+    });
+  });
+
+  it('refuses with a 403 ERR_CONFIG_INVALID a configuration that turned bad after close(), and explain never rejects', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      const verdict = await readyMade.explain(serviceRequest(), hs({}));
-      expect(verdict).toMatchObject({ accepted: false, error: { code: 'ERR_CONFIG_INVALID' } });
-      expect(verdict.error?.message).toMatch(/CUBEJS_JWK_URL must be an http\(s\) URL/);
-      const refused = await rejectionOf(readyMade(serviceRequest(), hs({})));
-      expect(refused.message).toBe('Authentication is misconfigured on this deployment; see the Cube server log');
-    } finally {
+      const readyMade = await withEnv({ CUBEJS_API_SECRET: secret }, () => root.checkAuth);
       readyMade.close();
+      await withEnv({ CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://nowhere' }, async () => {
+        const verdict = await readyMade.explain(serviceRequest(), hs({}));
+        expect(verdict).toMatchObject({ accepted: false, error: { code: 'ERR_CONFIG_INVALID' } });
+        expect(verdict.error?.message).toMatch(/CUBEJS_JWK_URL must be an http\(s\) URL/);
+        const refused = await rejectionOf(readyMade(serviceRequest(), hs({})));
+        expect(refused).toMatchObject({ status: 403, code: 'ERR_CONFIG_INVALID', message: 'Authentication is misconfigured on this deployment; see the Cube server log' });
+        expect(error).toHaveBeenCalledTimes(1);
+        readyMade.close();
+      });
+    } finally {
       error.mockRestore();
-      process.env = saved;
     }
   });
 });

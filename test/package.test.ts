@@ -2,13 +2,30 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { randomSecret } from './support/claims';
 
 const root = join(__dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-function node(args: string[]): string {
-  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+/** A strong secret, so that the root's `checkAuth` can be read: reading it checks the environment. */
+const CONFIGURED = { CUBEJS_API_SECRET: randomSecret() };
+
+/** The environment without any CUBEJS_ or CUBE_DUAL_AUTH_ variable of the shell running the tests, plus `vars`. */
+function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CUBEJS_|CUBE_DUAL_AUTH_)/.test(name))), ...vars };
 }
+
+function node(args: string[], vars: Record<string, string> = CONFIGURED): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: envWith(vars) });
+}
+
+/** Runs a script in a fresh process that prints one JSON line, and parses it. */
+function nodeJson<T>(args: string[], vars: Record<string, string>): T {
+  return JSON.parse(node(args, vars)) as T;
+}
+
+/** What a script says about what it threw: the error's class and message, or null. */
+const THROWN = 'const thrown = (error) => error && { name: error.name, message: error.message };';
 
 /** Loads `specifier` by require() and by import in a fresh process, as a user of the installed package would. */
 function load(specifier: string): { same: boolean; requireExports: string[]; importExports: string[] } {
@@ -53,6 +70,43 @@ describe('the published package', () => {
     expect(result.same).toBe(true);
     expect(result.requireExports).toEqual(expect.arrayContaining(['checkAuth', 'createCheckAuth', 'DualAuthError', 'DualAuthConfigError', 'optionsFromEnv']));
     expect(result.importExports).toEqual(result.requireExports);
+  });
+
+  describe('checks the environment when cube.js takes checkAuth, so a configuration that cannot work stops Cube at start', () => {
+    it('require: reading checkAuth throws the DualAuthConfigError naming the variable; the rest of the root checks nothing', () => {
+      const script = `${THROWN}
+        const root = require('cube-dual-auth');
+        const { createCheckAuth, optionsFromEnv, forbidden } = root;
+        let error = null;
+        try { root.checkAuth; } catch (e) { error = thrown(e); }
+        console.log(JSON.stringify({ rest: [typeof createCheckAuth, typeof optionsFromEnv, typeof forbidden], error }));`;
+      expect(nodeJson(['-e', script], { CUBEJS_JWK_URL: 'ftp://idp.example/jwks' })).toEqual({
+        rest: ['function', 'function', 'function'],
+        error: { name: 'DualAuthConfigError', message: 'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL' },
+      });
+      expect(nodeJson<{ error: unknown }>(['-e', script], { CUBEJS_API_SECRET: 'too-short' }).error).toEqual({
+        name: 'DualAuthConfigError',
+        message: expect.stringMatching(/^cube-dual-auth: CUBEJS_API_SECRET holds \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/),
+      });
+      expect(nodeJson<{ error: unknown }>(['-e', script], {}).error).toMatchObject({ message: expect.stringMatching(/CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/) });
+      expect(nodeJson<{ error: unknown }>(['-e', script], CONFIGURED).error).toBeNull();
+    });
+
+    it('import: `import { createCheckAuth }` works in an environment that configures nothing, `import { checkAuth }` too (checked on first use)', () => {
+      const script = `import('cube-dual-auth').then(({ createCheckAuth, checkAuth }) => console.log(JSON.stringify([typeof createCheckAuth, typeof checkAuth])));`;
+      expect(nodeJson(['-e', script], {})).toEqual(['function', 'function']);
+      expect(nodeJson(['-e', script], { CUBE_DUAL_AUTH_LOG: 'all', CUBEJS_JWT_AUDIENCE: 'cube-api' })).toEqual(['function', 'function']);
+    });
+
+    it('import: once the environment configures a path, a configuration that cannot work fails the import', () => {
+      const script = `${THROWN}
+        import('cube-dual-auth').then(() => console.log(JSON.stringify(null)), (e) => console.log(JSON.stringify(thrown(e))));`;
+      expect(nodeJson(['-e', script], { CUBEJS_API_SECRET: randomSecret(), CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' })).toEqual({
+        name: 'DualAuthConfigError',
+        message: expect.stringMatching(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /),
+      });
+      expect(nodeJson(['-e', script], { CUBEJS_API_SECRET: 'too-short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' })).toBeNull();
+    });
   });
 
   it("keeps the service's client out of the root, under cube-dual-auth/service (require() and import share one instance)", () => {

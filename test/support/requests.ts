@@ -28,14 +28,22 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<DualAuthEr
 }
 
 /**
- * Runs a `checkAuth` that must accept and returns the security context it set on the request: the hook resolves to
- * nothing, as Cube ≥ 0.35 would read a returned value's `security_context` field.
+ * Runs a `checkAuth` that must accept and returns the security context it set on the request. It must resolve to that
+ * same object, or to `{ security_context: context }` when the context has a truthy `security_context` member: what
+ * Cube ≥ 0.35 then takes as the context is the context either way.
  */
 export async function contextOf(
-  checkAuth: (req: unknown, auth?: unknown) => Promise<void>,
+  checkAuth: (req: unknown, auth?: unknown) => Promise<unknown>,
   req: object,
   auth?: unknown,
 ): Promise<unknown> {
-  await expect(checkAuth(req, auth)).resolves.toBeUndefined();
-  return (req as FakeRequest).securityContext;
+  const resolved = await checkAuth(req, auth);
+  const context = (req as FakeRequest).securityContext as { security_context?: unknown };
+  if (context.security_context) {
+    expect(resolved).toEqual({ security_context: context });
+    expect((resolved as { security_context: unknown }).security_context).toBe(context);
+  } else {
+    expect(resolved).toBe(context);
+  }
+  return context;
 }
