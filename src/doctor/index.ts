@@ -4,7 +4,7 @@
  * missing audience/issuer, where Cube is installed).
  */
 import { performance } from 'node:perf_hooks';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type ResolvedOptions } from '../config';
+import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
 import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
@@ -51,16 +51,30 @@ const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ i
  * (Cube's rotation list CUBEJS_API_SECRETS when set, else CUBEJS_API_SECRET) under `api-secret`, the package's
  * additional ones under `additional-api-secrets`.
  */
-function secretChecks(secrets: readonly ApiSecret[], keySet: boolean): Check[] {
+function secretChecks(secrets: readonly ApiSecret[], weakAllowed: boolean, keySet: boolean): Check[] {
   const of = (variable: string) => secrets.filter((secret) => secret.variable === variable).map(({ value }) => value);
   const additional = of(ENV.additionalApiSecrets);
   const cubeList = of(ENV.apiSecrets);
-  const checks = [cubeList.length > 0 ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList) : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, keySet)];
-  if (additional.length > 0) checks.push(additionalSecretsCheck(additional));
+  const checks = [
+    cubeList.length > 0
+      ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList, weakAllowed)
+      : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, weakAllowed, keySet),
+  ];
+  if (additional.length > 0) checks.push(listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, additional, weakAllowed, 'more'));
   return checks;
 }
 
-function mainSecretCheck(secret: string | undefined, additional: number, keySet: boolean): Check {
+/**
+ * What a weak secret does to the deployment, and what to do: the hook refuses to start with one unless the opt-in
+ * is set, and then it starts, still guessable.
+ */
+function weakSecretOutcome(weakAllowed: boolean): string {
+  return weakAllowed
+    ? `Cube starts with it only because ${ENV.allowWeakSecret} is set; ${SECRET_ADVICE}`
+    : `Cube will not start with it; ${SECRET_ADVICE}, or (not recommended) set ${ENV.allowWeakSecret}=true to start anyway`;
+}
+
+function mainSecretCheck(secret: string | undefined, additional: number, weakAllowed: boolean, keySet: boolean): Check {
   if (secret === undefined) {
     if (additional > 0) {
       return check('api-secret', 'warn', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
@@ -71,20 +85,16 @@ function mainSecretCheck(secret: string | undefined, additional: number, keySet:
       : check('api-secret', 'fail', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: every service token (shared-secret path) is refused`);
   }
   const weakness = secretWeakness(secret);
-  if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${SECRET_ADVICE}`);
+  if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${weakSecretOutcome(weakAllowed)}`);
   return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
 }
 
-function additionalSecretsCheck(secrets: readonly string[]): Check {
-  return listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, secrets, 'more');
-}
-
-function listedSecretsCheck(id: CheckId, variable: string, secrets: readonly string[], what = secrets.length === 1 ? 'secret' : 'secrets'): Check {
+function listedSecretsCheck(id: CheckId, variable: string, secrets: readonly string[], weakAllowed: boolean, what = secrets.length === 1 ? 'secret' : 'secrets'): Check {
   const weak = secrets.flatMap((secret, i) => {
     const weakness = secretWeakness(secret);
     return weakness ? [`secret ${i + 1} of ${secrets.length} ${weakness}`] : [];
   });
-  if (weak.length > 0) return check(id, 'fail', `${variable}: ${weak.join('; ')}: ${SECRET_ADVICE}`);
+  if (weak.length > 0) return check(id, 'fail', `${variable}: ${weak.join('; ')}: ${weakSecretOutcome(weakAllowed)}`);
   return check(id, 'ok', `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`);
 }
 
@@ -197,23 +207,41 @@ function configurationFailure(error: unknown): Check {
   return check('configuration', 'fail', error.message);
 }
 
+/** The options as the hook would take them with a weak secret allowed; undefined when something else is wrong too. */
+function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | undefined {
+  try {
+    return resolveOptions({ ...options, allowWeakSecret: true }, ENV_NAMES);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Checks the environment a deployment would run with, and whether Cube resolves from `cwd`. Never throws
  * for a bad configuration: that is a `fail` check. Checks that need a valid configuration are left out
- * until it is valid.
+ * until it is valid; a weak API secret alone, which stops the hook too, leaves them in, so that one run
+ * shows all there is to fix.
  */
 export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Diagnosis> {
   const checks: Check[] = [];
+  let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
   try {
-    resolved = resolveOptions(optionsFromEnv(env), ENV_NAMES);
+    options = optionsFromEnv(env);
+    resolved = resolveOptions(options, ENV_NAMES);
     checks.push(check('configuration', 'ok', 'the checkAuth hook accepts this environment'));
   } catch (error) {
-    checks.push(configurationFailure(error));
+    const failure = configurationFailure(error);
+    resolved = options === undefined || options.allowWeakSecret === true ? undefined : resolvedDespiteWeakSecret(options);
+    checks.push(
+      resolved === undefined
+        ? failure
+        : check('configuration', 'fail', 'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)'),
+    );
   }
   const providers = resolved?.identityProviders ?? [];
   // Read apart from the other variables, so that a configuration failure still shows them.
-  checks.push(...secretChecks(apiSecretsInForce(env), providers.length > 0));
+  checks.push(...secretChecks(apiSecretsInForce(env), options?.allowWeakSecret === true, providers.length > 0));
   if (resolved) {
     checks.push(originCheck(resolved));
     if (providers.length === 0) checks.push(jwksUrlCheck(undefined));

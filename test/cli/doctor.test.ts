@@ -93,7 +93,7 @@ describe('cube-dual-auth doctor', () => {
   });
 
   it.each([
-    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: anyone can choose the shared-secret path/],
+    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/],
     ['32 hex characters (16 bytes, not 32)', randomSecret(16), /CUBEJS_API_SECRET holds 16 bytes of key material, under 32/],
     ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
@@ -105,6 +105,29 @@ describe('cube-dual-auth doctor', () => {
     expect(json.ok).toBe(false);
     expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'fail', message: expect.stringMatching(message) });
     expect(result.stdout).not.toContain(secret);
+  });
+
+  it('a weak secret stops the hook, so Cube will not start: configuration and api-secret fail, naming the opt-in, and the other checks still run', async () => {
+    const result = await doctor({ ...good, CUBEJS_API_SECRET: 'too-short-0123' }, []);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+      '  FAIL  configuration  the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+      '  FAIL  api-secret     CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
+      '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
+    ]);
+    expect(jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: 'too-short-0123' })).checks.map((c) => c.id)).toEqual([
+      'configuration', 'api-secret', 'origin', 'jwks-url', 'jwks-keys', 'audience', 'issuer', 'cube-gateway',
+    ]);
+  });
+
+  it('a weak secret with CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true: the hook starts, api-secret still fails, saying the opt-in is set', async () => {
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},short-one`, CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' }));
+    expect(json.ok).toBe(false);
+    expect(checkOf(json, 'configuration')?.status).toBe('ok');
+    expect(checkOf(json, 'api-secret')).toMatchObject({
+      status: 'fail',
+      message: 'CUBEJS_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
+    });
   });
 
   it.each([

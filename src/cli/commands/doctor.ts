@@ -8,7 +8,9 @@ const HELP = `Usage: cube-dual-auth doctor [--json]
 
 Checks the environment a deployment would run with, using the checkAuth hook's own code:
   configuration           every variable is valid (the hook would start)
-  api-secret              ${ENV.apiSecret} is set, at least 32 bytes and not guessable
+  api-secret              ${ENV.apiSecret} (or ${ENV.apiSecrets}, which replaces it) is set, at
+                          least 32 bytes and not guessable: else the hook stops Cube at start,
+                          unless ${ENV.allowWeakSecret} is true
   additional-api-secrets  the same for ${ENV.additionalApiSecrets} (when set)
   origin                  the Request-Origin value that selects the shared-secret path
   jwks-url                ${ENV.jwksUri} is set (https unless on this machine)
