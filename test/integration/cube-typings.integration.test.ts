@@ -9,12 +9,15 @@ import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
-/** The compiler's complaints about a cube.ts, compiled where `projectDir`'s node_modules resolve (empty: it compiles). */
-function typeErrors(projectDir: string, source: string): string[] {
+/**
+ * The compiler's complaints about a cube.ts (or `fileName`: a .mts is an ES module, typed by the package's .d.mts),
+ * compiled where `projectDir`'s node_modules resolve (empty: it compiles).
+ */
+function typeErrors(projectDir: string, source: string, fileName = 'cube.ts'): string[] {
   const dir = join(projectDir, '.typings-check');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
-  const file = join(dir, 'cube.ts');
+  const file = join(dir, fileName);
   writeFileSync(file, source);
   const program = ts.createProgram([file], {
     strict: true,
@@ -33,10 +36,43 @@ function typeErrors(projectDir: string, source: string): string[] {
 
 const example = readFileSync(join(repoRoot, 'examples/typescript/cube.ts'), 'utf8');
 
+/**
+ * A file that compiles only if `await checkAuth(req)` (the ready-made hook and createCheckAuth's) is typed exactly as
+ * the security context, and both hooks fit Cube's CreateOptions without a cast.
+ */
+const resolvesToTheContext = `import type { CreateOptions } from '@cubejs-backend/server-core';
+import { checkAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
+
+type Exactly<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+
+export async function contexts(req: { headers: Record<string, string> }, token: string): Promise<SecurityContext[]> {
+  const readyMade = await checkAuth(req, token);
+  const created = await createCheckAuth({ jwksUri: 'https://idp.example/jwks' })(req);
+  const readyMadeIsTheContext: Exactly<typeof readyMade, SecurityContext> = true;
+  const createdIsTheContext: Exactly<typeof created, SecurityContext> = true;
+  void readyMadeIsTheContext;
+  void createdIsTheContext;
+  return [readyMade, created];
+}
+
+export const config: CreateOptions = { checkAuth: createCheckAuth({ jwksUri: 'https://idp.example/jwks' }) };
+export const readyMadeConfig: CreateOptions = { checkAuth };
+`;
+
 describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube line %s)", (line) => {
   it('compiles with checkAuth from cube-dual-auth, without a cast', { timeout: INSTALL_TIMEOUT_MS }, async () => {
     const { projectDir } = await ensureCube({ line });
     expect(typeErrors(projectDir, example)).toEqual([]);
+  });
+
+  it('types `await checkAuth(req)` as the security context, and still fits CreateOptions (CommonJS and ES module typings)', { timeout: INSTALL_TIMEOUT_MS }, async () => {
+    const { projectDir } = await ensureCube({ line });
+    expect(typeErrors(projectDir, resolvesToTheContext)).toEqual([]);
+    expect(typeErrors(projectDir, resolvesToTheContext, 'cube.mts')).toEqual([]);
+    // The check can fail: a hook typed as resolving to nothing is not the context.
+    const resolvingToNothing = resolvesToTheContext.replace("import { checkAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';", `import { createCheckAuth, type SecurityContext } from 'cube-dual-auth';
+declare const checkAuth: (req: unknown, auth?: unknown) => Promise<void>;`);
+    expect(typeErrors(projectDir, resolvingToNothing).join('\n')).toMatch(/Type 'true' is not assignable to type 'false'/);
   });
 });
 
