@@ -3,6 +3,7 @@
 // own), which builds dist/. Each install is a real `npm install` into a scratch project; what it gives is then used
 // as a user's code uses it: require(), import, the types, the service entry and the bin.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,12 +27,15 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 /**
  * The environment of a user's shell: without what `npm test` sets for its scripts (npm_config_*, npm_lifecycle_*,
- * INIT_CWD) and without vitest's NODE_ENV, which would otherwise reach the npm commands run here.
+ * INIT_CWD), without vitest's NODE_ENV, and without Cube's and the hook's settings of the shell running the tests.
  */
 function userEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(([name]) => !/^(npm_|INIT_CWD$|NODE_ENV$)/i.test(name));
+  const inherited = Object.entries(process.env).filter(([name]) => !/^(npm_|INIT_CWD$|NODE_ENV$|CUBEJS_|CUBE_DUAL_AUTH_)/i.test(name));
   return { ...Object.fromEntries(inherited), ...extra };
 }
+
+/** A deployment's environment: reading the root's `checkAuth` checks it, as Cube does when it loads cube.js. */
+const CONFIGURED = { CUBEJS_API_SECRET: randomBytes(32).toString('hex') };
 
 /**
  * A scratch project as `npm init` leaves one, approving the install scripts of `source` (npm ≥ 11.19 runs a
@@ -47,10 +51,9 @@ function scratchProject(dir: string, source: string): string {
 
 const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--strict-allow-scripts'];
 
-/** Runs `source` in the scratch project with Node: CommonJS (-e) or an ES module (--input-type=module). */
-async function evaluate(project: string, source: string, esm = false): Promise<unknown> {
-  const stdout = await run(process.execPath, [...(esm ? ['--input-type=module'] : []), '-e', source], project);
-  return JSON.parse(stdout);
+/** Runs `source` as an ES module with Node in the scratch project, with a deployment's environment; its JSON output. */
+async function evaluate(project: string, source: string): Promise<unknown> {
+  return JSON.parse(await run(process.execPath, ['--input-type=module', '-e', source], project, userEnvironment(CONFIGURED)));
 }
 
 /** What the hook's and the service's entries export, by require() and by import, and whether both give one instance. */
@@ -104,7 +107,7 @@ function typeErrors(project: string, fileName: string, source: string): string[]
 /** The checks every install must pass: one `it` per way a user reaches the package. */
 function usableAsInstalled(project: () => string, installedDir: () => string): void {
   it('loads by require() and by import, as one instance, for the hook and for cube-dual-auth/service', async () => {
-    const loaded = (await evaluate(project(), LOAD_BOTH_WAYS, true)) as Record<'hook' | 'service', { file: string; functions: string[]; sameInstance: boolean }>;
+    const loaded = (await evaluate(project(), LOAD_BOTH_WAYS)) as Record<'hook' | 'service', { file: string; functions: string[]; sameInstance: boolean }>;
     expect(loaded.hook.file).toBe(join(realpathSync(installedDir()), 'dist/index.js'));
     expect(loaded.hook.functions).toEqual(expect.arrayContaining(['checkAuth', 'createCheckAuth', 'forbidden', 'optionsFromEnv']));
     expect(loaded.hook.sameInstance).toBe(true);
@@ -121,7 +124,7 @@ function usableAsInstalled(project: () => string, installedDir: () => string): v
   it('installs the cube-dual-auth bin, which runs', async () => {
     const bin = join(project(), 'node_modules/.bin/cube-dual-auth');
     expect((await run(bin, ['--version'], project())).trim()).toBe(version);
-    const token = (await run(bin, ['token', '--claims', '{"tenant":"acme"}'], project(), userEnvironment({ CUBEJS_API_SECRET: 'x'.repeat(32) }))).trim();
+    const token = (await run(bin, ['token', '--claims', '{"tenant":"acme"}'], project(), userEnvironment(CONFIGURED))).trim();
     expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())).toMatchObject({ tenant: 'acme' });
   });
 }
