@@ -18,3 +18,6 @@ export declare function ensureCube(options?: {
   line?: string;
   out?: NodeJS.WritableStream & { isTTY?: boolean };
 }): Promise<EnsureCubeResult>;
+
+/** `npm pack` of the current build (dist/ must be built) into `destination`, emptied first; resolves with the tarball's path. */
+export declare function packPackage(destination: string): Promise<string>;

@@ -133,8 +133,11 @@ function writeMarker(marker, state) {
   writeFileSync(marker, `${JSON.stringify(state, null, 2)}\n`);
 }
 
-/** `npm pack` of the current build (tarballs are reproducible, so an unchanged build hashes the same). */
-async function packPackage(destination) {
+/**
+ * `npm pack` of the current build into `destination` (emptied first); resolves with the tarball's path. Tarballs are
+ * reproducible, so an unchanged build hashes the same.
+ */
+export async function packPackage(destination) {
   rmSync(destination, { recursive: true, force: true });
   mkdirSync(destination, { recursive: true });
   // --ignore-scripts skips `prepare` (a second build): callers build first, and we checked dist/.

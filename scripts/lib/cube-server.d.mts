@@ -20,7 +20,10 @@ export interface RunningCube {
 export declare function exampleCubeEnvironment(): Record<string, string>;
 
 export declare function startCube(options: {
+  /** Where Cube runs: cube.js, model/. */
   projectDir: string;
+  /** Holds the node_modules/ with Cube, when not projectDir (Cube's Docker image layout; give NODE_PATH in env). */
+  cubeDir?: string;
   /** The Cube line installed in projectDir (default 0.33). */
   line?: CubeLine;
   env: Record<string, string>;

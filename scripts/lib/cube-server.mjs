@@ -24,16 +24,18 @@ export function exampleCubeEnvironment() {
 /**
  * Starts `cubejs-server` of a Cube line in `projectDir` and resolves once Cube answers its readiness probe.
  * @param {object} options
- * @param {string} options.projectDir  the Cube project (holds cube.js, model/ and node_modules/)
+ * @param {string} options.projectDir  the Cube project, where Cube runs (holds cube.js and model/)
+ * @param {string} [options.cubeDir]  holds the node_modules/ with Cube, when that is not projectDir's (Cube's Docker
+ *   image: Cube in /cube/node_modules, the project in /cube/conf); the environment then gives NODE_PATH, as the image does
  * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
  * @param {Record<string, string>} options.env  extra environment: the auth settings
  * @param {(line: string) => string} options.redact  applied to every log line before it is kept or shown
  * @param {(line: string) => void} [options.onLine]  receives each redacted log line
  */
-export async function startCube({ projectDir, line = cubeLine(), env, redact, onLine = () => {} }) {
+export async function startCube({ projectDir, cubeDir = projectDir, line = cubeLine(), env, redact, onLine = () => {} }) {
   const port = await freePort();
   const recentLines = [];
-  const { command, args } = serverCommand({ ...line, projectDir });
+  const { command, args } = serverCommand({ ...line, projectDir: cubeDir });
   const server = startProcess(command, args, {
     cwd: projectDir,
     env: { ...inheritedEnvironment(), ...exampleCubeEnvironment(), ...line.env, ...env, PORT: String(port) },

@@ -37,6 +37,8 @@ export interface Stack {
 
 export declare function startStack(options: {
   projectDir: string;
+  /** Holds the node_modules/ with Cube, when not projectDir (Cube's Docker image layout; give NODE_PATH in env). */
+  cubeDir?: string;
   /** The Cube line installed in projectDir (default 0.33). */
   line?: CubeLine;
   onCubeLine?: (line: string) => void;

@@ -27,12 +27,13 @@ const CLOCK_TOLERANCE_SECONDS = 5;
  * see ensureCube()). Resolves once Cube is ready. Always call `stop()`.
  * @param {object} options
  * @param {string} options.projectDir  the installed example Cube project
+ * @param {string} [options.cubeDir]  holds the node_modules/ with Cube when not projectDir (see startCube)
  * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
  * @param {(line: string) => void} [options.onCubeLine]  receives Cube's log lines, tokens and secret masked
  * @param {Record<string, string> | ((identityProvider: object) => Promise<Record<string, string>>)} [options.env]  more
  *   environment for Cube, over the stack's own; a function gets the running identity provider (to name its issuer)
  */
-export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
+export async function startStack({ projectDir, cubeDir, line, onCubeLine, env = {} }) {
   const apiSecret = randomBytes(32).toString('base64url');
   const redact = createRedactor([apiSecret]);
   const identityProvider = await startIdentityProvider({
@@ -55,7 +56,7 @@ export async function startStack({ projectDir, line, onCubeLine, env = {} }) {
       CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
       ...moreEnv,
     };
-    cube = await startCube({ projectDir, line, redact, onLine: onCubeLine, env: authEnvironment });
+    cube = await startCube({ projectDir, cubeDir, line, redact, onLine: onCubeLine, env: authEnvironment });
     return {
       cube,
       identityProvider,
