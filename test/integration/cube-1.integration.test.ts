@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE } from '../../scripts/lib/stack.mjs';
+import { randomSecret } from '../support/claims';
 import { ACME_ROWS, realCubeScenarios, rowsOf } from './real-cube-scenarios';
 import { severalProvidersScenarios } from './several-providers-scenarios';
 
@@ -109,11 +110,18 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);
     cpSync(join(repoRoot, 'examples/cube-cloud/cube.js'), join(dir, 'cube.js'));
-    const config = createRequire(join(dir, 'cube.js'))('./cube.js') as {
-      checkAuth: unknown;
-      queryRewrite: (query: object, context: { securityContext: object }) => { filters: unknown[] };
-    };
-    rmSync(dir, { recursive: true, force: true });
+    // Taking checkAuth checks the deployment's environment, as Cube Cloud would start with it: a strong API secret.
+    const saved = process.env.CUBEJS_API_SECRET;
+    process.env.CUBEJS_API_SECRET = randomSecret();
+    let config: { checkAuth: { close(): void }; queryRewrite: (query: object, context: { securityContext: object }) => { filters: unknown[] } };
+    try {
+      config = createRequire(join(dir, 'cube.js'))('./cube.js') as typeof config;
+    } finally {
+      if (saved === undefined) delete process.env.CUBEJS_API_SECRET;
+      else process.env.CUBEJS_API_SECRET = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    config.checkAuth.close();
     expect(Object.keys(config).sort()).toEqual(['checkAuth', 'queryRewrite']);
     expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
     expect(config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters).toEqual([

@@ -13,7 +13,7 @@ import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from '../../scripts/lib/demo-env.mjs';
 import { prepareNaiveProject } from '../../scripts/lib/naive-cube.mjs';
-import { ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, type Stack } from '../../scripts/lib/stack.mjs';
+import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, type Stack } from '../../scripts/lib/stack.mjs';
 import { CLI, jsonOf, runBin, type CliResult } from '../support/cli';
 import { ALL_CHECKS_PASS } from '../support/probe';
 import { CubeSocket, loadOverHttp, STACK_TRACE_LINE, type CubeAnswer, type SocketMessage } from '../support/real-cube';
@@ -108,11 +108,28 @@ export function realCubeScenarios(lineId: string): RealCube {
       expect(rowsOf(answer.body)).toEqual(GLOBEX_EMEA_ROWS);
     });
 
-    // Cube ≥ 0.35 would take a `security_context` value returned by checkAuth as the security context; the hook
-    // returns nothing, so the context is the payload on every line, as the README says.
+    // Cube ≥ 0.35 takes a truthy `security_context` of the value checkAuth resolves to as the security context; the hook
+    // resolves to { security_context: context } for such a context, so the context is the payload on every line.
     it('keeps the payload as the security context when it carries a security_context claim', async () => {
       const token = stack.serviceToken({ tenant: 'acme', security_context: { tenant: 'globex', region: 'emea' } });
       const answer = await load({ Authorization: token, ...stack.serviceHeaders });
+      expect(answer.status, answer.text).toBe(200);
+      expect(rowsOf(answer.body)).toEqual(ACME_ROWS);
+    });
+
+    // The example's model filters by SECURITY_CONTEXT.tenant, which Cube builds by applying CUBEJS_JWT_CLAIMS_NAMESPACE
+    // to the context once more; queryRewrite filters by the context's tenant. Two tenants there would leave no row.
+    it("gives the data model the context queryRewrite sees, though the namespace claim holds a member named like the namespace", async () => {
+      const { identityProvider: idp } = stack;
+      const claims = { tenant: 'globex', region: 'emea', [CLAIMS_NAMESPACE]: { tenant: 'acme' } };
+      const token = idp.signClaims({ aud: CUBE_AUDIENCE, iss: idp.issuer, [CLAIMS_NAMESPACE]: claims });
+      const answer = await load({ Authorization: token });
+      expect(answer.status, answer.text).toBe(200);
+      expect(rowsOf(answer.body)).toEqual(GLOBEX_EMEA_ROWS);
+    });
+
+    it('gives the data model the context queryRewrite sees on the shared-secret path too, whatever the service signs', async () => {
+      const answer = await load({ Authorization: stack.serviceToken({ tenant: 'acme', [CLAIMS_NAMESPACE]: { tenant: 'globex' } }), ...stack.serviceHeaders });
       expect(answer.status, answer.text).toBe(200);
       expect(rowsOf(answer.body)).toEqual(ACME_ROWS);
     });
