@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth } from '../../src';
 import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
-import { answer, cubeGateway, META_BODY, startDeployment, type CheckAuthLike, type Deployment, type Handler } from '../support/deployment';
+import { answer, cubeGateway, META_BODY, naiveCheckAuth, startDeployment, type Deployment, type Handler } from '../support/deployment';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { ALL_CHECKS_PASS } from '../support/probe';
 import { generateKeyPair, type TestKeyPair } from '../support/keys';
@@ -62,17 +62,9 @@ function withOurHook(options: Parameters<typeof createCheckAuth>[0] = {}): Promi
   return deployment(cubeGateway(hook));
 }
 
-/**
- * A Cube whose cube.js holds the snippet most deployments start from: jsonwebtoken with the API secret for the
- * service, with the identity provider's key otherwise. A bad token makes it throw a plain Error: Cube answers 500.
- */
+/** A Cube whose cube.js holds the usual snippet (jsonwebtoken, plain Errors): Cube answers 500. */
 function withNaiveHook(): Promise<Deployment> {
-  const publicKey = key.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const naive: CheckAuthLike = async (req, token) => {
-    if (req.headers['request-origin'] === 'embeddable') return jwtVerify(token as string, SECRET);
-    return jwtVerify(token as string, publicKey);
-  };
-  return deployment(cubeGateway(naive));
+  return deployment(cubeGateway(naiveCheckAuth(SECRET, key.publicKey)));
 }
 
 /** Runs probe in this process and checks what must hold for every run: neither the secret nor a whole token printed. */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { DashboardDataset, DashboardDefinition, DashboardVariable, DashboardWidget } from '../../src/service';
 import { runCli, type CliResult } from '../support/cli';
 import { definitionAt, startContractServer, type ContractServer } from '../support/contract-server';
+import { examplesIn, shellWords } from '../support/doc-examples';
 
 const DASHBOARD_ID = '3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3';
 const page = readFileSync(join(__dirname, '..', '..', 'docs', 'ci-cd.md'), 'utf8');
@@ -60,7 +61,7 @@ function addPageDashboard(): void {
 
 /** The words of a command line, as the shell would split this page's lines. */
 function words(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => (m[1] ?? m[2] ?? m[3]) as string).map((w) => (w === '$DASHBOARD_ID' ? DASHBOARD_ID : w));
+  return shellWords(line, { DASHBOARD_ID });
 }
 
 /** `jq -c 'a, b.c'` for the plain paths this page uses. */
@@ -87,16 +88,15 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
-const shown = [...page.matchAll(/```text\n(\$ cube-dual-auth [\s\S]*?)```/g)].flatMap((m) => (m[1] as string).split(/^(?=\$ cube-dual-auth )/m));
+const shown = examplesIn(page);
 
 test('the page shows runs', () => {
   expect(shown.length).toBeGreaterThanOrEqual(15);
 });
 
-test.each(shown.map((block) => [block.split('\n')[0] as string, block]))('%s', (first, block) => {
-  const line = first.slice('$ cube-dual-auth '.length);
-  expect(RUNS, 'a command on the page that this test does not run').toContain(line);
-  const output = block.slice(first.length + 1).replace(TIME, '<time>');
-  const outputs = (printed.get(line) ?? []).map((text) => text.replace(TIME, '<time>'));
-  expect(outputs).toContain(output);
+test.each(shown.map((example) => [`$ cube-dual-auth ${example.command}`, example]))('%s', (_first, { command, output }) => {
+  expect(RUNS, 'a command on the page that this test does not run').toContain(command);
+  // The page's blocks end where the output does: its last line breaks are not shown.
+  const outputs = (printed.get(command) ?? []).map((text) => text.replace(TIME, '<time>').replace(/\n+$/, ''));
+  expect(outputs).toContain(output.replace(TIME, '<time>'));
 });

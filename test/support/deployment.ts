@@ -1,6 +1,8 @@
 // Small HTTP servers on 127.0.0.1 that answer like a deployed Cube, well or badly, for `probe`'s tests.
+import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verify as jwtVerify } from 'jsonwebtoken';
 
 /** Cube's answer to GET /meta, as far as `probe` reads it. */
 export const META_BODY = JSON.stringify({ cubes: [{ name: 'orders', measures: [], dimensions: [] }] });
@@ -67,4 +69,13 @@ export function cubeGateway(checkAuth: CheckAuthLike): Handler {
       },
     );
   };
+}
+
+/**
+ * The checkAuth of the snippet most deployments start from: jsonwebtoken with the API secret for the service, with
+ * the identity provider's key otherwise. A bad token makes it throw a plain Error, which Cube answers with a 500.
+ */
+export function naiveCheckAuth(secret: string, publicKey: KeyObject): CheckAuthLike {
+  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  return async (req, token) => (req.headers['request-origin'] === 'embeddable' ? jwtVerify(token as string, secret) : jwtVerify(token as string, pem));
 }
