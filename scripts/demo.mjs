@@ -6,13 +6,15 @@
 // signed with the API secret, `Request-Origin: embeddable`) and the customer's application
 // (RS256 token from the identity provider), and shows what Cube refuses and why.
 //
-//   npm run demo                       run the story on Cube 0.33.65, then stop everything
-//   npm run demo -- --cube 1           the same on Cube 1.7.43 (behind scripts/lib/cube-1-preload.cjs)
+//   npm run demo                       run the story on Cube 1.7.43, then stop everything (with Cube's native binary
+//                                      where it can be downloaded, else behind scripts/lib/cube-1-preload.cjs)
+//   npm run demo -- --cube 0.33        the same on Cube 0.33.65
 //   npm run demo -- --keep-running     leave Cube up, write .cache/demo.env, print curl and CLI commands to try it
 //   npm run demo -- --verbose          also show Cube's own log (tokens and secret masked)
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureCube, repoRoot } from './ensure-cube.mjs';
+import { withNativeBinary } from './lib/cube-native.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from './lib/demo-env.mjs';
 import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack } from './lib/stack.mjs';
 import { style } from './lib/style.mjs';
@@ -47,9 +49,12 @@ async function main() {
   heading('cube-dual-auth demo', 'one Cube, two kinds of callers, one checkAuth');
 
   section('1. Setting the scene');
-  const { projectDir, line } = await ensureCube({ line: cubeLineId });
-  const patched = line.preload ? ', its native binary replaced by scripts/lib/cube-1-preload.cjs' : '';
-  ok(`examples/cube-project is installed ${style.dim(`(Cube ${line.version}${patched}, this package from npm pack)`)}`);
+  const { projectDir, line: installed, nativeBinary } = await ensureCube({ line: cubeLineId, nativeBinary: true });
+  const line = nativeBinary?.available ? withNativeBinary(installed) : installed;
+  ok(`examples/cube-project is installed ${style.dim(`(Cube ${line.version}, this package from npm pack)`)}`);
+  if (nativeBinary && !nativeBinary.available) {
+    say(style.yellow(`Cube's native binary is not installed: ${nativeBinary.reason}; Cube runs behind scripts/lib/cube-1-preload.cjs, as in the tests`));
+  }
   stack = await startStack({ projectDir, line, onCubeLine: verbose ? (text) => console.log(style.dim(`    cube │ ${text}`)) : undefined });
   const { cube, identityProvider } = stack;
   ok(`identity provider (oidc-provider) at ${identityProvider.issuer} ${style.dim(`signing key kid "${identityProvider.kid}"`)}`);

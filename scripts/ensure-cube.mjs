@@ -3,19 +3,20 @@
 // a hash of the line's manifest), and installs this package into it from `npm pack`, the way a user
 // installs it, whenever the build changed.
 //
-//   node scripts/ensure-cube.mjs [--cube 0.33|1]     (the demo and the integration tests call ensureCube())
+//   node scripts/ensure-cube.mjs [--cube 1|0.33]     (the demo and the integration tests call ensureCube())
 //
-// Cube 0.33.65 (the default) installs into examples/cube-project itself. Cube 1.7.43 installs from
-// examples/cube-project/cube-1.x/ into .cache/cube-dual-auth/cube-1.7.43/, next to copies of the
-// example's cube.js, model/ and data/, so that cube.js finds that line's driver and this package.
+// Cube 1.7.43 (the default) installs from examples/cube-project/cube-1.x/ into .cache/cube-dual-auth/cube-1.7.43/,
+// next to copies of the example's cube.js, model/ and data/, so that cube.js finds that line's driver and this
+// package. Cube 0.33.65 installs into examples/cube-project itself.
 //
 // Cube stays out of this package's own dependency tree: the example has its own package.json.
 // Why the steps look the way they do:
 // - `--ignore-scripts`: Cube Store's and @cubejs-backend/native's install scripts download
 //   binaries from GitHub, which this machine cannot reach; 0.33 needs neither, and what 1.x calls
-//   the binary for is replaced by scripts/lib/cube-1-preload.cjs.
+//   the binary for is replaced by scripts/lib/cube-1-preload.cjs. The demo asks for the native binary
+//   afterwards (`nativeBinary: true`), and uses it where it can be downloaded.
 // - sqlite3 is then built from its bundled sources with node-gyp (about a minute). It is a Node-API
-//   addon, so one build serves Node 20 and Node 22 alike.
+//   addon, so one build serves every Node version.
 // - the example's package.json names `cube-dual-auth` like any dependency; we pass the packed
 //   tarball to `npm install --no-save`, which satisfies it without asking the registry and
 //   leaves package.json and package-lock.json untouched. A real directory is installed, not a
@@ -26,6 +27,7 @@ import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cubeLine, EXAMPLE_FILES, exampleProject } from './lib/cube-lines.mjs';
+import { ensureNativeBinary } from './lib/cube-native.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { withProgress } from './lib/progress.mjs';
 import { style } from './lib/style.mjs';
@@ -52,10 +54,13 @@ const LOCK_WAIT_MS = 20 * 60_000;
 
 /**
  * Brings the example project of a Cube line up to date. Quick (a pack and a hash) when nothing changed.
- * @param {{ line?: string, out?: NodeJS.WritableStream }} [options]  line: "0.33" (default) or "1"
- * @returns {Promise<{projectDir: string, line: import('./lib/cube-lines.mjs').CubeLine, installedCube: boolean, installedPackage: boolean}>}
+ * @param {{ line?: string, out?: NodeJS.WritableStream, nativeBinary?: boolean }} [options]  line: "1" (default) or
+ *   "0.33"; nativeBinary: for a line that runs behind a preload, also try to install Cube's native binary
+ *   (the demo does; the tests run behind the preload whatever is installed)
+ * @returns {Promise<{projectDir: string, line: import('./lib/cube-lines.mjs').CubeLine, installedCube: boolean, installedPackage: boolean,
+ *   nativeBinary?: { available: true } | { available: false, reason: string }}>}
  */
-export async function ensureCube({ line: lineId, out = process.stdout } = {}) {
+export async function ensureCube({ line: lineId, out = process.stdout, nativeBinary: wantNative = false } = {}) {
   const line = cubeLine(lineId);
   const { projectDir } = line;
   const paths = installPaths(projectDir);
@@ -83,7 +88,9 @@ export async function ensureCube({ line: lineId, out = process.stdout } = {}) {
     }
     assertInstalledLikeAUser(paths);
     writeMarker(paths.marker, wanted);
-    return { projectDir, line, installedCube: installCube, installedPackage: installPackage };
+    // Under the lock too: `npm rebuild` writes into the same tree as the installs above.
+    const nativeBinary = wantNative && line.preload ? await ensureNativeBinary(projectDir) : undefined;
+    return { projectDir, line, installedCube: installCube, installedPackage: installPackage, nativeBinary };
   });
 }
 

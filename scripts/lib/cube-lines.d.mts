@@ -9,6 +9,8 @@ export interface CubeLine {
   readonly projectDir: string;
   /** The `--require` preload, when the line needs one. */
   readonly preload: string | undefined;
+  /** The least Node major the line's `cubejs-server` bin starts on (below it, the entry behind the bin's check runs). */
+  readonly binNodeMajor: number | undefined;
   readonly env: Readonly<Record<string, string>>;
 }
 

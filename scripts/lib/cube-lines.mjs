@@ -1,6 +1,6 @@
-// The Cube lines the example project runs on, and how each is installed and started. 0.33.65 is
-// the default: it runs unpatched. 1.7.43 is what users run today: its native binary cannot be
-// downloaded here, so it starts behind scripts/lib/cube-1-preload.cjs (see there for what that replaces).
+// The Cube lines the example project runs on, and how each is installed and started. 1.7.43, the line users run
+// today, is the default: where its native binary cannot be downloaded (here), it starts behind
+// scripts/lib/cube-1-preload.cjs (see there for what that replaces). 0.33.65 runs unpatched.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +14,7 @@ const exampleProject = join(repoRoot, 'examples/cube-project');
  * @property {string} manifestDir  holds the package.json and package-lock.json of this line
  * @property {string} projectDir  where Cube is installed and runs (cube.js, model/, data/, node_modules/)
  * @property {string | undefined} preload  the `--require` preload, when the line needs one
+ * @property {number | undefined} binNodeMajor  the least Node major the line's `cubejs-server` bin starts on
  * @property {Record<string, string>} env  environment this line needs to run the example
  */
 
@@ -25,6 +26,7 @@ export const CUBE_LINES = Object.freeze({
     manifestDir: exampleProject,
     projectDir: exampleProject,
     preload: undefined,
+    binNodeMajor: undefined,
     env: {},
   },
   1: {
@@ -35,12 +37,13 @@ export const CUBE_LINES = Object.freeze({
     // 1.x install gets its own directory, with copies of the example's files (refreshed on every start).
     projectDir: join(repoRoot, '.cache/cube-dual-auth/cube-1.7.43'),
     preload: join(repoRoot, 'scripts/lib/cube-1-preload.cjs'),
+    binNodeMajor: 22,
     // SQL generation by Cube's JavaScript planner: the Rust one (Tesseract) is in the native binary.
     env: { CUBEJS_TESSERACT_SQL_PLANNER: 'false' },
   },
 });
 
-export const DEFAULT_CUBE_LINE = '0.33';
+export const DEFAULT_CUBE_LINE = '1';
 
 /** The files of the example that make the project, copied beside a line's own install. */
 export const EXAMPLE_FILES = ['cube.js', 'model', 'data'];
@@ -54,14 +57,13 @@ export function cubeLine(id = DEFAULT_CUBE_LINE) {
 }
 
 /**
- * The command that starts `cubejs-server` of a line (its package's bin), with the Node running us.
- * Cube 1.x's bin refuses Node below 22 before anything else; on Node 20 the line starts through the entry that
- * bin loads after its version check (dist/src/bin/server.js), the same server without the check.
+ * The command that starts `cubejs-server` of a line (its package's bin), with the Node running us, behind the line's
+ * preload if it has one. Cube 1.x's bin refuses Node below 22 before anything else; on Node 20 the line starts
+ * through the entry that bin loads after its version check (dist/src/bin/server.js), the same server without the check.
  * @returns {{ command: string, args: string[] }}
  */
 export function serverCommand(line, nodeMajor = Number(process.versions.node.split('.')[0])) {
   const server = join(line.projectDir, 'node_modules/@cubejs-backend/server');
-  if (!line.preload) return { command: process.execPath, args: [join(server, 'bin/server')] };
-  const entry = nodeMajor >= 22 ? join(server, 'bin/server') : join(server, 'dist/src/bin/server.js');
-  return { command: process.execPath, args: ['--require', line.preload, entry] };
+  const entry = line.binNodeMajor && nodeMajor < line.binNodeMajor ? join(server, 'dist/src/bin/server.js') : join(server, 'bin/server');
+  return { command: process.execPath, args: [...(line.preload ? ['--require', line.preload] : []), entry] };
 }

@@ -24,7 +24,7 @@ export declare function startCube(options: {
   projectDir: string;
   /** Holds the node_modules/ with Cube, when not projectDir (Cube's Docker image layout; give NODE_PATH in env). */
   cubeDir?: string;
-  /** The Cube line installed in projectDir (default 0.33). */
+  /** The Cube line installed in projectDir (default 1.7.43). */
   line?: CubeLine;
   env: Record<string, string>;
   redact: (line: string) => string;

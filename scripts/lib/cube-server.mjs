@@ -27,7 +27,7 @@ export function exampleCubeEnvironment() {
  * @param {string} options.projectDir  the Cube project, where Cube runs (holds cube.js and model/)
  * @param {string} [options.cubeDir]  holds the node_modules/ with Cube, when that is not projectDir's (Cube's Docker
  *   image: Cube in /cube/node_modules, the project in /cube/conf); the environment then gives NODE_PATH, as the image does
- * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
+ * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 1.7.43)
  * @param {Record<string, string>} options.env  extra environment: the auth settings
  * @param {(line: string) => string} options.redact  applied to every log line before it is kept or shown
  * @param {(line: string) => void} [options.onLine]  receives each redacted log line

@@ -39,7 +39,7 @@ export declare function startStack(options: {
   projectDir: string;
   /** Holds the node_modules/ with Cube, when not projectDir (Cube's Docker image layout; give NODE_PATH in env). */
   cubeDir?: string;
-  /** The Cube line installed in projectDir (default 0.33). */
+  /** The Cube line installed in projectDir (default 1.7.43). */
   line?: CubeLine;
   onCubeLine?: (line: string) => void;
   /** More environment for Cube, over the stack's own; a function gets the stack's identity provider (to name its issuer). */

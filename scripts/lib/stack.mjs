@@ -28,7 +28,7 @@ const CLOCK_TOLERANCE_SECONDS = 5;
  * @param {object} options
  * @param {string} options.projectDir  the installed example Cube project
  * @param {string} [options.cubeDir]  holds the node_modules/ with Cube when not projectDir (see startCube)
- * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 0.33)
+ * @param {import('./cube-lines.mjs').CubeLine} [options.line]  the Cube line installed there (default 1.7.43)
  * @param {(line: string) => void} [options.onCubeLine]  receives Cube's log lines, tokens and secret masked
  * @param {Record<string, string> | ((identityProvider: object) => Promise<Record<string, string>>)} [options.env]  more
  *   environment for Cube, over the stack's own; a function gets the running identity provider (to name its issuer)
