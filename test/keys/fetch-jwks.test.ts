@@ -61,7 +61,7 @@ describe('fetchJwks', () => {
       ['JSON null', { kind: 'body', body: 'null' }, 'not a JWKS (no "keys" array)'],
       ['an empty body', { kind: 'body', body: '' }, 'not JSON (content-type "application/json")'],
       ['a body over the limit, with Content-Length', { kind: 'body', body: JSON.stringify({ keys: [], pad: 'x'.repeat(600_000) }) }, 'larger than 524288 bytes'],
-      ['a body over the limit, streamed', { kind: 'oversized', bytes: 20_000_000 }, 'larger than 524288 bytes'],
+      ['a body over the limit, streamed', { kind: 'oversized', bytes: 2_000_000 }, 'larger than 524288 bytes'],
     ] as const)('%s', async (_name, mode, reason) => {
       server.mode = mode;
       const before = server.requests;
