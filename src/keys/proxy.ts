@@ -120,8 +120,10 @@ function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocke
         settle(Object.assign(new Error(`proxy answered CONNECT with HTTP ${response.statusCode}`), { code: 'EPROXY' }));
         return;
       }
-      // The certificate is checked against the target's name; SNI carries it unless it is an IP address.
-      secure = tls.connect({ socket: tunnelled, host: url.hostname, servername: isIP(url.hostname) ? undefined : url.hostname });
+      // The certificate is checked against the target's name; SNI carries it unless it is an IP address. TLS takes an
+      // IPv6 address without the brackets a URL puts around it.
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      secure = tls.connect({ socket: tunnelled, host, servername: isIP(host) ? undefined : host });
       secure.once('secureConnect', () => settle(undefined));
       // Once settled, an error reaches the request that took the socket; this listener only keeps it from going unhandled.
       secure.once('error', settle);

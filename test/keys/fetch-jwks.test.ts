@@ -191,6 +191,18 @@ describe('fetchJwks through the proxy the environment names', () => {
       expect(proxy.tunnels.slice(before)).toEqual([new URL(tls.url).host]);
     });
 
+    it('tunnels to an IPv6 literal and verifies the certificate against that address', async () => {
+      const v6 = await startHttpsJwksServer(jwks(key), '::1');
+      try {
+        const before = proxy.tunnels.length;
+        const answer = await fetchInChild(v6.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: v6.caFile });
+        expect(answer).toEqual({ document: jwks(key), maxAgeMs: 120_000 });
+        expect(proxy.tunnels.slice(before)).toEqual([new URL(v6.url).host]);
+      } finally {
+        await v6.close();
+      }
+    });
+
     it('refuses a certificate it does not trust, through the tunnel too', async () => {
       const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url });
       expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
@@ -242,19 +254,19 @@ describe('fetchJwks through the proxy the environment names', () => {
   });
 });
 
-/** A JWKS over https on 127.0.0.1, with a self-signed certificate for 127.0.0.1 made by openssl for this run. */
-async function startHttpsJwksServer(document: object): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
+/** A JWKS over https on a loopback address, with a self-signed certificate for that address made by openssl for this run. */
+async function startHttpsJwksServer(document: object, host: '127.0.0.1' | '::1' = '127.0.0.1'): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-tls-'));
   const [keyFile, caFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
   await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile]);
+    '-subj', '/CN=loopback', '-addext', `subjectAltName=IP:${host}`, '-keyout', keyFile, '-out', caFile]);
   const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=120' }).end(JSON.stringify(document));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://127.0.0.1:${port}/jwks`,
+    url: `https://${host === '::1' ? '[::1]' : host}:${port}/jwks`,
     caFile,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

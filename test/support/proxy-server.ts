@@ -25,7 +25,7 @@ export interface ProxyServer {
   close(): Promise<void>;
 }
 
-/** Starts a proxy that forwards absolute-URL GETs and opens CONNECT tunnels, to 127.0.0.1 only. */
+/** Starts a proxy that forwards absolute-URL GETs (to 127.0.0.1 only) and opens CONNECT tunnels (to loopback only). */
 export async function startProxyServer(): Promise<ProxyServer> {
   const forwarded: string[] = [];
   const tunnels: string[] = [];
@@ -53,9 +53,11 @@ export async function startProxyServer(): Promise<ProxyServer> {
     });
   });
   const open = (client: Socket, target: string, head: Buffer): void => {
-    const [host, port] = target.split(':');
-    if (host !== '127.0.0.1' && host !== 'localhost') return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-    const upstream = connect(Number(port), '127.0.0.1', () => {
+    // `host:port`, with an IPv6 address in brackets.
+    const { hostname, port } = new URL(`http://${target}`);
+    const host = hostname.replace(/^\[|\]$/g, '');
+    if (!['127.0.0.1', 'localhost', '::1'].includes(host)) return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    const upstream = connect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client).pipe(upstream);
