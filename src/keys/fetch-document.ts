@@ -44,6 +44,9 @@ export async function fetchDocument(
   wording: FailureWording,
 ): Promise<FetchedDocument | HttpStatus> {
   const url = new URL(address);
+  const closed = (): JwksFailure => wording.unreachable('key store closed');
+  // A close() that came before this fetch began (while discovery was asked, whose last URL still serves) ends it too.
+  if (options.signal?.aborted) throw closed();
   // Ends whatever is under way (the proxy's CONNECT, the TLS handshake, the request, the body): the one deadline, a
   // close, or the end of the fetch, whichever comes first.
   const stop = new AbortController();
@@ -53,7 +56,7 @@ export async function fetchDocument(
     stop.abort();
   };
   const timer = setTimeout(() => end(wording.timedOut(options.timeoutMs)), options.timeoutMs);
-  const onAbort = (): void => end(wording.unreachable('key store closed'));
+  const onAbort = (): void => end(closed());
   options.signal?.addEventListener('abort', onAbort);
   try {
     // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer

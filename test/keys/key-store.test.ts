@@ -593,6 +593,30 @@ describe('KeyStore', () => {
       expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
     });
 
+    it('during a discovery refresh, also ends the key set fetch that the last discovered URL would start', { timeout: 3_000 }, async () => {
+      const issuerServer = await startJwksServer();
+      try {
+        const issuer = new URL(issuerServer.url).origin;
+        issuerServer.mode = { kind: 'body', body: JSON.stringify({ issuer, jwks_uri: server.url }) };
+        const store = makeStore({ jwksUri: { discoverFrom: issuer }, timeoutMs: 10_000 });
+        await store.prefetch();
+        // Both the discovered URL and the keys are stale, still servable: an unknown kid waits for the refresh.
+        clock.advance(OPTIONS.maxAgeMs);
+        issuerServer.mode = { kind: 'hang' };
+        server.mode = { kind: 'hang' };
+        const pending = rejection(store.getKey('unknown'));
+        await issuerServer.received(2);
+        const started = performance.now();
+        store.close();
+        const error = await pending;
+        expect(performance.now() - started).toBeLessThan(100);
+        expect(error.detail).toMatch(/refreshing the key set failed: .* key store closed$/);
+        expect(server.requests).toBe(1);
+      } finally {
+        await issuerServer.close();
+      }
+    });
+
     it('keeps answering fresh known keys, which needs no timer or socket', async () => {
       const store = makeStore();
       await store.prefetch();
