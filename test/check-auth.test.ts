@@ -539,9 +539,18 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
     await withEnv({ CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, () => {
       expect(() => checkAuthForImport()).toThrow(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
     });
-    await withEnv({ CUBE_DUAL_AUTH_LOG: 'all' }, () => {
-      expect(typeof checkAuthForImport()).toBe('function');
-    });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await withEnv({ CUBE_DUAL_AUTH_LOG: 'all' }, async () => {
+        const unchecked = checkAuthForImport();
+        // Imported where nothing configures a path, the hook refuses every request, and says why in the Cube log.
+        expect(await rejectionOf(unchecked(serviceRequest(), hs({})))).toMatchObject({ status: 403, code: 'ERR_CONFIG_INVALID' });
+        expect(String(logged.mock.calls[0]?.[0])).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/);
+        unchecked.close();
+      });
+    } finally {
+      logged.mockRestore();
+    }
     await withEnv({ CUBEJS_API_SECRET: secret }, () => {
       const bound = checkAuthForImport();
       expect(bound).toBe(root.checkAuth);
