@@ -41,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { ensureCube, exampleProject, repoRoot } from '../scripts/ensure-cube.mjs';
 import { startCube } from '../scripts/lib/cube-server.mjs';
+import { cubeLine } from '../scripts/lib/cube-lines.mjs';
 import { startIdentityProvider } from '../scripts/lib/identity-provider.mjs';
 import { createRedactor } from '../scripts/lib/redact.mjs';
 import { SERVICE_ORIGIN_HEADER, signServiceToken } from '../scripts/lib/service-token.mjs';
@@ -125,11 +126,14 @@ setTimeout(() => {
   shutDown(1);
 }, RUN_DEADLINE_MS).unref();
 
+const BENCH_LINE = '0.33';
+
 /** Resolves to whether every target was met. */
 async function main() {
   console.log('cube-dual-auth end-to-end benchmark (real Cube under autocannon)\n');
   const started = Date.now();
-  const { projectDir } = await ensureCube();
+  // The benchmark's Cubes share the example project of Cube 0.33.65, which runs unpatched (1.x runs behind a preload here).
+  const { projectDir } = await ensureCube({ line: BENCH_LINE });
   if (projectDir !== exampleProject) throw new Error(`Unexpected example project ${projectDir}`);
   const libraries = prepareNaiveProject(cubeById('naive'));
   prepareProject(cubeById('ceiling'));
@@ -316,7 +320,7 @@ async function withCube(setup, { env, redact }) {
   process.stdout.write(`starting Cube with ${setup.label}${where}… `);
   const started = Date.now();
   if (state.stopping) throw new Error('interrupted');
-  const cube = { ...(await startCube({ projectDir: setup.projectDir, env, redact })), setup };
+  const cube = { ...(await startCube({ projectDir: setup.projectDir, line: cubeLine(BENCH_LINE), env, redact })), setup };
   state.cubes.push(cube);
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return cube;
