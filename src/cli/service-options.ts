@@ -11,6 +11,7 @@ import {
   MAX_MAX_RESPONSE_BYTES,
   type EmbeddableClient,
 } from '../service';
+import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { parseCommandLine, type OptionsSpec, type ParsedArgs } from './args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO, type Command } from './io';
 import { didYouMean } from './suggest';
@@ -110,7 +111,10 @@ export function connect(
   });
 }
 
-/** Writes results: JSON or text, with control characters and secrets kept out of the terminal. */
+/**
+ * Writes results: JSON or text, with secrets kept out and everything escaped by the one rule of `forTerminal`
+ * (terminal-text.ts), `--json` included (as `writeJson` does for the other commands).
+ */
 export class Output {
   private readonly secrets: string[];
 
@@ -125,7 +129,7 @@ export class Output {
 
   /** Prints `value` as JSON with `--json` or without `human`, otherwise the text `human()` makes. */
   result(value: unknown, human?: () => string): void {
-    this.write(this.json || !human ? `${JSON.stringify(withoutSecretKeys(value), null, 2)}\n` : human());
+    this.write(this.json || !human ? `${jsonForTerminal(withoutSecretKeys(value), 2)}\n` : human());
   }
 
   /** Prints the error; exit status 1. */
@@ -134,9 +138,10 @@ export class Output {
       const { name, message, operation } = error;
       const details = error as unknown as Record<string, unknown>;
       const fields = Object.fromEntries(['status', 'code', 'field', 'attempts'].filter((k) => details[k] !== undefined).map((k) => [k, details[k]]));
-      this.write(`${JSON.stringify({ error: { type: name, operation, ...fields, message } }, null, 2)}\n`);
+      this.write(`${jsonForTerminal({ error: { type: name, operation, ...fields, message } }, 2)}\n`);
     }
-    this.io.stderr.write(this.clean(`cube-dual-auth ${command}: ${error.message}\n`));
+    // One line: a line break inside the message (it may quote the service) is escaped like any other control.
+    this.io.stderr.write(`${forTerminal(this.redact(`cube-dual-auth ${command}: ${error.message}`))}\n`);
     return EXIT_REFUSED;
   }
 
@@ -144,12 +149,19 @@ export class Output {
     this.io.stdout.write(this.clean(text));
   }
 
-  /** Removes known secrets and terminal control sequences (service data is printed as text). */
+  /**
+   * Removes known secrets, then escapes by `forTerminal` line by line: the line breaks of a table or of indented
+   * JSON are kept, every other character a terminal acts on is written as `\uXXXX` (text the commands escaped
+   * already has none left, so nothing is escaped twice).
+   */
   private clean(text: string): string {
+    return this.redact(text).split('\n').map(forTerminal).join('\n');
+  }
+
+  private redact(text: string): string {
     let result = text;
     for (const secret of this.secrets) result = result.split(secret).join('[redacted]');
-    // eslint-disable-next-line no-control-regex -- control characters other than newline are what is removed
-    return result.replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ');
+    return result;
   }
 }
 

@@ -95,7 +95,7 @@ describe('provider upsert, spawned', () => {
   it('without the secret variable: exit 2, nothing sent', async () => {
     const result = await runBin([...upsert.slice(0, -2), '--provider-version', 'v1.0.0'], { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('CUBEJS_API_SECRET is not set');
+    expect(result.stderr).toContain('neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set');
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -80,7 +80,7 @@ describe('provider', () => {
     const rest = without('CUBEJS_API_SECRET');
     const result = await cli(createMain, rest);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('CUBEJS_API_SECRET is not set');
+    expect(result.stderr).toContain('neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set');
     const named = await cli([...createMain, '--secret-env', 'NOPE_SECRET']);
     expect(named.stderr).toContain('NOPE_SECRET is not set');
     expect(server.requests).toHaveLength(0);

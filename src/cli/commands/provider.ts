@@ -1,3 +1,4 @@
+import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../env';
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
@@ -16,8 +17,13 @@ import {
   table,
 } from '../service-options';
 
-/** Where `provider create` reads the deployment's API secret unless `--secret-env` names another variable. */
-export const DEFAULT_SECRET_ENV = 'CUBEJS_API_SECRET';
+/**
+ * Where `provider create` and `upsert` read the deployment's API secret unless `--secret-env` names another variable:
+ * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, env.ts): the first of
+ * Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
+ */
+export const DEFAULT_SECRET_ENV = ENV.apiSecret;
+const DEFAULT_SECRETS_ENV = ENV.apiSecrets;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -38,9 +44,10 @@ never printed: secrets in answers (any "secretKey" field) are printed as [redact
 
 Actions:
   create --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
-      register a deployment; the secret (the deployment's CUBEJS_API_SECRET) is read from
-      $${DEFAULT_SECRET_ENV}, or from the variable --secret-env names; --instance-url may end in
-      /cubejs-api/v1: the suffix is trimmed, as the service requires
+      register a deployment; the secret is the deployment's main API secret, read as the hook
+      reads it: the first of $${DEFAULT_SECRETS_ENV} when set, else $${DEFAULT_SECRET_ENV}; or the
+      variable --secret-env names; --instance-url may end in /cubejs-api/v1: the suffix is
+      trimmed, as the service requires
   update --name <name> --provider-version <vX.Y.Z> [--instance-url <url>] [--secret-env <VAR>]
       update a deployment; the secret is sent only when --secret-env is given
   upsert --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
@@ -59,8 +66,9 @@ ${connectionOptionsHelp()}
 
 Environment:
 ${SERVICE_ENVIRONMENT_HELP}
-  ${DEFAULT_SECRET_ENV}    the deployment's API secret, for create and upsert (unless --secret-env
-                       names another variable)
+  ${DEFAULT_SECRETS_ENV}   Cube's rotation list: its first secret is the deployment's API secret,
+                       for create and upsert (unless --secret-env names another variable)
+  ${DEFAULT_SECRET_ENV}    the deployment's API secret, when ${DEFAULT_SECRETS_ENV} is not set
 
 ${serviceExitHelp()}
 
@@ -72,6 +80,14 @@ Examples:
     --instance-url https://preview-42--example.cubecloudapp.dev --provider-version v1.0.0 --secret-env PREVIEW_SECRET
   cube-dual-auth provider list --region us --json
 `;
+
+/** The secret registered by create and upsert: from `--secret-env` when given, else the deployment's main secret. */
+function registeredSecret(env: NodeJS.ProcessEnv, variable: string | undefined): string {
+  if (variable !== undefined) return secretFrom(env, variable);
+  const secret = signingSecret(env);
+  if (!secret) throw new UsageError(`${NO_SIGNING_SECRET}: one must hold the deployment's API secret, or name its variable with --secret-env`);
+  return secret.value;
+}
 
 function secretFrom(env: NodeJS.ProcessEnv, variable: string): string {
   if (!ENV_NAME.test(variable)) throw new UsageError(`--secret-env must name an environment variable, got ${JSON.stringify(variable)}`);
@@ -92,7 +108,7 @@ function fullRecordArgs(args: readonly string[], io: CliIO) {
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
-  const input = { name, version, credentials: { instanceUrl, secretKey: secretFrom(io.env, values['secret-env'] ?? DEFAULT_SECRET_ENV) } };
+  const input = { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } };
   return { values, input, output: new Output(io, values.json, [io.env[API_KEY_ENV], input.credentials.secretKey]) };
 }
 
