@@ -1,12 +1,12 @@
-import type { CheckAuth } from './check-auth';
-import { validatedCheckAuth } from './ready-made';
+import type { CheckAuth } from './hook/check-auth';
+import { validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
 export type { KeySetAlgorithm } from './algorithms';
-export { createCheckAuth } from './check-auth';
-export type { CheckAuth, SecurityContext, Verdict } from './check-auth';
-export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config';
-export { ENV, optionsFromEnv } from './env';
+export { createCheckAuth } from './hook/check-auth';
+export type { CheckAuth, SecurityContext, Verdict } from './hook/check-auth';
+export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
+export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';
 export type { AuthPath, RejectionCode } from './errors';
 export type {

@@ -1,7 +1,7 @@
 /** One-line fixes for each rejection code, as `verify` prints them under the rejection message. */
-import { ENV } from '../env';
+import { ENV } from '../config/env';
 import type { AuthPath, RejectionCode } from '../errors';
-import { SECRET_ADVICE } from '../secret-strength';
+import { SECRET_ADVICE } from '../config/secret-strength';
 
 /** The code table is a `Record` over every code, so adding a code without a hint fails to compile. */
 function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, string>> {

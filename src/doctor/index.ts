@@ -4,13 +4,13 @@
  * missing audience/issuer, where Cube is installed).
  */
 import { performance } from 'node:perf_hooks';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config';
-import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../env';
+import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config/options';
+import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../config/env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
-import type { IdentityProvider } from '../identity-providers';
+import type { IdentityProvider } from '../config/identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
-import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../secret-strength';
+import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../config/secret-strength';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

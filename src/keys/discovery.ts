@@ -4,7 +4,7 @@
  * URLs asked; the token never does.
  */
 import { quote } from '../errors';
-import { httpUrl } from '../option-checks';
+import { httpUrl } from '../config/option-checks';
 import { discoveryWording, type JwksFailure } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 

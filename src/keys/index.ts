@@ -1,6 +1,6 @@
-import type { ResolvedOptions } from '../config';
+import type { ResolvedOptions } from '../config/options';
 import type { AuthEventListener } from '../events';
-import type { IdentityProvider } from '../identity-providers';
+import type { IdentityProvider } from '../config/identity-providers';
 import type { KeyStoreOptions } from './key-store';
 
 export { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions, type KeyStoreState } from './key-store';

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { DEFAULTS } from '../config';
+import { DEFAULTS } from '../config/options';
 import type { DualAuthError } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { IssuerDiscovery, type DiscoveryState } from './discovery';
@@ -9,7 +9,7 @@ import { usableKeys, type UsableKeySet } from './usable-keys';
 
 /**
  * How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds; the defaults
- * are the hook's (`jwksCooldownMs`, `jwksMaxAgeMs`... in config.ts), as {@link KEY_STORE_DEFAULTS}.
+ * are the hook's (`jwksCooldownMs`, `jwksMaxAgeMs`... in config/options.ts), as {@link KEY_STORE_DEFAULTS}.
  */
 export interface KeyStoreOptions {
   /**

@@ -1,5 +1,5 @@
 import { diagnose } from '../../doctor';
-import { ENV } from '../../env';
+import { ENV } from '../../config/env';
 import { parseCommandLine } from '../args';
 import { checklist, plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';

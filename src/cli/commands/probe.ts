@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { DEFAULTS } from '../../config';
-import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../env';
+import { DEFAULTS } from '../../config/options';
+import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../config/env';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';

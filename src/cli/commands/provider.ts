@@ -1,4 +1,4 @@
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../env';
+import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
@@ -19,7 +19,7 @@ import {
 
 /**
  * Where `provider create` and `upsert` read the deployment's API secret unless `--secret-env` names another variable:
- * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, env.ts): the first of
+ * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, config/env.ts): the first of
  * Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
  */
 export const DEFAULT_SECRET_ENV = ENV.apiSecret;

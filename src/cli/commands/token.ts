@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
-import { DEFAULTS } from '../../config';
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../env';
+import { DEFAULTS } from '../../config/options';
+import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { parseCommandLine } from '../args';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';

@@ -1,6 +1,6 @@
-import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../check-auth';
-import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config';
-import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../env';
+import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../hook/check-auth';
+import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config/options';
+import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../config/env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';

@@ -1,0 +1,147 @@
+/**
+ * The environment reader of the ready-made `checkAuth` and of the CLI, derived from the options table:
+ * Cube's own variable names where Cube has one, `CUBE_DUAL_AUTH_*` for what Cube has no name for.
+ */
+import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './options';
+import { DualAuthConfigError } from '../errors';
+import type { AuthEvent, AuthEventListener } from '../events';
+import { jsonForTerminal } from '../terminal-text';
+
+type Specs = typeof OPTIONS;
+type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
+
+/** Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own. */
+export const ENV = Object.freeze({
+  ...(Object.fromEntries(
+    Object.entries(OPTIONS).flatMap(([key, spec]) => (key !== 'onEvent' && spec.env[0] !== undefined ? [[key, spec.env[0]]] : [])),
+  ) as Record<Exclude<EnvKey, 'onEvent'>, string>),
+  additionalApiSecrets: OPTIONS.apiSecret.env[1],
+  apiSecrets: OPTIONS.apiSecret.env[2],
+  log: OPTIONS.onEvent.env[0],
+});
+
+/** A variable as the hook reads it: trimmed, and unset when empty. */
+export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const items = readEnv(env, name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return items && items.length > 0 ? items : undefined;
+}
+
+function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = readEnv(env, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new DualAuthConfigError(name, `must be a number, got ${JSON.stringify(text.slice(0, 32))}`);
+  return value;
+}
+
+/** A JSON value; text that is not JSON is a configuration error naming the variable and where the JSON breaks. */
+function json(env: NodeJS.ProcessEnv, name: string): unknown {
+  const text = readEnv(env, name);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    // V8 says where the text breaks ("Unexpected token } in JSON at position 41"), quoting a few characters at most.
+    const where = error instanceof SyntaxError ? `: ${error.message.slice(0, 120)}` : '';
+    throw new DualAuthConfigError(name, `is not valid JSON${where}`);
+  }
+}
+
+const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
+
+/** A true/false variable; another value is a configuration error naming it. */
+export function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const text = readEnv(env, name)?.toLowerCase();
+  if (text === undefined) return undefined;
+  const value = Object.hasOwn(BOOLEANS, text) ? BOOLEANS[text] : undefined;
+  if (value === undefined) throw new DualAuthConfigError(name, `must be true or false, got ${JSON.stringify(text.slice(0, 32))}`);
+  return value;
+}
+
+/** An API secret in force and the variable it was read from, which is what messages name: never the secret. */
+export interface ApiSecret {
+  readonly value: string;
+  readonly variable: string;
+}
+
+/**
+ * The API secrets in force, in the order they are tried, each with its variable: the main setting first, then the
+ * additional ones. Cube's own rotation list, when set, replaces the main secret as it does in Cube (≥ 1.6.54), so a
+ * secret rotated out there is not still accepted here; the package's list (an alias kept from before Cube had one)
+ * always adds. A secret given twice counts once, where it comes first. Split on commas only: base64 and hex never
+ * contain one. The one reader of the secrets: the hook, `verify`, `doctor`, `token` and `probe` all take them here.
+ */
+export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
+  const from = (variable: string, values: readonly string[]): ApiSecret[] => values.map((value) => ({ value, variable }));
+  const cubeList = list(env, ENV.apiSecrets);
+  const single = readEnv(env, ENV.apiSecret);
+  const main = cubeList !== undefined ? from(ENV.apiSecrets, cubeList) : from(ENV.apiSecret, single === undefined ? [] : [single]);
+  const inForce: ApiSecret[] = [];
+  for (const secret of [...main, ...from(ENV.additionalApiSecrets, list(env, ENV.additionalApiSecrets) ?? [])]) {
+    if (!inForce.some(({ value }) => value === secret.value)) inForce.push(secret);
+  }
+  return inForce;
+}
+
+/**
+ * The secret a service token is signed with, as the embedding service signs them: the first of the main setting.
+ * The additional secrets only verify (they are the ones being rotated in or out), so with those alone there is none.
+ */
+export function signingSecret(env: NodeJS.ProcessEnv): ApiSecret | undefined {
+  const [first] = apiSecretsInForce(env);
+  return first?.variable === ENV.additionalApiSecrets ? undefined : first;
+}
+
+/** Why there is no {@link signingSecret}, as messages say it. */
+export const NO_SIGNING_SECRET = `neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set`;
+
+function secrets(env: NodeJS.ProcessEnv): string[] | undefined {
+  const all = apiSecretsInForce(env).map(({ value }) => value);
+  return all.length > 0 ? all : undefined;
+}
+
+/**
+ * A listener that writes events as JSON lines with a timestamp to stderr; `rejected` logs refusals, JWKS failures
+ * and faults only. An unknown level is reported once and read as `rejected`: a typo in a log switch must not
+ * refuse every request.
+ */
+function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | undefined {
+  let level = readEnv(env, name)?.toLowerCase();
+  if (level === undefined || level === 'off') return undefined;
+  if (level !== 'all' && level !== 'rejected') {
+    console.error(`cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`);
+    level = 'rejected';
+  }
+  const all = level === 'all';
+  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed']);
+  // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
+  return (event) => {
+    if (all || !quiet.has(event.type)) process.stderr.write(`${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);
+  };
+}
+
+const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string[]) => unknown> = {
+  text: (env, [name]) => readEnv(env, name as string),
+  list: (env, [name]) => list(env, name as string),
+  number: (env, [name]) => number(env, name as string),
+  boolean: (env, [name]) => boolean(env, name as string),
+  json: (env, [name]) => json(env, name as string),
+  secrets,
+  log: (env, [name]) => logListener(env, name as string),
+};
+
+/** Options of the ready-made `checkAuth`, read from the environment (Cube's variable names where they exist). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DualAuthOptions {
+  const options: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(OPTIONS) as [string, OptionSpec<unknown>][]) {
+    if (spec.format === undefined) continue;
+    const value = READERS[spec.format](env, spec.env);
+    if (value !== undefined) options[key] = value;
+  }
+  return options as DualAuthOptions;
+}

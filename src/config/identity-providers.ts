@@ -1,0 +1,105 @@
+/**
+ * The identity providers of the key-set path, from the options: one JWKS URL, one issuer to discover it from, or
+ * several providers routed by `iss`. Everything that differs between the three set-ups is settled here, once.
+ */
+import type { KeySetAlgorithm } from '../algorithms';
+import { DualAuthConfigError } from '../errors';
+import { discoverableIssuer } from './option-checks';
+
+/**
+ * One identity provider of the key-set path when there are several (the `providers` option).
+ * Fields left out inherit the top-level option of the same name.
+ */
+export interface IdentityProviderOptions {
+  /** The provider's issuer: a token whose `iss` is exactly this string is verified with this provider's keys and settings only. */
+  issuer: string;
+  /** Its JWKS URL. @default discovered from `issuer` (OpenID Connect Discovery, then RFC 8414 metadata) */
+  jwksUri?: string;
+  /** Required `aud` (any one of them). @default the top-level `audience` */
+  audience?: string | readonly string[];
+  /** Algorithms accepted from this provider, asymmetric only. @default the top-level `algorithms` */
+  algorithms?: readonly KeySetAlgorithm[];
+  /** Required `sub`. @default the top-level `subject` */
+  subject?: string;
+  /**
+   * The claim that holds the security context; `null` for the whole payload even when a top-level one is set.
+   * @default the top-level `claimsNamespace`
+   */
+  claimsNamespace?: string | null;
+}
+
+/** The checked options that decide the key-set path's identity providers (resolving the options hands them over). */
+export interface ProviderSettings {
+  readonly providers: readonly IdentityProviderOptions[] | undefined;
+  readonly jwksUri: string | undefined;
+  readonly issuer: readonly string[] | undefined;
+  readonly audience: readonly string[] | undefined;
+  readonly algorithms: readonly KeySetAlgorithm[];
+  readonly subject: string | undefined;
+  readonly claimsNamespace: string | undefined;
+}
+
+/** How messages name the options read here (by variable or by option, as the options came). */
+type ProviderOptionNames = Readonly<Record<'providers' | 'jwksUri' | 'issuer', string>>;
+
+/** One identity provider with every setting it is verified by (inherited ones filled in). */
+export interface IdentityProvider {
+  /**
+   * The `iss` that routes a token to this provider, when tokens are routed (several providers); also the issuer
+   * the JWKS URL is discovered from when `jwksUri` is undefined.
+   */
+  readonly issuer: string | undefined;
+  /** The configured JWKS URL; undefined when it is discovered from `issuer`. */
+  readonly jwksUri: string | undefined;
+  /** Accepted `iss` values (checked by jsonwebtoken), undefined when not checked. */
+  readonly issuers: readonly string[] | undefined;
+  readonly audience: readonly string[] | undefined;
+  readonly algorithms: readonly KeySetAlgorithm[];
+  readonly subject: string | undefined;
+  readonly claimsNamespace: string | undefined;
+  /** Why a token goes to this provider, as `explain` and `cube-dual-auth verify` report it. */
+  readonly reason: string;
+}
+
+type Inherited = Pick<ProviderSettings, 'audience' | 'algorithms' | 'subject' | 'claimsNamespace'>;
+
+function inherit(options: Inherited): Pick<IdentityProvider, 'audience' | 'algorithms' | 'subject' | 'claimsNamespace'> {
+  const { audience, algorithms, subject, claimsNamespace } = options;
+  return { audience, algorithms, subject, claimsNamespace };
+}
+
+/**
+ * The key-set path's providers: `providers` when given (routed by `iss`); else the one of `jwksUri`; else, when
+ * `issuer` is exactly one http(s) URL, the one discovered from it; else none (the key-set path is not configured).
+ */
+export function identityProvidersOf(options: ProviderSettings, names: ProviderOptionNames): readonly IdentityProvider[] {
+  const { providers, jwksUri, issuer } = options;
+  if (providers !== undefined) {
+    return providers.map((provider) => {
+      const own = { ...inherit(options), ...definedFields(provider) };
+      return {
+        ...own,
+        audience: typeof own.audience === 'string' ? [own.audience] : own.audience,
+        claimsNamespace: own.claimsNamespace ?? undefined,
+        issuer: provider.issuer,
+        jwksUri: provider.jwksUri,
+        issuers: [provider.issuer],
+        reason: `its "iss" is the issuer of a configured identity provider (${names.providers})`,
+      };
+    });
+  }
+  if (jwksUri !== undefined) {
+    return [{ ...inherit(options), issuer: undefined, jwksUri, issuers: issuer, reason: `the one identity provider (${names.jwksUri})` }];
+  }
+  const only = issuer?.length === 1 ? issuer[0] : undefined;
+  if (only === undefined || !/^https?:\/\//i.test(only)) return [];
+  discoverableIssuer(only, (problem) => {
+    throw new DualAuthConfigError(names.issuer, `${problem} (${names.jwksUri} is not set, so the JWKS URL is discovered from it)`);
+  });
+  return [{ ...inherit(options), issuer: only, jwksUri: undefined, issuers: [only], reason: `the one identity provider, discovered from ${names.issuer}` }];
+}
+
+/** A provider entry's own settings: a field left out (or undefined) inherits the top-level option. */
+function definedFields<T extends object>(entry: T): Partial<T> {
+  return Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

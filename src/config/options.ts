@@ -1,0 +1,377 @@
+/**
+ * The options of the hook, described once: {@link OPTIONS} holds each option's environment variable, default and
+ * validation, and the defaults, the known-option list, the environment reader (env.ts) and the names used in
+ * messages are all derived from it. The documentation of each option is its TSDoc in {@link DualAuthOptions}.
+ */
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../algorithms';
+import { DualAuthConfigError, type AuthPath } from '../errors';
+import { identityProvidersOf, type IdentityProvider, type IdentityProviderOptions, type ProviderSettings } from './identity-providers';
+import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
+import { SECRET_ADVICE, secretWeakness } from './secret-strength';
+import type { AuthEventListener } from '../events';
+
+/** What a `securityContext` function is told about the token it shapes. */
+export interface SecurityContextInfo {
+  /** The path that verified the token. */
+  readonly path: AuthPath;
+  /** The whole verified payload (before the claims namespace was applied). */
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Turns a verified token into the security context Cube receives. Return an object (or a promise of one);
+ * throw a `DualAuthError` to refuse the request with its message.
+ */
+export type SecurityContextMapper = (
+  context: Record<string, unknown>,
+  info: SecurityContextInfo,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** Options of {@link createCheckAuth}. The ready-made `checkAuth` reads each from the environment variable named. */
+export interface DualAuthOptions {
+  /**
+   * The deployment's API secret for the shared-secret path (HS256). A list accepts a token signed with any
+   * of them, for rotation. At least 32 bytes of randomness: anyone can choose this path.
+   * Env: `CUBEJS_API_SECRET`, or Cube's rotation list `CUBEJS_API_SECRETS` (comma-separated), which replaces it
+   * when set, as in Cube; plus `CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS` (comma-separated), always added.
+   * @default none: the shared-secret path refuses every token, naming the missing setting
+   */
+  apiSecret?: string | readonly string[];
+  /**
+   * Runs with an API secret that is too weak for HS256 (under 32 bytes of key material, a pattern, words or a
+   * placeholder): without it, such a secret stops `createCheckAuth` (and Cube, at start) with a
+   * `DualAuthConfigError`; with it, the hook warns once at start and accepts tokens signed with it. Anyone can
+   * choose the shared-secret path, so a guessable secret lets anyone mint tokens: for a test set-up only.
+   * Env: `CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET` (`true` or `false`).
+   * @default false
+   */
+  allowWeakSecret?: boolean;
+  /**
+   * JWKS URL of the identity provider, for the key-set path. Never taken from a token.
+   * Env: `CUBEJS_JWK_URL`.
+   * @default discovered from `issuer` when that is exactly one http(s) URL; else none: the key-set path refuses
+   * every token, naming the missing setting
+   */
+  jwksUri?: string;
+  /**
+   * Several identity providers on the key-set path: a token's `iss` (read before verification, compared exactly)
+   * chooses the provider, then its `kid` one of that provider's keys. A token with another or no `iss` is refused
+   * (`ERR_ISSUER_UNKNOWN`). Each provider has its own key store; one without `jwksUri` is discovered from its
+   * `issuer`. Not together with `jwksUri` or `issuer`. Env: `CUBE_DUAL_AUTH_PROVIDERS` (the same array as JSON).
+   * @default none: one identity provider, from `jwksUri` or `issuer`
+   */
+  providers?: readonly IdentityProviderOptions[];
+  /**
+   * Value of the `Request-Origin` header that sends a request to the shared-secret path (compared ignoring case).
+   * Env: `CUBE_DUAL_AUTH_ORIGIN`.
+   * @default 'embeddable'
+   */
+  origin?: string;
+  /**
+   * Algorithms accepted on the key-set path: asymmetric only (RS, PS and ES with 256, 384 or 512).
+   * Env: `CUBEJS_JWT_ALGS` (comma-separated).
+   * @default ['RS256']
+   */
+  algorithms?: readonly KeySetAlgorithm[];
+  /** Required `aud` on the key-set path (any one of them). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not checked */
+  audience?: string | readonly string[];
+  /**
+   * Required `iss` on the key-set path (any one of them). Without `jwksUri`, a single http(s) URL here is also where
+   * the JWKS URL is discovered (its OpenID configuration). Env: `CUBEJS_JWT_ISSUER` (comma-separated).
+   * @default not checked
+   */
+  issuer?: string | readonly string[];
+  /** Required `sub` on the key-set path. Env: `CUBEJS_JWT_SUBJECT`. @default not checked */
+  subject?: string;
+  /**
+   * Key-set path: the security context is the payload's claim of this name (an object), as with Cube's own
+   * setting of the same variable. Env: `CUBEJS_JWT_CLAIMS_NAMESPACE`.
+   * @default the whole payload
+   */
+  claimsNamespace?: string;
+  /** Seconds of clock skew allowed for `exp`, `nbf` and `iat`. Env: `CUBE_DUAL_AUTH_CLOCK_TOLERANCE`. @default 5 */
+  clockTolerance?: number;
+  /**
+   * Oldest accepted token, in seconds since its `iat` (which becomes required), on both paths.
+   * Env: `CUBE_DUAL_AUTH_MAX_TOKEN_AGE`.
+   * @default not checked
+   */
+  maxTokenAge?: number;
+  /** Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is */
+  securityContext?: SecurityContextMapper;
+  /**
+   * Longest wait for the `securityContext` function, in ms: past it the request is refused
+   * (`ERR_SECURITY_CONTEXT_TIMEOUT`), so a function that never settles cannot hang requests.
+   * Env: `CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS`. @default 5000
+   */
+  securityContextTimeoutMs?: number;
+  /**
+   * Claims the security context must have (own properties), on both paths; a request without one is refused
+   * with `ERR_CLAIM_MISSING` naming it, before `queryRewrite` could fail on it.
+   * Env: `CUBE_DUAL_AUTH_REQUIRED_CLAIMS` (comma-separated).
+   * @default none required
+   */
+  requiredClaims?: readonly string[];
+  /**
+   * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
+   * public one, which names the failure only. For development; the event log and `explain()` always have it all.
+   * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
+   * @default false
+   */
+  detailedErrors?: boolean;
+  /**
+   * Least time between two JWKS fetches caused by an unknown `kid` or a failure, in ms.
+   * Env: `CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS`. @default 30000
+   */
+  jwksCooldownMs?: number;
+  /**
+   * Age after which the key set is fetched again, in ms. A JWKS answer with a shorter `Cache-Control: max-age`
+   * (as Cube honours) is fetched again after that instead, but never sooner than `jwksCooldownMs`.
+   * Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000
+   */
+  jwksMaxAgeMs?: number;
+  /**
+   * How long past `jwksMaxAgeMs` the last good key set keeps serving while the JWKS URL fails, in ms
+   * (as `stale-if-error` in RFC 5861).
+   * Env: `CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS`. @default 86400000
+   */
+  jwksStaleIfErrorMs?: number;
+  /** Deadline of one JWKS fetch, in ms. Env: `CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS`. @default 5000 */
+  jwksTimeoutMs?: number;
+  /** Largest JWKS answer accepted, in bytes. Env: `CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES`. @default 524288 */
+  jwksMaxResponseBytes?: number;
+  /**
+   * Most verified tokens remembered, so a token used again skips signature verification; 0 turns the cache off.
+   * About 0.5 KB per entry for a service token, up to ~1.5 KB for an RS256 token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
+   * @default 10000
+   */
+  tokenCacheSize?: number;
+  /**
+   * Longest a remembered token answers from the cache, in ms; `exp` always ends it sooner.
+   * Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS`.
+   * @default 60000
+   */
+  tokenCacheMaxAgeMs?: number;
+  /**
+   * Receives an event per accepted or refused request and per JWKS refresh, for logs and metrics.
+   * Env: `CUBE_DUAL_AUTH_LOG` (`rejected` or `all`) logs them as JSON lines to stderr.
+   * @default silent
+   */
+  onEvent?: AuthEventListener;
+}
+
+export type { IdentityProviderOptions };
+
+type OptionKey = keyof DualAuthOptions;
+
+/** How an environment variable's text is read: one value, a comma-separated list, or a number. */
+export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'json' | 'secrets' | 'log';
+
+/** One row of the options table. */
+export interface OptionSpec<V> {
+  /** Environment variables the ready-made `checkAuth` reads it from, the main one first. */
+  readonly env: readonly string[];
+  readonly format?: EnvFormat;
+  /** The value when the option is not given; undefined when there is none. */
+  readonly default?: V;
+  /** Validates a given value and returns it as the hook uses it. */
+  readonly check: (value: unknown, fail: Fail) => V;
+}
+
+const stringList = (value: unknown, fail: Fail): readonly string[] => {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0) fail('must be a non-empty string or a non-empty list of strings');
+  return list.map((item) => nonEmptyString(item, fail));
+};
+
+const atLeast = (min: number) => (value: unknown, fail: Fail): number => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`must be a finite number of at least ${min}`);
+  return value;
+};
+
+const bool = (value: unknown, fail: Fail): boolean => {
+  if (typeof value !== 'boolean') fail('must be true or false');
+  return value;
+};
+
+const func = <F>(value: unknown, fail: Fail): F => {
+  if (typeof value !== 'function') fail('must be a function');
+  return value as F;
+};
+
+function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[] {
+  if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list');
+  for (const alg of value) {
+    if (isKeySetAlgorithm(alg)) continue;
+    const why = typeof alg === 'string' && /^(hs|none$)/i.test(alg)
+      ? 'is not allowed on the key-set path: symmetric and unsigned tokens belong to the shared-secret path only'
+      : `is not supported (use ${KEY_SET_ALGORITHMS.join(', ')})`;
+    fail(`contains ${JSON.stringify(alg)}, which ${why}`);
+  }
+  return [...new Set(value as KeySetAlgorithm[])];
+}
+
+/** The fields of a provider entry, each checked as the top-level option of the same name. */
+const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value: unknown, fail: Fail) => unknown } = {
+  issuer: nonEmptyString,
+  jwksUri: httpUrl,
+  audience: stringList,
+  algorithms: keySetAlgorithms,
+  subject: nonEmptyString,
+  claimsNamespace: (value, fail) => (value === null ? null : nonEmptyString(value, fail)),
+};
+
+function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {
+  if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list of identity providers ({ "issuer": ... })');
+  const seen = new Set<string>();
+  return value.map((entry: unknown, i) => {
+    const at = `entry ${i + 1}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) fail(`${at} must be an object with an "issuer"`);
+    const given = entry as Record<string, unknown>;
+    const named = typeof given.issuer === 'string' ? `${at} (issuer ${JSON.stringify(given.issuer.slice(0, 100))})` : at;
+    const checked: Record<string, unknown> = {};
+    for (const [field, item] of Object.entries(given)) {
+      const rule = Object.hasOwn(PROVIDER_FIELDS, field) ? PROVIDER_FIELDS[field as keyof IdentityProviderOptions] : undefined;
+      if (rule === undefined) fail(`${named}: "${field}" is not a provider field (${Object.keys(PROVIDER_FIELDS).join(', ')})`);
+      if (item !== undefined) checked[field] = rule(item, (problem) => fail(`${named} field "${field}" ${problem}`));
+    }
+    if (checked.issuer === undefined) fail(`${at} has no "issuer": tokens are routed to a provider by it`);
+    const issuer = checked.issuer as string;
+    if (checked.jwksUri === undefined) discoverableIssuer(issuer, (problem) => fail(`${named} has no "jwksUri", and its issuer ${problem}`));
+    if (seen.has(issuer)) fail(`${named} repeats an issuer: each issuer chooses one provider`);
+    seen.add(issuer);
+    return checked as unknown as IdentityProviderOptions;
+  });
+}
+
+const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({ env: [env], format: 'number', default: fallback, check: atLeast(min) });
+
+/** The options table. `satisfies` makes a missing or extra row a compile error. */
+export const OPTIONS = {
+  apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'], format: 'secrets', check: stringList },
+  allowWeakSecret: { env: ['CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET'], format: 'boolean', default: false, check: bool },
+  jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
+  providers: { env: ['CUBE_DUAL_AUTH_PROVIDERS'], format: 'json', check: providerList },
+  origin: {
+    env: ['CUBE_DUAL_AUTH_ORIGIN'],
+    format: 'text',
+    default: 'embeddable',
+    check: (value, fail) => nonEmptyString(value, fail).trim().toLowerCase(),
+  },
+  algorithms: { env: ['CUBEJS_JWT_ALGS'], format: 'list', default: ['RS256'] as readonly KeySetAlgorithm[], check: keySetAlgorithms },
+  audience: { env: ['CUBEJS_JWT_AUDIENCE'], format: 'list', check: stringList },
+  issuer: { env: ['CUBEJS_JWT_ISSUER'], format: 'list', check: stringList },
+  subject: { env: ['CUBEJS_JWT_SUBJECT'], format: 'text', check: nonEmptyString },
+  claimsNamespace: { env: ['CUBEJS_JWT_CLAIMS_NAMESPACE'], format: 'text', check: nonEmptyString },
+  clockTolerance: { env: ['CUBE_DUAL_AUTH_CLOCK_TOLERANCE'], format: 'number', default: 5, check: atLeast(0) },
+  maxTokenAge: { env: ['CUBE_DUAL_AUTH_MAX_TOKEN_AGE'], format: 'number', check: atLeast(1) },
+  securityContext: { env: [], check: func<SecurityContextMapper> },
+  securityContextTimeoutMs: ms('CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS', 5_000, 1),
+  requiredClaims: {
+    env: ['CUBE_DUAL_AUTH_REQUIRED_CLAIMS'],
+    format: 'list',
+    check: (value, fail) => (Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names')),
+  },
+  detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
+  jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
+  jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),
+  jwksStaleIfErrorMs: ms('CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS', 86_400_000, 0),
+  jwksTimeoutMs: ms('CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS', 5_000, 1),
+  jwksMaxResponseBytes: ms('CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES', 524_288, 1024),
+  tokenCacheSize: {
+    env: ['CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE'],
+    format: 'number',
+    default: 10_000,
+    check: (value, fail) => Math.floor(atLeast(0)(value, fail)),
+  },
+  tokenCacheMaxAgeMs: ms('CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS', 60_000, 0),
+  onEvent: { env: ['CUBE_DUAL_AUTH_LOG'], format: 'log', check: func<AuthEventListener> },
+} as const satisfies { readonly [K in OptionKey]-?: OptionSpec<unknown> };
+
+type Specs = typeof OPTIONS;
+type Checked<K extends OptionKey> = ReturnType<Specs[K]['check']>;
+type Defaulted = { [K in OptionKey]: Specs[K] extends { default: unknown } ? K : never }[OptionKey];
+
+/** The defaults, from the table. */
+export const DEFAULTS = Object.fromEntries(
+  Object.entries(OPTIONS).flatMap(([key, spec]) => ('default' in spec ? [[key, spec.default]] : [])),
+) as { readonly [K in Defaulted]: Specs[K] extends { default: infer D } ? D : never };
+
+/** How each option is named in messages: by its environment variable when it came from one. */
+export type OptionNames = Readonly<Record<OptionKey, string>>;
+
+const KEYS = Object.keys(OPTIONS) as OptionKey[];
+
+/** Names for options passed to `createCheckAuth`: `option "jwksUri"`. */
+export const OPTION_NAMES: OptionNames = Object.fromEntries(KEYS.map((key) => [key, `option "${key}"`])) as Record<OptionKey, string>;
+
+/** Names for options read from the environment: the main variable (`CUBEJS_JWK_URL`). */
+export const ENV_NAMES: OptionNames = Object.fromEntries(
+  KEYS.map((key) => [key, OPTIONS[key].env[0] ?? OPTION_NAMES[key]]),
+) as Record<OptionKey, string>;
+
+/** Options after validation, with defaults applied and secrets turned into keys once. */
+export type ResolvedOptions = {
+  readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
+} & {
+  readonly secretKeys: readonly KeyObject[];
+  /** The identity providers of the key-set path, with inherited settings applied; empty when it has none. */
+  readonly identityProviders: readonly IdentityProvider[];
+  /**
+   * Why an API secret is too weak for HS256 (never the secret itself), for one warning at start; set only when
+   * `allowWeakSecret` let it through (without it, a weak secret is a configuration error).
+   */
+  readonly secretWeakness: string | undefined;
+  /** How messages name each option (environment variables when the options came from the environment). */
+  readonly names: OptionNames;
+};
+
+/** Validates options, applies defaults and prepares keys. Throws {@link DualAuthConfigError} naming the option. */
+export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNames> = OPTION_NAMES): ResolvedOptions {
+  const names: OptionNames = { ...OPTION_NAMES, ...given };
+  if (typeof options !== 'object' || options === null) throw new DualAuthConfigError('options', 'must be an object');
+  const unknown = Object.keys(options).find((key) => !Object.hasOwn(OPTIONS, key));
+  if (unknown !== undefined) throw new DualAuthConfigError(`option "${unknown}"`, 'is not an option of createCheckAuth');
+  const checked: { [K in OptionKey]?: Checked<K> } = {};
+  for (const key of KEYS) {
+    const spec: OptionSpec<unknown> = OPTIONS[key];
+    const value = options[key] ?? spec.default;
+    const fail: Fail = (problem) => {
+      throw new DualAuthConfigError(names[key], problem);
+    };
+    // Each row's check gives that option's type; TypeScript cannot follow the key through the loop.
+    (checked as Record<OptionKey, unknown>)[key] = value === undefined ? undefined : spec.check(value, fail);
+  }
+  for (const other of ['jwksUri', 'issuer'] as const) {
+    if (checked.providers !== undefined && checked[other] !== undefined) {
+      throw new DualAuthConfigError(names.providers, `and ${names[other]} are both set: with several identity providers, each names its own issuer and JWKS URL`);
+    }
+  }
+  const { apiSecret, ...rest } = checked;
+  const identityProviders = identityProvidersOf(rest as ProviderSettings, names);
+  const secrets = apiSecret ?? [];
+  if (secrets.length === 0 && identityProviders.length === 0) {
+    throw new DualAuthConfigError(
+      names.apiSecret,
+      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to discover the JWKS from): set at least one, or no token can be accepted`,
+    );
+  }
+  const secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  const weak = secrets.map(secretWeakness).findIndex((weakness) => weakness !== undefined);
+  let secretWeaknessFound: string | undefined;
+  if (weak >= 0) {
+    const weakness = secretWeakness(secrets[weak] as string) as string;
+    const which = secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length}` : undefined;
+    // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens, so it stops the start.
+    if (rest.allowWeakSecret !== true) {
+      throw new DualAuthConfigError(
+        names.apiSecret,
+        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
+      );
+    }
+    secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
+  }
+  // Every defaulted option was filled from the table above, which the type of ResolvedOptions promises.
+  return { ...rest, names, identityProviders, secretKeys, secretWeakness: secretWeaknessFound } as ResolvedOptions;
+}

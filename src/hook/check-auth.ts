@@ -1,0 +1,245 @@
+/** The function Cube calls: outcomes of the authenticator turned into Cube's answers, events, and `explain`. */
+import { performance } from 'node:perf_hooks';
+import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } from './authenticator';
+import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from '../config/options';
+import { quotedText, toThrowable, type AuthPath, type DualAuthError } from '../errors';
+import { ENV, readEnv } from '../config/env';
+import { emit } from '../events';
+import type { SecurityContext } from './security-context';
+import type { TokenHeader } from './token';
+
+export type { SecurityContext } from './security-context';
+
+/** How a token fared, step by step: what `explain` returns and the CLI prints. */
+export interface Verdict {
+  readonly accepted: boolean;
+  /** The path chosen, absent when there was no token. */
+  readonly path?: AuthPath;
+  /** Why that path: what the `Request-Origin` header said. */
+  readonly pathReason: string;
+  readonly header?: TokenHeader;
+  /** The decoded payload (shown even when the token was refused after decoding). */
+  readonly payload?: Record<string, unknown>;
+  /** What Cube would receive, when accepted. */
+  readonly securityContext?: SecurityContext;
+  /** The `kid` used on the key-set path. */
+  readonly kid?: string;
+  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why it was chosen. */
+  readonly provider?: {
+    readonly issuer?: string;
+    /** Where its keys come from now: the configured JWKS URL, or the one discovered from the issuer (absent until discovered). */
+    readonly jwksUri?: string;
+    readonly reason: string;
+  };
+  /**
+   * The JWKS URL keys come from on the key-set path: the chosen provider's, or with one identity provider its
+   * (configured or discovered) URL even when the token was refused before a provider was chosen.
+   */
+  readonly jwksUri?: string;
+  /** Why the token was refused. */
+  readonly error?: { readonly code: DualAuthError['code']; readonly message: string };
+}
+
+/**
+ * The function Cube calls, with the key store's controls attached.
+ *
+ * It verifies the request's token, sets the security context on `req.securityContext`, where every Cube line reads
+ * it, and resolves to that same object; `checkAuth(null, token)` (no request object) resolves to it too. Cube ≥ 0.35
+ * reads the resolved value and, when its `security_context` member is truthy, takes that member as the security
+ * context instead (0.33 and 0.34 ignore the value). So when the context itself has a truthy `security_context`
+ * member (a token's claim, say), the hook resolves to `{ security_context: context }`, which Cube ≥ 0.35 takes as the
+ * context: on every line Cube ends up with the context, never the member. Rejects with a 403 error (the host Cube's
+ * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
+ *
+ * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
+ * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
+ * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
+ */
+export interface CheckAuth {
+  /**
+   * @param req what Cube passes: an Express request, a Node request, or `{ isSubscription, protocol: 'ws' }`
+   * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
+   * @returns the security context set on `req.securityContext`, or `{ security_context: context }` when the context
+   *   has a truthy `security_context` member of its own (see {@link CheckAuth})
+   */
+  (req: unknown, auth?: unknown): Promise<SecurityContext>;
+  /** The same call, as Cube 0.33's `CheckAuthFn` type describes it (see {@link CheckAuth}). */
+  (req: unknown, auth?: unknown): Promise<void>;
+  /**
+   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait
+   * for it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
+   */
+  prefetch(): Promise<void>;
+  /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
+  close(): void;
+  /** Runs the same verification without side effects and reports every step; never rejects. */
+  explain(req: unknown, auth?: unknown): Promise<Verdict>;
+}
+
+/** `checkAuth` answers from the cache and fills it; `explain` shows a real verification, so it does neither. */
+const CHECK: AuthenticateOptions = { useCache: true };
+const EXPLAIN: AuthenticateOptions = { useCache: false };
+
+/**
+ * What an accepted request resolves to: the context, in Cube's own terms. Cube ≥ 0.35 takes a resolved value's
+ * `security_context` member, when truthy, as the security context (read as Cube reads it, inherited members too);
+ * a context with such a member is wrapped, so that what Cube takes is the context itself.
+ */
+function answerFor(context: SecurityContext): SecurityContext {
+  return (context as { security_context?: unknown }).security_context ? { security_context: context } : context;
+}
+
+/** Hands the context to Cube on the request; false when the host object will not take it. */
+function attach(req: unknown, context: SecurityContext): boolean {
+  if (typeof req !== 'object' || req === null) return true;
+  try {
+    // Strict mode: a frozen request, a read-only property or a refusing proxy throws instead of ignoring it.
+    (req as { securityContext?: SecurityContext }).securityContext = context;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A `kid` as events carry it: taken from a token, so printable and capped, as in messages. */
+function shownKid(kid: string | undefined): string | undefined {
+  return kid === undefined ? undefined : quotedText(kid);
+}
+
+/** A context's member that is the context itself, hidden from JSON, logs and `Object.keys`. */
+function selfReference(context: SecurityContext): PropertyDescriptor {
+  return { value: context, enumerable: false, writable: true, configurable: true };
+}
+
+/**
+ * Cube builds the data model's `SECURITY_CONTEXT` by applying its claims namespace (`CUBEJS_JWT_CLAIMS_NAMESPACE`)
+ * to the context it got, on every path (0.33 and 1.7 alike: `namespace in context ? context[namespace] : {}`), while
+ * `queryRewrite` gets the context itself. The context is already what the hook means Cube to see, so it answers to
+ * each namespace Cube may apply with itself (a non-enumerable member: JSON, logs and `Object.keys` do not show it).
+ * That holds also when the context has a member of that name, which would otherwise be the model's context and could
+ * name another tenant than the one `queryRewrite` sees: the member is replaced. A context that cannot take the member
+ * (frozen by a `securityContext` function) is copied, member by member, into one that can.
+ */
+function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
+  if (namespaces.length === 0) return (context) => context;
+  return (context) => {
+    if (namespaces.every((namespace) => Reflect.defineProperty(context, namespace, selfReference(context)))) return context;
+    const members = Object.getOwnPropertyDescriptors(context);
+    for (const namespace of namespaces) delete members[namespace];
+    const copy = Object.create(Object.getPrototypeOf(context) as object | null, members) as SecurityContext;
+    for (const namespace of namespaces) Object.defineProperty(copy, namespace, selfReference(copy));
+    return copy;
+  };
+}
+
+/**
+ * The namespaces Cube applies: the hook's own `claimsNamespace` (the same variable for the ready-made hook), and
+ * `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it, which `createCheckAuth`'s options may not repeat.
+ */
+function cubeNamespaces(claimsNamespace: string | undefined): string[] {
+  return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter((name): name is string => name !== undefined);
+}
+
+function build(authenticator: Authenticator): CheckAuth {
+  const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
+  const forCube = answerToNamespaces(cubeNamespaces(claimsNamespace));
+
+  function refuse(error: DualAuthError, outcome: Pick<Outcome, 'kid' | 'provider'> | undefined, started: number): Promise<never> {
+    if (onEvent) {
+      const { code, detail, path } = error;
+      const issuer = outcome?.provider?.issuer;
+      emit(onEvent, { type: 'rejected', path, code, message: detail, kid: shownKid(outcome?.kid), ...(issuer !== undefined && { issuer }), durationMs: performance.now() - started });
+    }
+    return Promise.reject(toThrowable(error, detailedErrors));
+  }
+
+  /** Never throws: it also runs in a promise's callback, where a throw would reach Cube as a 500. */
+  function settle(req: unknown, outcome: Outcome, started: number): Promise<SecurityContext> {
+    if (!outcome.accepted) return refuse(outcome.error, outcome, started);
+    const { path, kid, cached } = outcome;
+    let answer: SecurityContext;
+    try {
+      const context = forCube(outcome.context);
+      // Cube reads the context from the request: a request that cannot carry it must not pass without one.
+      if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), outcome, started);
+      answer = answerFor(context);
+    } catch (error) {
+      return refuse(unexpected(error, path, onEvent), outcome, started);
+    }
+    if (onEvent) {
+      const issuer = outcome.provider?.issuer;
+      emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), ...(issuer !== undefined && { issuer }), cached, durationMs: performance.now() - started });
+    }
+    return Promise.resolve(answer);
+  }
+
+  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+    const started = onEvent ? performance.now() : 0;
+    // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
+    try {
+      const outcome = authenticator.authenticate(req, auth, CHECK);
+      if (outcome instanceof Promise) {
+        return outcome.then(
+          (settled) => settle(req, settled, started),
+          (error: unknown) => refuse(unexpected(error, undefined, onEvent), undefined, started),
+        );
+      }
+      return settle(req, outcome, started);
+    } catch (error) {
+      return refuse(unexpected(error, undefined, onEvent), undefined, started);
+    }
+  }
+
+  async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
+    let outcome: Outcome;
+    try {
+      outcome = await authenticator.authenticate(req, auth, EXPLAIN);
+    } catch (error) {
+      const { code, detail } = unexpected(error, undefined, onEvent);
+      return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', error: { code, message: detail } };
+    }
+    const { path, pathReason, header, payload, kid } = outcome;
+    const provider = providerReport(outcome);
+    const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
+    const verdict = { pathReason, path, header, payload, kid, ...(provider && { provider }), ...(jwksUri !== undefined && { jwksUri }) };
+    if (outcome.accepted) {
+      try {
+        return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
+      } catch (error) {
+        const { code, detail } = unexpected(error, path, onEvent);
+        return { ...verdict, accepted: false, error: { code, message: detail } };
+      }
+    }
+    const { code, detail } = outcome.error;
+    return { ...verdict, accepted: false, error: { code, message: detail } };
+  }
+
+  const stores = authenticator.keyStores;
+
+  /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
+  function providerReport({ provider }: Outcome): Verdict['provider'] {
+    if (provider === undefined) return undefined;
+    const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
+    return { ...(provider.issuer !== undefined && { issuer: provider.issuer }), ...(jwksUri !== undefined && { jwksUri }), reason: provider.reason };
+  }
+
+  // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
+  return Object.assign(checkAuth as CheckAuth, {
+    prefetch: () => authenticator.prefetch(),
+    close: () => authenticator.close(),
+    explain,
+  });
+}
+
+/**
+ * Creates a `checkAuth` for Cube from explicit options. Validates them at once and throws
+ * `DualAuthConfigError` naming the option when something cannot work.
+ */
+export function createCheckAuth(options: DualAuthOptions): CheckAuth {
+  return createNamedCheckAuth(options, OPTION_NAMES);
+}
+
+/** Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made hook and the CLI). */
+export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames): CheckAuth {
+  return build(new Authenticator(resolveOptions(options, names)));
+}

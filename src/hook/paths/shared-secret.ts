@@ -1,0 +1,56 @@
+import type { KeyObject } from 'node:crypto';
+import { SHARED_SECRET_ALGORITHM } from '../../algorithms';
+import { claimPolicy } from '../claims';
+import type { ResolvedOptions } from '../../config/options';
+import { DualAuthError, quote } from '../../errors';
+import type { DecodedToken } from '../token';
+import { TokenVerifier } from '../verification';
+import type { Verified, VerificationPath } from './path';
+
+const PATH = 'shared-secret';
+
+/**
+ * The shared-secret path: tokens of the service's backend, HS256 with the deployment's API secret (any of
+ * them, for rotation). Nothing else is accepted here, whatever the token's header says.
+ */
+export class SharedSecretPath implements VerificationPath {
+  readonly name = PATH;
+  private readonly keys: readonly KeyObject[];
+  private readonly verifier: TokenVerifier;
+
+  constructor(private readonly options: ResolvedOptions) {
+    this.keys = options.secretKeys;
+    this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
+  }
+
+  /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */
+  verify(token: DecodedToken, now: number): Verified {
+    if (this.keys.length === 0) {
+      const notConfigured = 'Shared-secret path is not configured on this deployment';
+      throw new DualAuthError('ERR_SHARED_SECRET_NOT_CONFIGURED', notConfigured, PATH, `${notConfigured} (${this.options.names.apiSecret} is not set)`);
+    }
+    if (token.header.alg !== SHARED_SECRET_ALGORITHM) {
+      const refused = `Algorithm ${quote(token.header.alg)} is not accepted on the shared-secret path (HS256 only)`;
+      throw new DualAuthError(
+        'ERR_ALG_NOT_ALLOWED',
+        refused,
+        PATH,
+        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
+      );
+    }
+    for (let i = 0; ; i++) {
+      try {
+        const { payload, refusedFrom } = this.verifier.verify(token, this.keys[i] as KeyObject, now);
+        return { context: payload, payload, kid: undefined, refusedFrom };
+      } catch (error) {
+        // During a rotation a signature may match a later secret; any other refusal is final.
+        const lastKey = i === this.keys.length - 1;
+        if (lastKey || !(error instanceof DualAuthError) || error.code !== 'ERR_SIGNATURE_INVALID') throw error;
+      }
+    }
+  }
+}
+
+function invalidSignature(): DualAuthError {
+  return new DualAuthError('ERR_SIGNATURE_INVALID', 'Invalid signature: the token is not signed with the API secret', PATH);
+}

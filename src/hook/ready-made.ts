@@ -1,0 +1,108 @@
+/**
+ * The ready-made hook for `cube.js`, configured from the environment. Its configuration is checked when the hook is
+ * taken from the package root (index.ts), so a mistake stops Cube while it loads `cube.js`, before it listens.
+ */
+import { createNamedCheckAuth, type CheckAuth, type Verdict } from './check-auth';
+import { ENV_NAMES, OPTIONS } from '../config/options';
+import { boolean, ENV, optionsFromEnv, readEnv } from '../config/env';
+import { DualAuthError, faultMessage, toThrowable } from '../errors';
+import type { SecurityContext } from './security-context';
+
+let fromEnv: CheckAuth | undefined;
+let fromEnvError: DualAuthError | undefined;
+
+/**
+ * The ready-made hook with its environment checked: what `require('cube-dual-auth').checkAuth` reads. Makes the
+ * environment's instance now, so a configuration that cannot work throws its `DualAuthConfigError` (naming the
+ * variable) while Cube evaluates `cube.js`, and Cube stops before it listens.
+ */
+export function validatedCheckAuth(): CheckAuth {
+  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES);
+  return checkAuth;
+}
+
+/** The variables that configure a path: without any of them the environment does not configure the hook at all. */
+const PATH_VARIABLES = [...OPTIONS.apiSecret.env, ...OPTIONS.jwksUri.env, ...OPTIONS.providers.env, ...OPTIONS.issuer.env];
+
+/**
+ * What the ES module twin (dist/index.mjs) exports as `checkAuth`. A named export of an ES module is bound when the
+ * module is imported, whichever names the importer takes, so the check runs at import: as soon as the environment
+ * configures a path, a configuration that cannot work fails the import, and Cube's start. An environment that
+ * configures no path (`import { createCheckAuth }` with explicit options) fails nothing at import; the hook then
+ * refuses every request (see {@link environmentInstance}).
+ */
+export function checkAuthForImport(): CheckAuth {
+  return PATH_VARIABLES.some((name) => readEnv(process.env, name) !== undefined) ? validatedCheckAuth() : checkAuth;
+}
+
+/**
+ * The instance for a call. Made already when the hook was taken from the package root; made here after `close()`
+ * (from the environment as it is then) and for an ES module import whose environment configured no path. A
+ * configuration that cannot work is then printed once to the Cube log and every request refused with a 403.
+ */
+function environmentInstance(): CheckAuth {
+  if (fromEnv) return fromEnv;
+  if (!fromEnvError) {
+    try {
+      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES);
+      return fromEnv;
+    } catch (error) {
+      const message = faultMessage(error);
+      console.error(message);
+      fromEnvError = new DualAuthError(
+        'ERR_CONFIG_INVALID',
+        'Authentication is misconfigured on this deployment; see the Cube server log',
+        undefined,
+        `Authentication is misconfigured on this deployment: ${message}`,
+      );
+    }
+  }
+  throw toThrowable(fromEnvError, detailedErrorsWanted());
+}
+
+/** The configuration could not be read, so the switch for detailed errors is read on its own; a bad value means no. */
+function detailedErrorsWanted(): boolean {
+  try {
+    return boolean(process.env, ENV.detailedErrors) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** What `explain` reports when the environment cannot make a hook: never a rejection. */
+async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
+  let instance: CheckAuth;
+  try {
+    instance = environmentInstance();
+  } catch {
+    const { code, detail } = fromEnvError as DualAuthError;
+    return { accepted: false, pathReason: 'not chosen: the configuration is invalid', error: { code, message: detail } };
+  }
+  return instance.explain(req, auth);
+}
+
+/**
+ * The ready-made hook itself: one function for the life of the process, whose instance `close()` releases and the
+ * next call makes again. Taken from the package root through {@link validatedCheckAuth}.
+ */
+const checkAuth: CheckAuth = Object.assign(
+  // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
+  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+    let instance: CheckAuth;
+    try {
+      instance = environmentInstance();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return instance(req, auth);
+  } as CheckAuth,
+  {
+    prefetch: async () => environmentInstance().prefetch(),
+    close: () => {
+      fromEnv?.close();
+      fromEnv = undefined;
+      fromEnvError = undefined;
+    },
+    explain,
+  },
+);

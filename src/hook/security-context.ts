@@ -1,0 +1,72 @@
+/**
+ * The last step of an accepted request: the security context Cube receives, shaped by the operator's function if
+ * any (within a deadline), and holding every required claim.
+ */
+import type { ResolvedOptions } from '../config/options';
+import { DualAuthError, faultMessage, type AuthPath } from '../errors';
+import { emit } from '../events';
+import type { Verified } from './paths/path';
+
+/** A security context: the object Cube hands to `queryRewrite`, the data model and `contextToAppId`. */
+export type SecurityContext = Record<string, unknown>;
+
+type Shape = (verified: Verified, path: AuthPath) => SecurityContext | Promise<SecurityContext>;
+
+function isPlainObject(value: unknown): value is SecurityContext {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The security context of a verified token: what its path made of it, or what the `securityContext` function
+ * returns for it; then the required claims are checked. Synchronous unless there is a function to await.
+ */
+export function securityContextOf(options: ResolvedOptions): Shape {
+  const shape = options.securityContext === undefined ? (verified: Verified) => verified.context : mapped(options);
+  const { requiredClaims } = options;
+  if (requiredClaims === undefined) return shape;
+  const check = (context: SecurityContext, path: AuthPath): SecurityContext => {
+    const missing = requiredClaims.find((claim) => !Object.hasOwn(context, claim));
+    if (missing !== undefined) {
+      throw new DualAuthError('ERR_CLAIM_MISSING', `The security context has no ${JSON.stringify(missing)} claim, which this deployment requires`, path);
+    }
+    return context;
+  };
+  return (verified, path) => {
+    const context = shape(verified, path);
+    return context instanceof Promise ? context.then((done) => check(done, path)) : check(context, path);
+  };
+}
+
+/** The operator's function, within `securityContextTimeoutMs`; anything it throws but a `DualAuthError` is reported. */
+function mapped(options: ResolvedOptions): Shape {
+  const { securityContext: mapper, securityContextTimeoutMs: timeoutMs, onEvent } = options;
+  const refuse = (path: AuthPath, why: string, problem: string): never => {
+    emit(onEvent, { type: 'internal-error', message: `securityContext function ${why}` });
+    throw new DualAuthError('ERR_SECURITY_CONTEXT_INVALID', problem, path);
+  };
+  return async (verified, path) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        emit(onEvent, { type: 'internal-error', message: `securityContext function did not settle within ${timeoutMs} ms` });
+        reject(new DualAuthError(
+          'ERR_SECURITY_CONTEXT_TIMEOUT',
+          'The securityContext function did not answer in time',
+          path,
+          `The securityContext function did not answer within ${timeoutMs} ms (securityContextTimeoutMs)`,
+        ));
+      }, timeoutMs);
+    });
+    let result: unknown;
+    try {
+      result = await Promise.race([(mapper as NonNullable<typeof mapper>)(verified.context, { path, payload: verified.payload }), deadline]);
+    } catch (error) {
+      if (error instanceof DualAuthError) throw error;
+      return refuse(path, `failed: ${faultMessage(error)}`, 'The securityContext function refused the token');
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!isPlainObject(result)) return refuse(path, 'did not return an object', 'The securityContext function did not return an object');
+    return result;
+  };
+}

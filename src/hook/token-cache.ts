@@ -1,0 +1,265 @@
+import type { AuthPath } from '../errors';
+import type { ProviderChoice, Verified } from './paths/path';
+import { decodeToken, own } from './token';
+
+interface Entry {
+  /** The verified token: an entry answers for exactly this text. */
+  readonly token: string;
+  readonly path: AuthPath;
+  /**
+   * A private copy of the security context; undefined for a payload not asked for since it was verified, which the
+   * token itself holds: most tokens are seen once, and keeping nothing else makes them cost nothing more.
+   */
+  context: Record<string, unknown> | undefined;
+  /** With no context kept yet: the claim of the payload that is the security context, if not the whole payload. */
+  readonly claim: string | undefined;
+  readonly kid: string | undefined;
+  /** Thumbprint of the key that verified the token (key-set path). */
+  readonly key: string | undefined;
+  readonly provider: ProviderChoice | undefined;
+  /** Epoch ms after which the entry must not answer. */
+  readonly validUntil: number;
+}
+
+/** What a hit returns: a private copy of the security context, and the kid and identity provider that verified it. */
+export interface CachedVerification {
+  readonly context: Record<string, unknown>;
+  readonly kid: string | undefined;
+  readonly provider: ProviderChoice | undefined;
+}
+
+/** What the cache keeps of a verification besides the context. */
+export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'key' | 'provider' | 'claimsNamespace'>>;
+
+type Container = Record<string, unknown> | unknown[];
+
+/** A new empty container like `value` (array, or plain object with the same prototype), or undefined when `value` is shared as it is. */
+function emptyLike(value: unknown): Container | undefined {
+  if (Array.isArray(value)) return new Array<unknown>(value.length);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype) return {};
+  return prototype === null ? (Object.create(null) as Record<string, unknown>) : undefined;
+}
+
+/** Sets a member as JSON.parse does: an own `"__proto__"` key stays a key and never replaces the prototype. */
+function define(target: Container, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else (target as Record<string, unknown>)[key] = value;
+}
+
+/**
+ * A private copy of a security context, indistinguishable from the original for every JSON value: arrays and plain
+ * objects (null-prototype ones too) are copied member by member in order, own `"__proto__"` keys included; anything
+ * else a `securityContext` function put there (a Date, a class instance) is shared. Iterative, so a payload nested
+ * thousands of levels deep (a token may be 16 KiB) is copied, not a stack overflow.
+ */
+function copy<T>(value: T): T {
+  const top = emptyLike(value);
+  if (top === undefined) return value;
+  const work: [Container, Container][] = [[value as Container, top]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [source, target] = item;
+    for (const key of Object.keys(source)) {
+      const member = (source as Record<string, unknown>)[key];
+      const inner = emptyLike(member);
+      define(target, key, inner ?? member);
+      if (inner !== undefined) work.push([member as Container, inner]);
+    }
+  }
+  return top as T;
+}
+
+/** The security context a verified token's payload gives: decoded from the token as verification decoded it. */
+function payloadContext(token: string, claim: string | undefined): Record<string, unknown> {
+  const { payload } = decodeToken(token);
+  return claim === undefined ? payload : (own(payload, claim) as Record<string, unknown>);
+}
+
+/**
+ * The number a token is filed under: its length and the end of its signature, where verified tokens differ at
+ * random. A map compares number keys in place, while string keys are each read from the heap on every lookup and
+ * every growth of the map, which with a new token per request cost more than the rest of the hook. Two tokens may
+ * share a number: an entry answers only for its own token, and the newer of two replaces the older.
+ */
+function fingerprint(token: string): number {
+  let hash = token.length;
+  for (let i = Math.max(0, token.length - 8); i < token.length; i++) hash = (Math.imul(hash, 31) + token.charCodeAt(i)) | 0;
+  // 30 bits: a small integer, which V8 keeps unboxed.
+  return hash & 0x3fffffff;
+}
+
+/** A slot of a generation's table: the number filed there plus one, or one of these. */
+const FREE = 0;
+const REMOVED = -1;
+
+/**
+ * One generation: a table of entries filed by number, open addressing with linear probing. Unlike a `Map`, it is
+ * cleared and reused when its generation is replaced, so a cache under churn allocates no tables, and a lookup
+ * that misses reads a few neighbouring numbers of one small array. At most half of its slots are taken (removed
+ * ones count until it is rebuilt), so every probe ends at a free slot.
+ */
+class Generation {
+  private filed = new Int32Array(8);
+  private entries: (Entry | undefined)[] = new Array<Entry | undefined>(8).fill(undefined);
+  /** Entries held. */
+  size = 0;
+  /** Slots taken: entries held and entries removed. */
+  private taken = 0;
+
+  get(key: number): Entry | undefined {
+    const slot = this.slotOf(key);
+    return slot === -1 ? undefined : this.entries[slot];
+  }
+
+  delete(key: number): void {
+    const slot = this.slotOf(key);
+    if (slot !== -1) this.remove(slot);
+  }
+
+  /** Files `entry` under `key`, in place of the entry filed there, if any. */
+  set(key: number, entry: Entry): void {
+    const slot = this.slotOf(key);
+    if (slot !== -1) {
+      this.entries[slot] = entry;
+      return;
+    }
+    if ((this.taken + 1) * 2 > this.filed.length) this.rebuild();
+    const mask = this.filed.length - 1;
+    let free = key & mask;
+    while ((this.filed[free] as number) > FREE) free = (free + 1) & mask;
+    if (this.filed[free] === FREE) this.taken++;
+    this.filed[free] = key + 1;
+    this.entries[free] = entry;
+    this.size++;
+  }
+
+  /** Removes every entry `drop` is true for. */
+  deleteWhere(drop: (entry: Entry) => boolean): void {
+    for (let slot = 0; slot < this.entries.length; slot++) {
+      const entry = this.entries[slot];
+      if (entry !== undefined && drop(entry)) this.remove(slot);
+    }
+  }
+
+  clear(): void {
+    this.filed.fill(FREE);
+    this.entries.fill(undefined);
+    this.size = 0;
+    this.taken = 0;
+  }
+
+  /** The slot of `key`, -1 when none. */
+  private slotOf(key: number): number {
+    const { filed } = this;
+    const mask = filed.length - 1;
+    const wanted = key + 1;
+    for (let slot = key & mask; ; slot = (slot + 1) & mask) {
+      const at = filed[slot];
+      if (at === wanted) return slot;
+      if (at === FREE) return -1;
+    }
+  }
+
+  private remove(slot: number): void {
+    this.filed[slot] = REMOVED;
+    this.entries[slot] = undefined;
+    this.size--;
+  }
+
+  /** Files the entries anew without removed slots, in twice the slots when they would fill a quarter. */
+  private rebuild(): void {
+    const { filed, entries } = this;
+    const capacity = (this.size + 1) * 4 > filed.length ? filed.length * 2 : filed.length;
+    this.filed = new Int32Array(capacity);
+    this.entries = new Array<Entry | undefined>(capacity).fill(undefined);
+    this.size = 0;
+    this.taken = 0;
+    for (let slot = 0; slot < filed.length; slot++) {
+      const entry = entries[slot];
+      if (entry !== undefined) this.set((filed[slot] as number) - 1, entry);
+    }
+  }
+}
+
+/**
+ * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
+ * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
+ * clock tolerance the verification allowed), its maximum age by `iat`, and the cache's own maximum age.
+ *
+ * Two generations of half the size each, as in quick-lru: a hit in the older one moves the entry to the newer one,
+ * and a full newer generation replaces the older one whole. Evicting one entry at a time from a single `Map` would
+ * walk the holes that deletions leave at its front, which made every miss under churn cost microseconds.
+ */
+export class TokenCache {
+  private current = new Generation();
+  private previous = new Generation();
+  private readonly generationSize: number;
+
+  /**
+   * @param maxEntries most tokens kept
+   * @param maxAgeMs longest an entry answers, whatever the token's `exp`
+   */
+  constructor(
+    maxEntries: number,
+    private readonly maxAgeMs: number,
+  ) {
+    this.generationSize = Math.max(1, Math.floor(maxEntries / 2));
+  }
+
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  /** A hit re-checks expiry against `now` (epoch ms). */
+  get(token: string, path: AuthPath, now: number): CachedVerification | undefined {
+    const key = fingerprint(token);
+    let entry = this.current.get(key);
+    if (entry?.token !== token) {
+      entry = this.previous.get(key);
+      if (entry?.token !== token) return undefined;
+      this.previous.delete(key);
+      if (now < entry.validUntil) this.add(key, entry);
+    }
+    if (entry.path !== path) return undefined;
+    if (now >= entry.validUntil) {
+      if (this.current.get(key) === entry) this.current.delete(key);
+      return undefined;
+    }
+    entry.context ??= payloadContext(token, entry.claim);
+    return { context: copy(entry.context), kid: entry.kid, provider: entry.provider };
+  }
+
+  /**
+   * Remembers a verified token until `verified.refusedFrom`, the epoch ms at which verification itself would start
+   * refusing it (Infinity when never), or the cache's maximum age from `now`, whichever comes first.
+   * @param shaped the security context when a `securityContext` function made it (a copy is kept); without it, the
+   *   context is the token's payload, or its `verified.claimsNamespace` claim
+   */
+  set(token: string, path: AuthPath, verified: Remembered, now: number, shaped?: Record<string, unknown>): void {
+    const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
+    if (validUntil <= now) return;
+    const { kid, key, provider, claimsNamespace: claim } = verified;
+    this.add(fingerprint(token), { token, path, context: shaped && copy(shaped), claim, kid, key, provider, validUntil });
+  }
+
+  /**
+   * Forgets tokens verified by a key the key set no longer has (rotation), judged by the key itself: a key replaced
+   * under the same `kid` takes the tokens it verified with it.
+   */
+  forgetKeysOtherThan(keys: ReadonlySet<string>): void {
+    const gone = (entry: Entry): boolean => entry.key !== undefined && !keys.has(entry.key);
+    this.current.deleteWhere(gone);
+    this.previous.deleteWhere(gone);
+  }
+
+  private add(key: number, entry: Entry): void {
+    if (this.current.size >= this.generationSize && this.current.get(key) === undefined) {
+      const emptied = this.previous;
+      emptied.clear();
+      this.previous = this.current;
+      this.current = emptied;
+    }
+    this.current.set(key, entry);
+  }
+}

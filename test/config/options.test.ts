@@ -1,0 +1,248 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../../src/config/options';
+import { ENV, optionsFromEnv } from '../../src/config/env';
+import { DualAuthConfigError } from '../../src/errors';
+import { SECRET_ADVICE } from '../../src/config/secret-strength';
+import { randomSecret } from '../support/claims';
+
+const SECRET = randomSecret();
+
+function configError(options: unknown, names = {}): DualAuthConfigError {
+  try {
+    resolveOptions(options as DualAuthOptions, names);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DualAuthConfigError);
+    return error as DualAuthConfigError;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('resolveOptions', () => {
+  it('applies the documented defaults', () => {
+    const resolved = resolveOptions({ apiSecret: SECRET });
+    expect(resolved).toMatchObject({
+      origin: 'embeddable',
+      algorithms: ['RS256'],
+      clockTolerance: 5,
+      jwksUri: undefined,
+      jwksCooldownMs: 30_000,
+      jwksMaxAgeMs: 600_000,
+      jwksStaleIfErrorMs: 86_400_000,
+      jwksTimeoutMs: 5_000,
+      jwksMaxResponseBytes: 524_288,
+    });
+    expect(resolved.secretKeys).toHaveLength(1);
+    expect(resolved.secretKeys[0]?.type).toBe('secret');
+  });
+
+  it.each([
+    [{}, /option "apiSecret" and option "jwksUri" are both unset/],
+    [{ apiSecret: '' }, /option "apiSecret" must be a non-empty string/],
+    [{ apiSecret: [] }, /option "apiSecret" must be a non-empty string or a non-empty list/],
+    [{ jwksUri: 'ftp://idp.example/jwks' }, /option "jwksUri" must be an http\(s\) URL/],
+    [{ jwksUri: 'not a url' }, /option "jwksUri" is not a URL/],
+    [{ jwksUri: 'https://user:pw@idp.example/jwks' }, /option "jwksUri" must not carry credentials/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['HS256'] }, /option "algorithms" contains "HS256", which is not allowed on the key-set path/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['none'] }, /"none", which is not allowed on the key-set path/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['RS1'] }, /"RS1", which is not supported/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: ['EdDSA'] }, /"EdDSA", which is not supported \(use RS256, .*ES512\)/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithms: [] }, /option "algorithms" must be a non-empty list/],
+    [{ apiSecret: SECRET, clockTolerance: -1 }, /option "clockTolerance" must be a finite number of at least 0/],
+    [{ apiSecret: SECRET, jwksTimeoutMs: Number.NaN }, /option "jwksTimeoutMs" must be a finite number/],
+    [{ apiSecret: SECRET, securityContext: 'tenant' }, /option "securityContext" must be a function/],
+    [{ apiSecret: SECRET, jwksUrl: 'https://idp.example/jwks' }, /option "jwksUrl" is not an option of createCheckAuth/],
+    [null, /options must be an object/],
+  ])('refuses %j, naming the option', (options, message) => {
+    expect(configError(options).message).toMatch(message);
+  });
+
+  it('names environment variables when the options came from the environment', () => {
+    expect(configError({ jwksUri: 'ftp://x' }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
+  });
+
+  describe('a weak API secret', () => {
+    const weak = 'a'.repeat(64);
+
+    it('stops the configuration, naming the option, the weakness, the advice and the opt-in', () => {
+      expect(configError({ apiSecret: weak }).message).toBe(
+        `cube-dual-auth: option "apiSecret" has only 1 distinct characters: ${SECRET_ADVICE}; to run with it anyway, set option "allowWeakSecret" to true`,
+      );
+      expect(configError({ apiSecret: 'x'.repeat(10) }, ENV_NAMES)).toMatchObject({
+        option: 'CUBEJS_API_SECRET',
+        message: `cube-dual-auth: CUBEJS_API_SECRET holds 7 bytes of key material, under 32: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
+      });
+    });
+
+    it('names which secret of a rotation list is weak, and never the secret', () => {
+      const error = configError({ apiSecret: [SECRET, 'changeme-0123456789-changeme-0123456789-changeme'] }, ENV_NAMES);
+      expect(error.message).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET \(secret 2 of 2\) contains a placeholder word such as "secret", "password" or "changeme": /);
+      expect(error.message).not.toContain('changeme-0123456789');
+      expect(error.message).not.toContain(SECRET);
+    });
+
+    it('is let through with allowWeakSecret (env CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET), its weakness kept for the warning at start', () => {
+      expect(resolveOptions({ apiSecret: weak, allowWeakSecret: true })).toMatchObject({ allowWeakSecret: true, secretWeakness: 'option "apiSecret" has only 1 distinct characters' });
+      const fromEnv = optionsFromEnv({ CUBEJS_API_SECRET: 'short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' });
+      expect(fromEnv).toEqual({ apiSecret: ['short'], allowWeakSecret: true });
+      expect(resolveOptions(fromEnv, ENV_NAMES).secretWeakness).toBe('CUBEJS_API_SECRET holds 3 bytes of key material, under 32');
+      expect(configError({ apiSecret: 'short', allowWeakSecret: 'yes' }).message).toBe('cube-dual-auth: option "allowWeakSecret" must be true or false');
+    });
+
+    it('leaves a strong secret alone, whatever allowWeakSecret says', () => {
+      expect(resolveOptions({ apiSecret: SECRET })).toMatchObject({ allowWeakSecret: false, secretWeakness: undefined });
+      expect(resolveOptions({ apiSecret: SECRET, allowWeakSecret: true }).secretWeakness).toBeUndefined();
+    });
+  });
+
+  it('never puts a secret into a message', () => {
+    const secret = 'super-secret-value-0123456789abcdef';
+    const error = configError({ apiSecret: secret, algorithms: ['HS256'], jwksUri: 'https://idp.example/jwks' });
+    expect(error.message).not.toContain(secret);
+  });
+});
+
+describe('identity providers', () => {
+  const A = 'https://a.example';
+  const B = 'https://b.example/tenant/';
+
+  it.each([
+    [{ providers: [] }, /^cube-dual-auth: option "providers" must be a non-empty list of identity providers/],
+    [{ providers: [{ jwksUri: 'https://a.example/jwks' }] }, /option "providers" entry 1 has no "issuer": tokens are routed to a provider by it$/],
+    [{ providers: ['https://a.example'] }, /option "providers" entry 1 must be an object with an "issuer"$/],
+    [{ providers: [{ issuer: A }, { issuer: 'b', jwksUri: 'ftp://b/jwks' }] }, /option "providers" entry 2 \(issuer "b"\) field "jwksUri" must be an http\(s\) URL$/],
+    [{ providers: [{ issuer: A, algorithms: ['HS256'] }] }, /entry 1 \(issuer "https:\/\/a.example"\) field "algorithms" contains "HS256", which is not allowed on the key-set path/],
+    [{ providers: [{ issuer: A, audiences: ['x'] }] }, /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace\)$/],
+    [{ providers: [{ issuer: 'acme-idp' }] }, /entry 1 \(issuer "acme-idp"\) has no "jwksUri", and its issuer is not a URL$/],
+    [{ providers: [{ issuer: 'https://a.example/?tenant=1' }] }, /has no "jwksUri", and its issuer cannot be discovered: an issuer URL has no query or fragment$/],
+    [{ providers: [{ issuer: A }, { issuer: A, jwksUri: 'https://a.example/jwks' }] }, /entry 2 \(issuer "https:\/\/a.example"\) repeats an issuer: each issuer chooses one provider$/],
+    [{ providers: [{ issuer: A }], jwksUri: 'https://a.example/jwks' }, /option "providers" and option "jwksUri" are both set: with several identity providers, each names its own issuer and JWKS URL$/],
+    [{ providers: [{ issuer: A }], issuer: A }, /option "providers" and option "issuer" are both set/],
+    [{ issuer: 'https://a.example/#x' }, /option "issuer" cannot be discovered: an issuer URL has no query or fragment \(option "jwksUri" is not set/],
+  ])('refuses %j, naming the entry and field', (options, message) => {
+    expect(configError({ apiSecret: SECRET, ...options }).message).toMatch(message);
+  });
+
+  it('fills a provider in from the top-level settings, its own fields winning', () => {
+    const { identityProviders } = resolveOptions({
+      audience: 'cube',
+      algorithms: ['RS256', 'ES256'],
+      subject: 'svc',
+      providers: [{ issuer: A }, { issuer: B, jwksUri: 'https://b.example/keys', audience: ['b1', 'b2'], algorithms: ['PS256'], claimsNamespace: 'ctx' }],
+    });
+    expect(identityProviders).toEqual([
+      expect.objectContaining({ issuer: A, jwksUri: undefined, issuers: [A], audience: ['cube'], algorithms: ['RS256', 'ES256'], subject: 'svc', claimsNamespace: undefined }),
+      expect.objectContaining({ issuer: B, jwksUri: 'https://b.example/keys', issuers: [B], audience: ['b1', 'b2'], algorithms: ['PS256'], subject: 'svc', claimsNamespace: 'ctx' }),
+    ]);
+  });
+
+  it('takes a null claimsNamespace as the whole payload, whatever the top-level one', () => {
+    const { identityProviders } = resolveOptions({ claimsNamespace: 'ctx', providers: [{ issuer: A, claimsNamespace: null }, { issuer: B }] });
+    expect(identityProviders.map((provider) => provider.claimsNamespace)).toEqual([undefined, 'ctx']);
+  });
+
+  it('discovers from one issuer URL without a JWKS URL, and from nothing else', () => {
+    expect(resolveOptions({ issuer: B }).identityProviders).toEqual([expect.objectContaining({ issuer: B, jwksUri: undefined, issuers: [B] })]);
+    expect(resolveOptions({ apiSecret: SECRET, issuer: 'acme-idp' }).identityProviders).toEqual([]);
+    expect(resolveOptions({ apiSecret: SECRET, issuer: [A, B] }).identityProviders).toEqual([]);
+    expect(resolveOptions({ issuer: A, jwksUri: 'https://a.example/jwks' }).identityProviders).toEqual([expect.objectContaining({ issuer: undefined, jwksUri: 'https://a.example/jwks', issuers: [A] })]);
+  });
+
+  it('reads CUBE_DUAL_AUTH_PROVIDERS as JSON, and names the variable when it is not', () => {
+    const providers = [{ issuer: A }, { issuer: B, audience: 'b' }];
+    expect(optionsFromEnv({ CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(providers) }).providers).toEqual(providers);
+    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' })).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /);
+    expect(configError({ apiSecret: SECRET, providers: [{ issuer: 'x' }] }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS entry 1 \(issuer "x"\)/);
+  });
+});
+
+describe('optionsFromEnv', () => {
+  it("reads Cube's variable names and the package's own", () => {
+    const options = optionsFromEnv({
+      CUBEJS_API_SECRET: SECRET,
+      CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'old-secret-1, old-secret-2',
+      CUBEJS_JWK_URL: 'https://idp.example/.well-known/jwks.json',
+      CUBEJS_JWT_ALGS: 'RS256,ES256',
+      CUBEJS_JWT_AUDIENCE: 'cube-api',
+      CUBEJS_JWT_ISSUER: 'https://idp.example/, https://idp2.example/',
+      CUBEJS_JWT_SUBJECT: 'app',
+      CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.dev/',
+      CUBE_DUAL_AUTH_ORIGIN: 'partner',
+      CUBE_DUAL_AUTH_CLOCK_TOLERANCE: '10',
+      CUBE_DUAL_AUTH_MAX_TOKEN_AGE: '3600',
+      CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '2000',
+    });
+    expect(options).toEqual({
+      apiSecret: [SECRET, 'old-secret-1', 'old-secret-2'],
+      jwksUri: 'https://idp.example/.well-known/jwks.json',
+      algorithms: ['RS256', 'ES256'],
+      audience: ['cube-api'],
+      issuer: ['https://idp.example/', 'https://idp2.example/'],
+      subject: 'app',
+      claimsNamespace: 'https://cube.dev/',
+      origin: 'partner',
+      clockTolerance: 10,
+      maxTokenAge: 3600,
+      jwksTimeoutMs: 2000,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(optionsFromEnv({ CUBEJS_API_SECRET: '', CUBEJS_JWK_URL: '  ' })).toEqual({});
+  });
+
+  it("honours Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET as in Cube; the package's list is added", () => {
+    const env = { CUBEJS_API_SECRET: 'rotated-out', CUBEJS_API_SECRETS: ` ${SECRET} ,next-secret,,${SECRET}` };
+    expect(optionsFromEnv(env).apiSecret).toEqual([SECRET, 'next-secret']);
+    expect(optionsFromEnv({ ...env, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }).apiSecret).toEqual([SECRET, 'next-secret', 'extra']);
+    expect(optionsFromEnv({ CUBEJS_API_SECRET: SECRET, CUBEJS_API_SECRETS: ' , ' }).apiSecret).toEqual([SECRET]);
+    expect(ENV.apiSecrets).toBe('CUBEJS_API_SECRETS');
+  });
+
+  it('refuses a number that is not one, naming the variable', () => {
+    expect(() => optionsFromEnv({ CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '5s' })).toThrow(
+      /CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS must be a number, got "5s"/,
+    );
+  });
+
+  it('reports an unknown CUBE_DUAL_AUTH_LOG once and logs refusals, instead of refusing every request', () => {
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { onEvent } = optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' });
+      expect(stderr).toHaveBeenCalledTimes(1);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off", got "verbose"; logging as "rejected"/);
+      onEvent?.({ type: 'accepted', path: 'key-set', cached: false, durationMs: 1 });
+      onEvent?.({ type: 'rejected', code: 'ERR_TOKEN_MISSING', message: 'Authentication required', durationMs: 1 });
+      expect(write).toHaveBeenCalledTimes(1);
+      const line = JSON.parse(String(write.mock.calls[0]?.[0])) as Record<string, unknown>;
+      expect(line).toMatchObject({ source: 'cube-dual-auth', type: 'rejected', code: 'ERR_TOKEN_MISSING' });
+      expect(Date.parse(String(line.time))).toBeGreaterThan(Date.now() - 60_000);
+    } finally {
+      stderr.mockRestore();
+      write.mockRestore();
+    }
+  });
+});
+
+describe('the options table, documented once', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const source = readFileSync(fileURLToPath(new URL('../../src/config/options.ts', import.meta.url)), 'utf8');
+  const rows = new Map([...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)`[^|]*\| ([^|]+) \|/gm)].map(([, name, option, fallback]) => [name, { option, fallback: fallback?.trim() }]));
+  const shown = (value: unknown) => `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
+
+  it.each(Object.entries(OPTIONS).filter(([, spec]) => spec.env.length > 0))('the README lists %s with its variables and default', (key, spec) => {
+    for (const name of spec.env) expect(rows.get(name), name).toMatchObject({ option: key });
+    const fallback = rows.get(spec.env[0] as string)?.fallback;
+    if ('default' in spec) expect(fallback).toBe(shown(spec.default));
+    else expect(fallback).not.toMatch(/^`/);
+  });
+
+  it.each(Object.entries(OPTIONS))('the TSDoc of %s names its variable and default', (key, spec) => {
+    const doc = new RegExp(`/\\*\\*((?:(?!\\*/)[\\s\\S])*)\\*/\\s*${key}\\?:`).exec(source)?.[1] ?? '';
+    expect(doc, key).not.toBe('');
+    if (spec.env[0] !== undefined) expect(doc).toContain(`\`${spec.env[0]}\``);
+    if ('default' in spec) expect(doc.replace(/_/g, '')).toMatch(new RegExp(`@default ('?)${JSON.stringify(spec.default).replace(/[[\]]/g, '\\$&').replace(/"/g, "'")}\\1`));
+  });
+});

@@ -1,0 +1,169 @@
+import { createHmac, createSecretKey } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { ClaimPolicy } from '../../src/hook/claims';
+import { DualAuthError } from '../../src/errors';
+import { decodeToken } from '../../src/hook/token';
+import { TokenVerifier } from '../../src/hook/verification';
+import { randomSecret } from '../support/claims';
+import { generateKeyPair, type KeyAlgorithm } from '../support/keys';
+import { base64url, signToken } from '../support/tokens';
+
+const secret = randomSecret();
+const key = createSecretKey(Buffer.from(secret));
+const NOW = 1_800_000_000;
+const policy: ClaimPolicy = {
+  path: 'key-set',
+  clockTolerance: 5,
+  maxTokenAge: undefined,
+  audience: ['cube-api'],
+  issuer: ['https://idp.example/'],
+  subject: 'svc',
+};
+const good = { aud: 'cube-api', iss: 'https://idp.example/', sub: 'svc', iat: NOW - 10, exp: NOW + 300 };
+const badSignature = () => new DualAuthError('ERR_SIGNATURE_INVALID', 'the path says: bad signature', 'key-set');
+
+function verifyAt(payload: Record<string, unknown>, options: { policy?: Partial<ClaimPolicy>; nowSeconds?: number; secret?: string } = {}): number {
+  const verifier = new TokenVerifier('HS256', { ...policy, ...options.policy }, badSignature);
+  const token = decodeToken(signToken(payload, { alg: 'HS256', key: options.secret ?? secret }));
+  return verifier.verify(token, key, (options.nowSeconds ?? NOW) * 1000).refusedFrom;
+}
+
+function refusal(...args: Parameters<typeof verifyAt>): DualAuthError {
+  try {
+    verifyAt(...args);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DualAuthError);
+    return error as DualAuthError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
+  it('accepts a good token and returns the moment from which it is refused: exp plus the tolerance', () => {
+    expect(verifyAt(good)).toBe((NOW + 300 + 5) * 1000);
+    expect(verifyAt({ ...good, exp: undefined })).toBe(Infinity);
+  });
+
+  it('with a maximum age, refuses from the earlier of exp and iat + age, each with the tolerance', () => {
+    expect(verifyAt(good, { policy: { maxTokenAge: 60 } })).toBe((NOW - 10 + 60 + 5) * 1000);
+    expect(verifyAt({ ...good, exp: NOW + 20 }, { policy: { maxTokenAge: 60 } })).toBe((NOW + 20 + 5) * 1000);
+  });
+
+  it('refuses exactly from that moment, as jsonwebtoken compares it', () => {
+    const refusedFrom = verifyAt(good) / 1000;
+    expect(() => verifyAt(good, { nowSeconds: refusedFrom - 0.001 })).not.toThrow();
+    expect(refusal(good, { nowSeconds: refusedFrom })).toMatchObject({ code: 'ERR_TOKEN_EXPIRED', message: 'Token expired at 2027-01-15T08:05:00Z' });
+    const tooOldFrom = verifyAt(good, { policy: { maxTokenAge: 60 } }) / 1000;
+    expect(() => verifyAt(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom - 0.001 })).not.toThrow();
+    expect(refusal(good, { policy: { maxTokenAge: 60 }, nowSeconds: tooOldFrom })).toMatchObject({
+      code: 'ERR_TOKEN_TOO_OLD',
+      detail: 'Token issued at 2027-01-15T07:59:50Z is older than the maximum age of 60 s',
+    });
+  });
+
+  it.each([
+    ['a signature by another secret', { ...good }, { secret: randomSecret() }, 'ERR_SIGNATURE_INVALID', 'the path says: bad signature'],
+    ['nbf in the future', { ...good, nbf: NOW + 60 }, {}, 'ERR_TOKEN_NOT_YET_VALID', 'Token not valid before 2027-01-15T08:01:00Z'],
+    ['exp that is not a number', { ...good, exp: 'tomorrow' }, {}, 'ERR_CLAIM_INVALID', 'Claim "exp" must be a number of seconds since 1970'],
+    ['nbf that is not a number', { ...good, nbf: 'now' }, {}, 'ERR_CLAIM_INVALID', 'Claim "nbf" must be a number of seconds since 1970'],
+    ['iat missing under a maximum age', { ...good, iat: undefined }, { policy: { maxTokenAge: 60 } }, 'ERR_CLAIM_INVALID',
+      'Claim "iat" is required: tokens older than the maximum token age are refused'],
+    ['iat not a number under a maximum age', { ...good, iat: 'x' }, { policy: { maxTokenAge: 60 } }, 'ERR_CLAIM_INVALID',
+      'Claim "iat" must be a number of seconds since 1970'],
+    ['another audience', { ...good, aud: ['a', 'b'] }, {}, 'ERR_AUDIENCE_MISMATCH', 'Audience mismatch: expected "cube-api", the token has "[\\"a\\",\\"b\\"]"'],
+    ['no issuer', { ...good, iss: undefined }, {}, 'ERR_ISSUER_MISMATCH', 'Issuer mismatch: expected "https://idp.example/", the token has none'],
+    ['another subject', { ...good, sub: 'someone' }, {}, 'ERR_SUBJECT_MISMATCH', 'Subject mismatch: expected "svc", the token has "someone"'],
+  ] as const)('maps %s to %s with our message', (_, payload, options, code, message) => {
+    expect(refusal(payload, options)).toMatchObject({ code, detail: message, path: 'key-set' });
+  });
+
+  it.each([
+    ['exp', '"exp":1e400'],
+    ['nbf', '"nbf":-1e400'],
+    ['iat', '"iat":"yesterday"'],
+  ])('refuses a %s that jsonwebtoken lets through (not a finite number)', (claim, member) => {
+    // JSON.stringify cannot write 1e400, so the payload is signed as text.
+    const signingInput = `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(`{"aud":"cube-api","iss":"https://idp.example/","sub":"svc",${member}}`)}`;
+    const raw = `${signingInput}.${createHmac('sha256', secret).update(signingInput).digest('base64url')}`;
+    const verifier = new TokenVerifier('HS256', policy, badSignature);
+    expect(() => verifier.verify(decodeToken(raw), key, NOW * 1000)).toThrow(
+      expect.objectContaining({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a number of seconds since 1970` }),
+    );
+  });
+
+  it('maps a key that jsonwebtoken finds unfit for the algorithm to ERR_ALG_NOT_ALLOWED, without its text', () => {
+    const verifier = new TokenVerifier('HS256', policy, badSignature);
+    const token = decodeToken(signToken(good, { alg: 'HS256', key: secret }));
+    expect(() => verifier.verify(token, generateKeyPair('RS256').publicKey, NOW * 1000)).toThrow(
+      expect.objectContaining({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Algorithm "HS256" cannot be verified with this key' }),
+    );
+  });
+
+  it('with a maximum age, refuses an iat later than now plus the tolerance (it would stretch the age)', () => {
+    const maxAge = { policy: { maxTokenAge: 60 } };
+    expect(() => verifyAt({ ...good, iat: NOW + 5 }, maxAge)).not.toThrow();
+    expect(refusal({ ...good, iat: NOW + 6 }, maxAge)).toMatchObject({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'Claim "iat" is in the future (2027-01-15T08:00:06Z): the issuer\'s clock is ahead',
+    });
+  });
+
+  it.each([
+    ['iss', { iss: ['https://idp.example/', 'https://other.example/'] }],
+    ['sub', { sub: ['svc'] }],
+    ['iss', { iss: 42 }],
+  ] as const)('refuses a %s that is not a single string, checked against a value or not', (claim, member) => {
+    const unchecked = { policy: { issuer: undefined, subject: undefined } };
+    expect(refusal({ ...good, ...member }, unchecked)).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` });
+    expect(refusal({ ...good, ...member }).code).toMatch(/^ERR_(ISSUER|SUBJECT)_MISMATCH$/);
+  });
+});
+
+describe('TokenVerifier: a signature of any shape or length is an invalid signature, never an internal error', () => {
+  const ALGORITHMS: KeyAlgorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+
+  /** The DER encoding (SEQUENCE of two INTEGERs) of a JWS ECDSA signature: what OpenSSL makes, which JWS does not use. */
+  function der(ieee: Buffer): Buffer {
+    const integer = (half: Buffer) => {
+      const trimmed = half.subarray(half.findIndex((byte) => byte !== 0));
+      const body = trimmed[0] !== undefined && trimmed[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed;
+      return Buffer.concat([Buffer.from([0x02, body.length]), body]);
+    };
+    const content = Buffer.concat([integer(ieee.subarray(0, ieee.length / 2)), integer(ieee.subarray(ieee.length / 2))]);
+    const length = content.length < 0x80 ? Buffer.from([content.length]) : Buffer.from([0x81, content.length]);
+    return Buffer.concat([Buffer.from([0x30]), length, content]);
+  }
+
+  it.each(ALGORITHMS)('%s: too short, too long, zeros, DER-shaped: ERR_SIGNATURE_INVALID; empty: malformed', (alg) => {
+    const pair = generateKeyPair(alg);
+    const verifier = new TokenVerifier(alg as 'RS256', policy, badSignature);
+    const token = signToken(good, { key: pair });
+    const signingInput = token.slice(0, token.lastIndexOf('.'));
+    const valid = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url');
+    expect(verifier.verify(decodeToken(token), pair.publicKey, NOW * 1000).payload).toMatchObject({ sub: 'svc' });
+    const shapes: [string, Buffer][] = [
+      ['an 8-byte DER r = s = 0', Buffer.from('3006020100020100', 'hex')],
+      ['one byte', Buffer.alloc(1)],
+      ['one byte short', valid.subarray(0, -1)],
+      ['one byte long', Buffer.concat([valid, Buffer.alloc(1)])],
+      ['twice as long', Buffer.concat([valid, valid])],
+      ['all zeros, of the right length', Buffer.alloc(valid.length)],
+      ['1 KiB', Buffer.alloc(1024, 0xff)],
+    ];
+    if (alg.startsWith('ES')) shapes.push(['the valid signature DER-encoded', der(valid)]);
+    for (const [shape, signature] of shapes) {
+      const forged = decodeToken(`${signingInput}.${signature.toString('base64url')}`);
+      expect(() => verifier.verify(forged, pair.publicKey, NOW * 1000), shape).toThrow(expect.objectContaining({ code: 'ERR_SIGNATURE_INVALID', message: 'the path says: bad signature' }));
+    }
+    expect(() => decodeToken(`${signingInput}.`)).toThrow(expect.objectContaining({ code: 'ERR_TOKEN_MALFORMED', message: 'Malformed token: signature is missing' }));
+  });
+
+  it('still names a malformed token first when its signature also has the wrong length', () => {
+    const pair = generateKeyPair('ES256');
+    const verifier = new TokenVerifier('ES256', policy, badSignature);
+    const token = signToken(good, { key: pair });
+    // A character outside base64url in the signature: decoding checks only its end, the full check names it.
+    const forged = decodeToken(`${token.slice(0, token.lastIndexOf('.'))}.AA+A`);
+    expect(() => verifier.verify(forged, pair.publicKey, NOW * 1000)).toThrow(expect.objectContaining({ code: 'ERR_TOKEN_MALFORMED', message: 'Malformed token: signature is not base64url' }));
+  });
+});
