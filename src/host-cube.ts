@@ -20,7 +20,7 @@ export const OWN_DIRECTORY = __dirname;
 export type HandlerErrorClass = new (status: number, type: string, message: string) => Error;
 
 /** What {@link findGateway} found. */
-export type FoundGateway =
+type FoundGateway =
   /** The class's module, already loaded in this process: the Cube that is running. */
   | { readonly kind: 'loaded'; readonly file: string; readonly exports: unknown }
   /** The gateway's entry file, resolved from `from` (not loaded). */

@@ -6,7 +6,7 @@ import { didYouMean } from './suggest';
 /** A command's options, as `parseArgs` takes them. */
 export type OptionsSpec = NonNullable<ParseArgsConfig['options']>;
 
-export interface ArgsSpec<O extends OptionsSpec> {
+interface ArgsSpec<O extends OptionsSpec> {
   readonly options: O;
   /**
    * The positional arguments, by name, all required: another count is a usage error naming them. Left out

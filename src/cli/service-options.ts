@@ -19,9 +19,9 @@ import { didYouMean } from './suggest';
 /** Environment variable holding the workspace API key. */
 export const API_KEY_ENV = 'EMBEDDABLE_API_KEY';
 /** Environment variable holding the base URL, used when neither `--base-url` nor `--region` is given. */
-export const BASE_URL_ENV = 'EMBEDDABLE_BASE_URL';
+const BASE_URL_ENV = 'EMBEDDABLE_BASE_URL';
 /** Environment variable holding the largest answer accepted, used when `--max-response-bytes` is not given. */
-export const MAX_RESPONSE_BYTES_ENV = 'EMBEDDABLE_MAX_RESPONSE_BYTES';
+const MAX_RESPONSE_BYTES_ENV = 'EMBEDDABLE_MAX_RESPONSE_BYTES';
 
 /** Options every service command takes. */
 export const CONNECTION_OPTIONS = {
@@ -184,7 +184,7 @@ export async function runService(command: string, output: Output, action: () => 
 }
 
 /** An action of a command with actions (`provider create`, `versions list`, ...). */
-export type Action = (args: readonly string[], io: CliIO) => Promise<number>;
+type Action = (args: readonly string[], io: CliIO) => Promise<number>;
 
 /** A command's `run` that hands the arguments after the first to the action the first one names. */
 export function dispatch(actions: Readonly<Record<string, Action>>): Command['run'] {

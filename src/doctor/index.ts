@@ -23,7 +23,7 @@ export interface Check {
   readonly issuer?: string;
 }
 
-export type CheckId =
+type CheckId =
   | 'configuration'
   | 'api-secret'
   | 'additional-api-secrets'
@@ -35,7 +35,7 @@ export type CheckId =
   | 'issuer'
   | 'cube-gateway';
 
-export interface Diagnosis {
+interface Diagnosis {
   /** False when any check failed. */
   readonly ok: boolean;
   readonly checks: readonly Check[];

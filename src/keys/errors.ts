@@ -25,7 +25,7 @@ export function jwksUnreachable(jwksUri: string, cause: string): JwksFailure {
   return jwksFailure('ERR_JWKS_UNREACHABLE', `JWKS URL ${jwksUri} unreachable: ${cause}`);
 }
 
-export function jwksTimedOut(jwksUri: string, timeoutMs: number): JwksFailure {
+function jwksTimedOut(jwksUri: string, timeoutMs: number): JwksFailure {
   return jwksFailure('ERR_JWKS_TIMEOUT', `JWKS request to ${jwksUri} timed out after ${timeoutMs} ms`);
 }
 
@@ -71,7 +71,7 @@ export function isJwksFailure(error: unknown): error is JwksFailure {
 }
 
 /** Why an unknown kid was not looked up again, or why looking it up again did not help. */
-export interface KidUnknownContext {
+interface KidUnknownContext {
   /** The refresh that was attempted for this kid (or the last one) failed. */
   readonly refreshFailure?: JwksFailure;
   /** A refetch is not allowed for this long (cooldown). */

@@ -3,8 +3,7 @@ import type { AuthEventListener } from '../events';
 import type { IdentityProvider } from '../config/identity-providers';
 import type { KeyStoreOptions } from './key-store';
 
-export { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions, type KeyStoreState } from './key-store';
-export type { JwksFailure, JwksFailureCode } from './errors';
+export { KeyStore, type KeyStoreOptions } from './key-store';
 
 /** One identity provider's key store settings from resolved options: one mapping for the hook and for `doctor`. */
 export function keyStoreOptions(options: ResolvedOptions, provider: IdentityProvider, onEvent?: AuthEventListener): KeyStoreOptions {

@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { DEFAULTS } from '../config/options';
 import type { DualAuthError } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { IssuerDiscovery, type DiscoveryState } from './discovery';
@@ -8,8 +7,8 @@ import { fetchJwks } from './fetch-jwks';
 import { usableKeys, type UsableKeySet } from './usable-keys';
 
 /**
- * How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds; the defaults
- * are the hook's (`jwksCooldownMs`, `jwksMaxAgeMs`... in config/options.ts), as {@link KEY_STORE_DEFAULTS}.
+ * How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds; the hook fills them
+ * from its options (`jwksCooldownMs`, `jwksMaxAgeMs`... in config/options.ts) with `keyStoreOptions` (keys/index.ts).
  */
 export interface KeyStoreOptions {
   /**
@@ -53,17 +52,6 @@ export interface KeyStoreOptions {
    */
   clock?: () => number;
 }
-
-/** The defaults of the numeric {@link KeyStoreOptions}: the hook's own, from the options table. */
-export const KEY_STORE_DEFAULTS: Readonly<
-  Pick<KeyStoreOptions, 'cooldownMs' | 'maxAgeMs' | 'staleIfErrorMs' | 'timeoutMs' | 'maxResponseBytes'>
-> = Object.freeze({
-  cooldownMs: DEFAULTS.jwksCooldownMs,
-  maxAgeMs: DEFAULTS.jwksMaxAgeMs,
-  staleIfErrorMs: DEFAULTS.jwksStaleIfErrorMs,
-  timeoutMs: DEFAULTS.jwksTimeoutMs,
-  maxResponseBytes: DEFAULTS.jwksMaxResponseBytes,
-});
 
 /** A snapshot for diagnostics (CLI `doctor`, `verify`). Holds no key material. */
 export interface KeyStoreState {

@@ -22,7 +22,7 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * a deletion of `.` would address every data provider. Those three are refused, naming the parameter;
  * every other value is percent-encoded whole, so that `/`, `?`, `#` and `%` stay inside the segment.
  */
-export function pathSegment(field: string, value: string, operation?: string): string {
+function pathSegment(field: string, value: string, operation?: string): string {
   if (typeof value !== 'string') throw new EmbeddableValidationError(field, `must be a string, got ${show(value)}`, operation);
   if (value === '' || value === '.' || value === '..') {
     const got = value === '' ? 'an empty string' : show(value);

@@ -2,7 +2,8 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DualAuthError, quote } from '../../src/errors';
 import type { AuthEvent } from '../../src/events';
-import { KEY_STORE_DEFAULTS, KeyStore, type KeyStoreOptions } from '../../src/keys';
+import { DEFAULTS } from '../../src/config/options';
+import { KeyStore, type KeyStoreOptions } from '../../src/keys';
 import { createClock, type FakeClock } from '../support/clock';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
@@ -95,11 +96,6 @@ const invalid = (uri: string, reason: string): string => `JWKS response from ${u
 const timedOut = (uri: string): string => `JWKS request to ${uri} timed out after ${TIMEOUT} ms`;
 
 describe('KeyStore', () => {
-  it('exports the documented defaults', () => {
-    expect(KEY_STORE_DEFAULTS).toEqual({ cooldownMs: 30_000, maxAgeMs: 600_000, staleIfErrorMs: 86_400_000, timeoutMs: 5_000, maxResponseBytes: 524_288 });
-    expect(Object.isFrozen(KEY_STORE_DEFAULTS)).toBe(true);
-  });
-
   describe('cold start and warm-up', () => {
     it('200 concurrent requests on a cold store share exactly one fetch', async () => {
       const store = makeStore();
@@ -249,7 +245,7 @@ describe('KeyStore', () => {
     });
 
     it('with the default cooldown (30 s) the same flood costs no fetch at all after warm-up', async () => {
-      const store = makeStore({ cooldownMs: KEY_STORE_DEFAULTS.cooldownMs });
+      const store = makeStore({ cooldownMs: DEFAULTS.jwksCooldownMs });
       await store.prefetch();
       const errors = await Promise.all(Array.from({ length: 500 }, () => rejection(store.getKey(randomUUID()))));
       expect(server.requests).toBe(1);

@@ -1,7 +1,7 @@
 import type { Command } from '../io';
 
 /** A subcommand as the overview lists it; its module (the hook's core, or the service client) loads on use. */
-export interface CommandEntry {
+interface CommandEntry {
   readonly name: string;
   /** One line for the overview. */
   readonly summary: string;

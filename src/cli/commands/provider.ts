@@ -22,7 +22,7 @@ import {
  * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, config/env.ts): the first of
  * Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
  */
-export const DEFAULT_SECRET_ENV = ENV.apiSecret;
+const DEFAULT_SECRET_ENV = ENV.apiSecret;
 const DEFAULT_SECRETS_ENV = ENV.apiSecrets;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -14,7 +14,7 @@ export const CHECK_NAMES = [
   'idp-token-with-origin',
 ] as const;
 
-export type CheckName = (typeof CHECK_NAMES)[number];
+type CheckName = (typeof CHECK_NAMES)[number];
 
 /** One line of the report. */
 export interface CheckResult {
@@ -29,7 +29,7 @@ export interface CheckResult {
   readonly reason: string;
 }
 
-export interface ProbePlan {
+interface ProbePlan {
   /** The REST base, `…/cubejs-api/v1`. */
   readonly base: URL;
   /** The `Request-Origin` value that selects the shared-secret path. */
