@@ -7,6 +7,11 @@ export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
 /** Exit status: the command line itself is wrong. */
 export const EXIT_USAGE = 2;
+/**
+ * Exit status: the command failed in a way it does not foresee (a bug, or a stream it cannot write to); the message
+ * is on standard error. Apart from 2, so that a script does not take it for a mistake of its own command line.
+ */
+export const EXIT_FAILURE = 3;
 
 /** All that a command reads from the process. Tests pass their own streams, environment and directory. */
 export interface CliIO {

@@ -1,6 +1,6 @@
 import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { commands } from './commands';
-import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
 import { packageVersion } from './package-version';
 import { didYouMean } from './suggest';
 
@@ -67,6 +67,6 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`cube-dual-auth ${name}: unexpected failure: ${forTerminal(message)}\n`);
-    return EXIT_USAGE + 1;
+    return EXIT_FAILURE;
   }
 }

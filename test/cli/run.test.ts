@@ -4,8 +4,11 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { commands } from '../../src/cli/commands';
+import { run } from '../../src/cli/run';
+import { randomSecret } from '../support/claims';
 import { runCli, terminalControlsIn } from '../support/cli';
 
 const root = join(__dirname, '..', '..');
@@ -105,6 +108,27 @@ describe('the command line quoted back', () => {
     expect(result.code).toBe(2);
     expect(terminalControlsIn(result.stderr)).toEqual([]);
     expect(result.stderr).toContain(quoted);
+  });
+});
+
+describe('an unexpected failure', () => {
+  test('is told on standard error, escaped, with the command it ended: exit 3', async () => {
+    let errors = '';
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        errors += chunk.toString('utf8');
+        done();
+      },
+    });
+    // An output that throws on every write: nothing the command foresees.
+    const stdout = Object.assign(new Writable(), {
+      write(): boolean {
+        throw new Error('stdout is gone\u001b[2J');
+      },
+    });
+    const code = await run(['token', '--claims', '{}'], { stdout, stderr, stdin: Readable.from([]), env: { CUBEJS_API_SECRET: randomSecret() }, cwd: root });
+    expect(code).toBe(3);
+    expect(errors).toBe('cube-dual-auth token: unexpected failure: stdout is gone\\u001b[2J\n');
   });
 });
 
