@@ -26,7 +26,7 @@ export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
   return value === undefined || value === '' ? undefined : value;
 }
 
-function list(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   const items = readEnv(env, name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
   return items && items.length > 0 ? items : undefined;
 }
@@ -78,11 +78,11 @@ export interface ApiSecret {
  */
 export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
   const from = (variable: string, values: readonly string[]): ApiSecret[] => values.map((value) => ({ value, variable }));
-  const cubeList = list(env, ENV.apiSecrets);
+  const cubeList = readList(env, ENV.apiSecrets);
   const single = readEnv(env, ENV.apiSecret);
   const main = cubeList !== undefined ? from(ENV.apiSecrets, cubeList) : from(ENV.apiSecret, single === undefined ? [] : [single]);
   const inForce: ApiSecret[] = [];
-  for (const secret of [...main, ...from(ENV.additionalApiSecrets, list(env, ENV.additionalApiSecrets) ?? [])]) {
+  for (const secret of [...main, ...from(ENV.additionalApiSecrets, readList(env, ENV.additionalApiSecrets) ?? [])]) {
     if (!inForce.some(({ value }) => value === secret.value)) inForce.push(secret);
   }
   return inForce;
@@ -127,7 +127,7 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
 
 const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string[]) => unknown> = {
   text: (env, [name]) => readEnv(env, name as string),
-  list: (env, [name]) => list(env, name as string),
+  list: (env, [name]) => readList(env, name as string),
   number: (env, [name]) => number(env, name as string),
   boolean: (env, [name]) => boolean(env, name as string),
   json: (env, [name]) => json(env, name as string),

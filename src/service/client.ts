@@ -272,7 +272,7 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
 
     async listDataProviders() {
       const operation = 'listDataProviders';
-      return read.providerList(operation, await send({ operation, endpoint: endpoints.listDataProviders(), retry: true }));
+      return read.dataProviderList(operation, await send({ operation, endpoint: endpoints.listDataProviders(), retry: true }));
     },
 
     async getDataProvider(name) {

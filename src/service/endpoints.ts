@@ -40,13 +40,14 @@ export interface Endpoint {
   readonly assumed: boolean;
 }
 
-const shown = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
+/** An endpoint the interface shows, and one the client assumes because the interface does not show it. */
+const documented = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
 const assumed = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: true });
 
 const dashboard = (embeddableId: string, operation: string | undefined) => `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
 const savedVersion = (embeddableId: string, version: string, operation: string | undefined) =>
   `${dashboard(embeddableId, operation)}/saved-versions/${pathSegment('version', version, operation)}`;
-const provider = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
+const dataProvider = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
 
 /**
  * Builders for each endpoint. A path parameter that {@link pathSegment} refuses throws an
@@ -54,21 +55,21 @@ const provider = (name: string, operation: string | undefined) => `${API}/data-p
  */
 export const endpoints = {
   /** Part 4.1. */
-  listSavedVersions: (embeddableId: string, operation?: string) => shown('GET', `${dashboard(embeddableId, operation)}/saved-versions`),
+  listSavedVersions: (embeddableId: string, operation?: string) => documented('GET', `${dashboard(embeddableId, operation)}/saved-versions`),
   /** Part 4.3. */
-  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => shown('GET', `${savedVersion(embeddableId, version, operation)}/metadata`),
+  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => documented('GET', `${savedVersion(embeddableId, version, operation)}/metadata`),
   /** Part 4.2. */
-  publishVersion: (embeddableId: string, version: string, operation?: string) => shown('POST', `${savedVersion(embeddableId, version, operation)}/publish`),
+  publishVersion: (embeddableId: string, version: string, operation?: string) => documented('POST', `${savedVersion(embeddableId, version, operation)}/publish`),
   /** Part 4.4. */
-  createDataProvider: () => shown('POST', `${API}/data-providers`),
+  createDataProvider: () => documented('POST', `${API}/data-providers`),
   /** Part 4.5. */
-  updateDataProvider: (name: string, operation?: string) => shown('PUT', provider(name, operation)),
+  updateDataProvider: (name: string, operation?: string) => documented('PUT', dataProvider(name, operation)),
   /** Assumed (part 4.6 does not show it). */
   listDataProviders: () => assumed('GET', `${API}/data-providers`),
   /** Assumed (part 4.6 does not show it). */
-  getDataProvider: (name: string, operation?: string) => assumed('GET', provider(name, operation)),
+  getDataProvider: (name: string, operation?: string) => assumed('GET', dataProvider(name, operation)),
   /** Assumed (part 4.6 does not show it). */
-  deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', provider(name, operation)),
+  deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', dataProvider(name, operation)),
   /** Part 4.7 (given relative in the reference; sent to the same base URL as the rest). */
-  createSecurityToken: () => shown('POST', `${API}/security-token`),
+  createSecurityToken: () => documented('POST', `${API}/security-token`),
 } as const;

@@ -84,7 +84,7 @@ export function optionalRecord(operation: string, answer: Answer): DataProviderR
  * The list answer is not shown (part 4.6). Accepted: an array of records, or an object holding exactly
  * one array of records (a wrapper such as `{ "dataProviders": [...] }`).
  */
-export function providerList(operation: string, answer: Answer): DataProviderRecord[] {
+export function dataProviderList(operation: string, answer: Answer): DataProviderRecord[] {
   const body = answer.body;
   const arrays = Array.isArray(body) ? [body] : isObject(body) ? Object.values(body).filter(Array.isArray) : [];
   const list = arrays.length === 1 ? arrays[0] : undefined;

@@ -42,11 +42,14 @@ interface ProbePlan {
   readonly idpToken: string | undefined;
   readonly noIdpToken: string;
   readonly timeoutMs: number;
+  /** Where the proxy variables are read: the CLI's environment. */
+  readonly env: NodeJS.ProcessEnv;
   /** Milliseconds on a monotonic clock (tests pass their own). */
   readonly now?: () => number;
 }
 
-interface Check {
+/** One check as planned: the request it sends and what the answer must be. Its outcome is a {@link CheckResult}. */
+interface CheckSpec {
   readonly name: CheckName;
   /** The token sent, if any; a check whose token is unavailable is skipped. */
   readonly token: { readonly value: string | undefined; readonly missing: string } | undefined;
@@ -62,7 +65,7 @@ function garbageToken(): string {
   return ['eyJnYXJiYWdlIjp0cnVlfQ', randomBytes(24), randomBytes(32)].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
 
-function checksOf(plan: ProbePlan): readonly Check[] {
+function checksOf(plan: ProbePlan): readonly CheckSpec[] {
   const service = { value: plan.serviceToken, missing: plan.noServiceToken };
   const idp = { value: plan.idpToken, missing: plan.noIdpToken };
   return [
@@ -75,7 +78,7 @@ function checksOf(plan: ProbePlan): readonly Check[] {
   ];
 }
 
-function headersFor(check: Check, origin: string): Record<string, string> {
+function headersFor(check: CheckSpec, origin: string): Record<string, string> {
   const headers: Record<string, string> = { 'user-agent': 'cube-dual-auth-probe', accept: 'application/json' };
   // As Cube's JavaScript client sends it: the bare token.
   if (check.token?.value !== undefined) headers['authorization'] = check.token.value;
@@ -102,7 +105,7 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
       results.push({ name: check.name, expected, status: null, ms: null, verdict: 'FAIL', reason: `not sent: ${unreachable}` });
       continue;
     }
-    const answer: Answer = await get(url, { headers: headersFor(check, plan.origin), timeoutMs: plan.timeoutMs, now: plan.now });
+    const answer: Answer = await get(url, { headers: headersFor(check, plan.origin), timeoutMs: plan.timeoutMs, env: plan.env, now: plan.now });
     sent++;
     const { verdict, reason } = judge(answer, check.expect, check.token?.value);
     results.push({ name: check.name, expected, status: answer.kind === 'answered' ? answer.status : null, ms: answer.ms, verdict, reason });
