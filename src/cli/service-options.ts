@@ -83,14 +83,14 @@ function wholeNumber(source: string, value: string | undefined, unit: string, ma
   return Number(value);
 }
 
+/** The values of {@link CONNECTION_OPTIONS}, as every service command has them parsed. */
+type ConnectionValues = ParsedArgs<typeof CONNECTION_OPTIONS>['values'];
+
 /**
  * Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, `$EMBEDDABLE_API_KEY`,
  * `--timeout-ms`, and `--max-response-bytes` or `$EMBEDDABLE_MAX_RESPONSE_BYTES`.
  */
-export function connect(
-  values: { 'base-url'?: string; region?: string; 'timeout-ms'?: string; 'max-response-bytes'?: string },
-  env: NodeJS.ProcessEnv,
-): EmbeddableClient {
+function connect(values: ConnectionValues, env: NodeJS.ProcessEnv): EmbeddableClient {
   const apiKey = env[API_KEY_ENV];
   if (!apiKey) throw new UsageError(`${API_KEY_ENV} is not set: put the workspace API key in it`);
   if (values['base-url'] !== undefined && values.region !== undefined) throw new UsageError('give --base-url or --region, not both');
@@ -115,7 +115,7 @@ export function connect(
  * Writes results: JSON or text, with secrets kept out and everything escaped by the one rule of `forTerminal`
  * (terminal-text.ts), `--json` included (as `writeJson` does for the other commands).
  */
-export class Output {
+class Output {
   private readonly secrets: string[];
 
   constructor(
@@ -172,10 +172,20 @@ function withoutSecretKeys(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'secretKey' ? '[redacted]' : withoutSecretKeys(v)]));
 }
 
-/** Runs a service action: exit 0 when it resolves, 1 when the client refuses or the service does. */
-export async function runService(command: string, output: Output, action: () => Promise<void>): Promise<number> {
+/**
+ * Runs a service action with the client made from the connection options ({@link connect}) and an {@link Output} that
+ * keeps the API key and `secrets` out: exit 0 when it resolves, 1 when the client refuses or the service does.
+ */
+export async function runService(
+  command: string,
+  io: CliIO,
+  values: ConnectionValues,
+  action: (client: EmbeddableClient, output: Output) => Promise<void>,
+  secrets: ReadonlyArray<string | undefined> = [],
+): Promise<number> {
+  const output = new Output(io, values.json, [io.env[API_KEY_ENV], ...secrets]);
   try {
-    await action();
+    await action(connect(values, io.env), output);
     return EXIT_OK;
   } catch (error) {
     if (error instanceof EmbeddableError) return output.refused(command, error);

@@ -42,8 +42,11 @@ export interface ProviderSettings {
 /** How messages name the options read here (by variable or by option, as the options came). */
 type ProviderOptionNames = Readonly<Record<'providers' | 'jwksUri' | 'issuer', string>>;
 
+/** The settings a provider of `providers` inherits when it leaves them out, and the one provider always takes. */
+type Inherited = Pick<ProviderSettings, 'audience' | 'algorithms' | 'subject' | 'claimsNamespace'>;
+
 /** One identity provider with every setting it is verified by (inherited ones filled in). */
-export interface IdentityProvider {
+export interface IdentityProvider extends Inherited {
   /**
    * The `iss` that routes a token to this provider, when tokens are routed (several providers); also the issuer
    * the JWKS URL is discovered from when `jwksUri` is undefined.
@@ -53,17 +56,11 @@ export interface IdentityProvider {
   readonly jwksUri: string | undefined;
   /** Accepted `iss` values (checked by jsonwebtoken), undefined when not checked. */
   readonly issuers: readonly string[] | undefined;
-  readonly audience: readonly string[] | undefined;
-  readonly algorithms: readonly KeySetAlgorithm[];
-  readonly subject: string | undefined;
-  readonly claimsNamespace: string | undefined;
   /** Why a token goes to this provider, as `explain` and `cube-dual-auth verify` report it. */
   readonly reason: string;
 }
 
-type Inherited = Pick<ProviderSettings, 'audience' | 'algorithms' | 'subject' | 'claimsNamespace'>;
-
-function inherit(options: Inherited): Pick<IdentityProvider, 'audience' | 'algorithms' | 'subject' | 'claimsNamespace'> {
+function inherit(options: Inherited): Inherited {
   const { audience, algorithms, subject, claimsNamespace } = options;
   return { audience, algorithms, subject, claimsNamespace };
 }

@@ -5,11 +5,9 @@ import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
 import {
   API_KEY_ENV,
-  connect,
   CONNECTION_OPTIONS,
   connectionOptionsHelp,
   dispatch,
-  Output,
   parseServiceArgs,
   runService,
   SERVICE_ENVIRONMENT_HELP,
@@ -108,24 +106,23 @@ function fullRecordArgs(args: readonly string[], io: CliIO) {
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
-  const input = { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } };
-  return { values, input, output: new Output(io, values.json, [io.env[API_KEY_ENV], input.credentials.secretKey]) };
+  return { values, input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } } };
 }
 
 async function create(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, input, output } = fullRecordArgs(args, io);
-  return runService('provider create', output, async () => {
-    const record = await connect(values, io.env).createDataProvider(input);
+  const { values, input } = fullRecordArgs(args, io);
+  return runService('provider create', io, values, async (client, output) => {
+    const record = await client.createDataProvider(input);
     output.result({ name: input.name, response: record ?? null }, () => describeRecord(record, input.name, 'Created'));
-  });
+  }, [input.credentials.secretKey]);
 }
 
 async function upsert(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, input, output } = fullRecordArgs(args, io);
-  return runService('provider upsert', output, async () => {
-    const { action, record } = await connect(values, io.env).upsertDataProvider(input);
+  const { values, input } = fullRecordArgs(args, io);
+  return runService('provider upsert', io, values, async (client, output) => {
+    const { action, record } = await client.upsertDataProvider(input);
     output.result({ name: input.name, action, response: record ?? null }, () => describeRecord(record, input.name, action === 'created' ? 'Created' : 'Updated'));
-  });
+  }, [input.credentials.secretKey]);
 }
 
 async function update(args: readonly string[], io: CliIO): Promise<number> {
@@ -135,19 +132,15 @@ async function update(args: readonly string[], io: CliIO): Promise<number> {
   const secretKey = values['secret-env'] === undefined ? undefined : secretFrom(io.env, values['secret-env']);
   const instanceUrl = values['instance-url'];
   const credentials = { ...(secretKey !== undefined && { secretKey }), ...(instanceUrl !== undefined && { instanceUrl }) };
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV], secretKey]);
-  return runService('provider update', output, async () => {
-    const client = connect(values, io.env);
+  return runService('provider update', io, values, async (client, output) => {
     const record = await client.updateDataProvider(name, { version, ...(Object.keys(credentials).length > 0 && { credentials }) });
     output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Updated'));
-  });
+  }, [secretKey]);
 }
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseServiceArgs(args, CONNECTION_OPTIONS, []);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('provider list', output, async () => {
-    const client = connect(values, io.env);
+  return runService('provider list', io, values, async (client, output) => {
     const records = await client.listDataProviders();
     const cell = (value: unknown) => (typeof value === 'string' ? forTerminal(value) : '');
     output.result(records, () =>
@@ -159,9 +152,7 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
 async function show(args: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, name: { type: 'string' } }, []);
   const name = required(values.name, '--name');
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('provider show', output, async () => {
-    const client = connect(values, io.env);
+  return runService('provider show', io, values, async (client, output) => {
     const record = await client.getDataProvider(name);
     // The record's fields are not shown in the interface, so its text form is its JSON too.
     output.result(record);
@@ -173,9 +164,7 @@ async function remove(args: readonly string[], io: CliIO): Promise<number> {
   const name = required(values.name, '--name');
   // Dashboards and security contexts that name the provider stop working: make the deletion explicit.
   if (!values.yes) throw new UsageError(`deleting ${JSON.stringify(name)} needs --yes (dashboards that use it will stop working)`);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('provider delete', output, async () => {
-    const client = connect(values, io.env);
+  return runService('provider delete', io, values, async (client, output) => {
     await client.deleteDataProvider(name);
     output.result({ name, deleted: true }, () => `${forTerminal(`Deleted data provider ${name}.`)}\n`);
   });

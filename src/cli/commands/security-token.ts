@@ -2,17 +2,7 @@ import { EmbeddableValidationError } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { readStdin, type Command } from '../io';
 import { required } from '../args';
-import {
-  API_KEY_ENV,
-  connect,
-  CONNECTION_OPTIONS,
-  connectionOptionsHelp,
-  Output,
-  parseServiceArgs,
-  runService,
-  SERVICE_ENVIRONMENT_HELP,
-  serviceExitHelp,
-} from '../service-options';
+import { CONNECTION_OPTIONS, connectionOptionsHelp, parseServiceArgs, runService, SERVICE_ENVIRONMENT_HELP, serviceExitHelp } from '../service-options';
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
@@ -71,10 +61,8 @@ export const securityToken: Command = {
     const { values, positionals } = parseServiceArgs(args, OPTIONS, ['embeddableId']);
     const dataProvider = required(values['data-provider'], '--data-provider');
     const contextArg = required(values['security-context'], '--security-context');
-    const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
     const expiry = values['expiry-seconds'];
-    return runService('security-token', output, async () => {
-      const client = connect(values, io.env);
+    return runService('security-token', io, values, async (client, output) => {
       const answer = await client.createSecurityToken({
         embeddableId: positionals[0] ?? '',
         securityContext: securityContext(contextArg === '-' ? await readStdin(io.stdin) : contextArg) as Record<string, unknown>,

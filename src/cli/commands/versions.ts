@@ -3,19 +3,7 @@ import { DEFINITION_SECTIONS, MAX_LISTED_VERSIONS } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
 import { UsageError, type CliIO, type Command } from '../io';
-import {
-  API_KEY_ENV,
-  connect,
-  CONNECTION_OPTIONS,
-  connectionOptionsHelp,
-  dispatch,
-  Output,
-  parseServiceArgs,
-  runService,
-  SERVICE_ENVIRONMENT_HELP,
-  serviceExitHelp,
-  table,
-} from '../service-options';
+import { CONNECTION_OPTIONS, connectionOptionsHelp, dispatch, parseServiceArgs, runService, SERVICE_ENVIRONMENT_HELP, serviceExitHelp, table } from '../service-options';
 
 const DASHBOARD = '3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3';
 
@@ -99,9 +87,7 @@ function splitTags(values: readonly string[]): string[] {
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId']);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('versions list', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions list', io, values, async (client, output) => {
     const result = await client.listSavedVersions(positionals[0] ?? '');
     output.result(result, () => versionTable(result));
   });
@@ -109,9 +95,7 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
 
 async function show(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId', 'version']);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('versions show', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions show', io, values, async (client, output) => {
     output.result(await client.getVersionDefinition(positionals[0] ?? '', positionals[1] ?? ''));
   });
 }
@@ -120,10 +104,8 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, tags: { type: 'string', multiple: true } }, ['embeddableId', 'version']);
   if (values.tags === undefined) throw new UsageError('--tags is required: one or more of development, staging, production');
   const tags = splitTags(values.tags);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   const [id = '', version = ''] = positionals;
-  return runService('versions publish', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions publish', io, values, async (client, output) => {
     const result = await client.publishVersion(id, version, tags);
     output.result({ tags: result }, () => `${forTerminal(`Published ${version} to ${tags.join(', ')}.`)}\n${tagTable(result)}`);
   });
@@ -144,9 +126,7 @@ async function promote(args: readonly string[], io: CliIO): Promise<number> {
   const from = required(values.from, '--from');
   if (values.to === undefined) throw new UsageError('--to is required: one or more of development, staging, production');
   const to = splitTags(values.to);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('versions promote', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions promote', io, values, async (client, output) => {
     const promotion = await client.promoteVersion(positionals[0] ?? '', from, to);
     output.result(promotion, () => describePromotion(promotion));
   });
@@ -156,9 +136,7 @@ async function rollback(args: readonly string[], io: CliIO): Promise<number> {
   const options = { ...CONNECTION_OPTIONS, tag: { type: 'string' }, to: { type: 'string' } } as const;
   const { values, positionals } = parseServiceArgs(args, options, ['embeddableId']);
   const tag = required(values.tag, '--tag');
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
-  return runService('versions rollback', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions rollback', io, values, async (client, output) => {
     const result = await client.rollbackTag(positionals[0] ?? '', tag, values.to);
     const line = result.from === result.to ? `${result.tag} already points at ${result.to}; nothing changed.` : `Rolled back ${result.tag} from ${result.from} to ${result.to}.`;
     output.result(result, () => `${forTerminal(line)}\n${tagTable(result.tags)}`);
@@ -199,10 +177,8 @@ function describeDiff(diff: DefinitionDiff): string {
 
 async function diff(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseServiceArgs(args, CONNECTION_OPTIONS, ['embeddableId', 'versionA', 'versionB']);
-  const output = new Output(io, values.json, [io.env[API_KEY_ENV]]);
   const [id = '', versionA = '', versionB = ''] = positionals;
-  return runService('versions diff', output, async () => {
-    const client = connect(values, io.env);
+  return runService('versions diff', io, values, async (client, output) => {
     const result = await client.diffVersions(id, versionA, versionB);
     output.result(result, () => describeDiff(result));
   });
