@@ -3,15 +3,11 @@
  * reviewer sees "widget BarChart at 0,0: dimensions.width 6 -> 12" before promoting.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { DashboardDefinition, DefinitionChanges, DefinitionItem, FieldChange, ItemChange, JsonObject, SectionDiff } from './types';
+import { isJsonObject, type DashboardDefinition, type DefinitionChanges, type DefinitionItem, type FieldChange, type ItemChange, type JsonObject, type SectionDiff } from './types';
 
 /** The sections compared item by item; every other field of the definition is the dashboard's own. */
 export const DEFINITION_SECTIONS = ['variables', 'datasets', 'widgets'] as const;
 type Section = (typeof DEFINITION_SECTIONS)[number];
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A field's own value. The field names come from the answers, so a plain `object[field]` would find
@@ -24,7 +20,7 @@ function ownValue(object: JsonObject, field: string): unknown {
 /** Every leaf that differs, by path; a value whose type changed (object to string, ...) is one change. */
 function fieldChanges(before: unknown, after: unknown, path: string): FieldChange[] {
   if (isDeepStrictEqual(before, after)) return [];
-  if (isObject(before) && isObject(after)) {
+  if (isJsonObject(before) && isJsonObject(after)) {
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
     return fields.flatMap((field) => fieldChanges(ownValue(before, field), ownValue(after, field), path === '' ? field : `${path}.${field}`));
   }
@@ -36,14 +32,14 @@ function fieldChanges(before: unknown, after: unknown, path: string): FieldChang
 
 function items(definition: DashboardDefinition, section: Section): JsonObject[] {
   const list: unknown = definition[section];
-  return Array.isArray(list) ? list.filter(isObject) : [];
+  return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
 /** `BarChart at 0,4`; a widget without a readable place is known by its position in the list. */
 function widgetKey(widget: JsonObject, index: number): string {
   const { component, position } = widget;
   const name = typeof component === 'string' ? component : 'widget';
-  return isObject(position) && typeof position.x === 'number' && typeof position.y === 'number' ? `${name} at ${position.x},${position.y}` : `${name} #${index + 1}`;
+  return isJsonObject(position) && typeof position.x === 'number' && typeof position.y === 'number' ? `${name} at ${position.x},${position.y}` : `${name} #${index + 1}`;
 }
 
 function keyOf(section: Section, item: JsonObject, index: number): string {
@@ -64,7 +60,7 @@ function keyed(section: Section, definition: DashboardDefinition): DefinitionIte
 
 /** Widgets have no name: one is known by its place on the grid, which no other widget holds. */
 function samePlace(a: JsonObject, b: JsonObject): boolean {
-  const place = (widget: JsonObject) => (isObject(widget.position) ? [widget.position.x, widget.position.y] : undefined);
+  const place = (widget: JsonObject) => (isJsonObject(widget.position) ? [widget.position.x, widget.position.y] : undefined);
   const [x, y] = place(a) ?? [];
   return typeof x === 'number' && typeof y === 'number' && isDeepStrictEqual(place(a), place(b));
 }

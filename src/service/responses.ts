@@ -5,14 +5,10 @@
 import { DEFINITION_SECTIONS } from './definition-diff';
 import { EmbeddableResponseError } from './errors';
 import type { Answer } from './transport';
-import type { DashboardDefinition, DataProviderRecord, JsonObject, SavedVersion, SavedVersionList, SecurityTokenResponse, TagAssignment, TagMap } from './types';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type DashboardDefinition, type DataProviderRecord, type JsonObject, type SavedVersion, type SavedVersionList, type SecurityTokenResponse, type TagAssignment, type TagMap } from './types';
 
 function object(operation: string, answer: Answer, what: string): JsonObject {
-  if (!isObject(answer.body)) throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
+  if (!isJsonObject(answer.body)) throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
   return answer.body;
 }
 
@@ -25,9 +21,9 @@ function object(operation: string, answer: Answer, what: string): JsonObject {
 function tagMap(operation: string, answer: Answer, raw: unknown): TagMap {
   const result = Object.create(null) as TagMap;
   if (raw === undefined) return result;
-  if (!isObject(raw)) throw new EmbeddableResponseError(operation, answer.status, '`tags` is not an object');
+  if (!isJsonObject(raw)) throw new EmbeddableResponseError(operation, answer.status, '`tags` is not an object');
   for (const [tag, value] of Object.entries(raw)) {
-    if (!isObject(value) || typeof value.version !== 'string') {
+    if (!isJsonObject(value) || typeof value.version !== 'string') {
       throw new EmbeddableResponseError(operation, answer.status, `tag ${JSON.stringify(tag)} has no version label`);
     }
     const { 'updated-at': kebab, updatedAt: camel, ...rest } = value;
@@ -43,7 +39,7 @@ export function savedVersionList(operation: string, answer: Answer): SavedVersio
   const versions = body['saved-versions'];
   if (!Array.isArray(versions)) throw new EmbeddableResponseError(operation, answer.status, '`saved-versions` is not an array');
   for (const entry of versions) {
-    if (!isObject(entry) || typeof entry.version !== 'string') {
+    if (!isJsonObject(entry) || typeof entry.version !== 'string') {
       throw new EmbeddableResponseError(operation, answer.status, 'a saved version has no `version` label');
     }
   }
@@ -68,7 +64,7 @@ export function comparableDefinition(operation: string, answer: Answer): Dashboa
   const body = definition(operation, answer);
   for (const section of DEFINITION_SECTIONS) {
     const items: unknown = body[section];
-    if (items !== undefined && !(Array.isArray(items) && items.every(isObject))) {
+    if (items !== undefined && !(Array.isArray(items) && items.every(isJsonObject))) {
       throw new EmbeddableResponseError(operation, answer.status, `\`${section}\` is not an array of objects`);
     }
   }
@@ -86,9 +82,9 @@ export function optionalRecord(operation: string, answer: Answer): DataProviderR
  */
 export function dataProviderList(operation: string, answer: Answer): DataProviderRecord[] {
   const body = answer.body;
-  const arrays = Array.isArray(body) ? [body] : isObject(body) ? Object.values(body).filter(Array.isArray) : [];
+  const arrays = Array.isArray(body) ? [body] : isJsonObject(body) ? Object.values(body).filter(Array.isArray) : [];
   const list = arrays.length === 1 ? arrays[0] : undefined;
-  if (!list || !list.every(isObject)) {
+  if (!list || !list.every(isJsonObject)) {
     throw new EmbeddableResponseError(operation, answer.status, 'expected a list of data providers (an array of objects)');
   }
   return list as DataProviderRecord[];

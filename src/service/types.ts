@@ -3,6 +3,11 @@ import type { EnvironmentTag } from './constants';
 /** A JSON object whose fields this client does not interpret. */
 export type JsonObject = { [field: string]: unknown };
 
+/** Whether a parsed JSON value is an object (not null, not an array). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * One saved version of a dashboard (interface part 2.1), with the service's own field names: the
  * interface spells them in kebab-case, and one of them (`<engine>-version`) carries a brand name the
