@@ -31,6 +31,12 @@ export type RejectionCode =
   | 'ERR_CONFIG_INVALID'
   | 'ERR_INTERNAL';
 
+/**
+ * The refusal of a request without a token (`ERR_TOKEN_MISSING`): Cube answers it as `403 {"error": "Authentication
+ * required"}`, and `probe` expects exactly that body of a deployment running the hook.
+ */
+export const TOKEN_MISSING_MESSAGE = 'Authentication required';
+
 /** Which verification a request went to. */
 export type AuthPath = 'shared-secret' | 'key-set';
 
@@ -96,13 +102,18 @@ export function quote(value: unknown): string {
   return JSON.stringify(quotedText(value));
 }
 
-const JWT_LIKE = /eyJ[\w-]*(\.[\w-]*){0,2}/g;
+/** A JWS's start (the encoded `{"`) and up to two more parts: a whole token, or what is left of a cut one. */
+const JWT_LIKE = /eyJ[\w-]*(?:\.[\w-]*){0,2}/g;
 const MAX_LOGGED = 300;
+
+/** Text from outside (an error's message, a deployment's answer) with anything shaped like a token masked. */
+export function maskTokens(text: string): string {
+  return text.replace(JWT_LIKE, '[token]');
+}
 
 /** An unexpected error's message for a log: anything shaped like a token masked, length capped. */
 export function faultMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(JWT_LIKE, '[token]').slice(0, MAX_LOGGED);
+  return maskTokens(error instanceof Error ? error.message : String(error)).slice(0, MAX_LOGGED);
 }
 
 let hostErrorClass: HandlerErrorClass | null | undefined;

@@ -3,7 +3,7 @@
  * (accepted or refused) that `checkAuth` turns into Cube's answer and `explain` into a report.
  */
 import type { ResolvedOptions } from '../config/options';
-import { DualAuthError, faultMessage, type AuthPath } from '../errors';
+import { DualAuthError, faultMessage, TOKEN_MISSING_MESSAGE, type AuthPath } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { keyFactsOf } from '../keys/key-facts';
@@ -97,7 +97,7 @@ export class Authenticator {
   authenticate(req: unknown, auth: unknown, { useCache }: AuthenticateOptions): Outcome | Promise<Outcome> {
     const { path, reason: pathReason } = this.choosePath(req);
     const token = extractToken(req, auth);
-    if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', 'Authentication required') };
+    if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', TOKEN_MISSING_MESSAGE) };
     const cache = useCache ? this.cache : undefined;
     // One reading of the clock judges the request, from the cache to the claims (a wait for keys reads it anew).
     const now = this.clock();

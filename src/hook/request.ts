@@ -68,10 +68,17 @@ export function extractToken(req: unknown, auth: unknown): string | undefined {
   const given = typeof auth === 'string' ? trim(auth) : '';
   const raw = given !== '' ? given : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
   if (raw === undefined) return undefined;
-  const text = trim(raw);
-  // A JWS starts with "ey" (the encoded "{"): the prefix is looked for only when the text starts with a "b".
-  const token = (text.charCodeAt(0) | 0x20) === 0x62 ? text.replace(BEARER, '').trim() : text;
+  const token = withoutBearer(trim(raw));
   return token === '' ? undefined : token;
+}
+
+/**
+ * Trimmed text without its `Bearer` scheme (any case, and the blanks after it; `Bearer` alone leaves nothing): the
+ * token as the hook reads it, and as the CLI reads one it is given.
+ */
+export function withoutBearer(text: string): string {
+  // A JWS starts with "ey" (the encoded "{"): the prefix is looked for only when the text starts with a "b".
+  return (text.charCodeAt(0) | 0x20) === 0x62 ? text.replace(BEARER, '').trim() : text;
 }
 
 /** Visible ASCII: never white space. */

@@ -5,16 +5,13 @@
 import type { ResolvedOptions } from '../config/options';
 import { DualAuthError, faultMessage, type AuthPath } from '../errors';
 import { emit } from '../events';
+import { isObject } from '../http/json';
 import type { Verified } from './paths/path';
 
 /** A security context: the object Cube hands to `queryRewrite`, the data model and `contextToAppId`. */
 export type SecurityContext = Record<string, unknown>;
 
 type Shape = (verified: Verified, path: AuthPath) => SecurityContext | Promise<SecurityContext>;
-
-function isPlainObject(value: unknown): value is SecurityContext {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The security context of a verified token: what its path made of it, or what the `securityContext` function
@@ -66,7 +63,7 @@ function mapped(options: ResolvedOptions): Shape {
     } finally {
       clearTimeout(timer);
     }
-    if (!isPlainObject(result)) return refuse(path, 'did not return an object', 'The securityContext function did not return an object');
+    if (!isObject(result)) return refuse(path, 'did not return an object', 'The securityContext function did not return an object');
     return result;
   };
 }

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { DualAuthError, type AuthPath } from '../errors';
+import { isObject } from '../http/json';
 
 /** Longest token accepted. Node refuses request headers over 16 KiB by default, so a real token fits. */
 export const MAX_TOKEN_LENGTH = 16_384;
@@ -182,10 +183,6 @@ export function own(record: Readonly<Record<string, unknown>>, name: string): un
 export function ownValue(record: Readonly<Record<string, unknown>>, name: string, value: unknown): unknown {
   // Asked only when there is an answer: most names asked for are present, or absent from the prototype too.
   return value !== undefined && Object.hasOwn(record, name) ? value : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseHeader(encoded: string, path?: AuthPath): TokenHeader {

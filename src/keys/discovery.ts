@@ -5,6 +5,7 @@
  */
 import { quote } from '../errors';
 import { httpUrl } from '../config/option-checks';
+import { isObject } from '../http/json';
 import { discoveryWording, type JwksFailure } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 
@@ -52,8 +53,8 @@ export async function discover(issuer: string, fetch: FetchDocumentOptions): Pro
     throw wording.invalid(`${statusProblem(answer)}${neither}`);
   }
   const document = answer.json;
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw wording.invalid('not a JSON object');
-  const { issuer: named, jwks_uri: jwksUri } = document as Record<string, unknown>;
+  if (!isObject(document)) throw wording.invalid('not a JSON object');
+  const { issuer: named, jwks_uri: jwksUri } = document;
   if (named !== issuer) {
     const got = typeof named === 'string' ? `is ${quote(named)}` : 'is missing';
     throw wording.invalid(`its "issuer" ${got}, not exactly the configured ${JSON.stringify(issuer)}`);

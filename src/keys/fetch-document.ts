@@ -1,7 +1,6 @@
-import type * as http from 'node:http';
 import { quote } from '../errors';
-import { isJwksFailure, type FailureWording, type JwksFailure } from './errors';
-import { get, proxyFor } from './proxy';
+import { exchange, Interrupted, readBody } from '../http/exchange';
+import { isJwksFailure, type FailureWording } from './errors';
 
 export interface FetchDocumentOptions {
   /** Deadline for the whole exchange: connect, headers and body. */
@@ -35,7 +34,8 @@ export class HttpStatus {
  * only a socket-idle timeout and no size limit, so an IdP that trickles bytes or answers with a huge body could hold
  * a request forever; this one cannot. Every failure is a `JwksFailure` worded by `wording`: unreachable, timed out,
  * or an unusable answer; a non-2xx status is returned as {@link HttpStatus} without reading the body. Redirects are
- * not followed. Goes through the proxy the environment names (see proxy.ts), as Cube's own JWKS fetcher does.
+ * not followed. Goes through the proxy the environment names (the package's one client, src/http/), as Cube's own
+ * JWKS fetcher does.
  */
 export async function fetchDocument(
   address: string,
@@ -44,36 +44,21 @@ export async function fetchDocument(
   wording: FailureWording,
 ): Promise<FetchedDocument | HttpStatus> {
   const url = new URL(address);
-  const closed = (): JwksFailure => wording.unreachable('key store closed');
-  // A close() that came before this fetch began (while discovery was asked, whose last URL still serves) ends it too.
-  if (options.signal?.aborted) throw closed();
-  // Ends whatever is under way (the proxy's CONNECT, the TLS handshake, the request, the body): the one deadline, a
-  // close, or the end of the fetch, whichever comes first.
-  const stop = new AbortController();
-  let ended: JwksFailure | undefined;
-  const end = (failure: JwksFailure): void => {
-    ended ??= failure;
-    stop.abort();
-  };
-  const timer = setTimeout(() => end(wording.timedOut(options.timeoutMs)), options.timeoutMs);
-  const onAbort = (): void => end(closed());
-  options.signal?.addEventListener('abort', onAbort);
+  const { timeoutMs, maxResponseBytes, signal, env } = options;
   try {
     // A new connection per fetch: fetches are minutes apart, and a pooled socket that a load balancer
     // dropped meanwhile would fail the refresh with a spurious ECONNRESET.
-    const response = await get(url, { accept }, proxyFor(url, options.env), stop.signal);
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) return new HttpStatus(status);
-    const body = await readBody(response, options.maxResponseBytes, wording);
-    return { json: parseJson(body, response.headers['content-type'], wording), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
+    return await exchange(url, { headers: { accept }, timeoutMs, signal, env }, async (response) => {
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status >= 300) return new HttpStatus(status);
+      const body = await readBody(response, maxResponseBytes, response.headers['content-length']);
+      if (body === undefined) throw wording.invalid(`larger than ${maxResponseBytes} bytes`);
+      return { json: parseJson(body.toString('utf8'), response.headers['content-type'], wording), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
+    });
   } catch (error) {
-    // A deadline or an abort destroys the socket, which surfaces as some stream error: report the reason, not the symptom.
-    throw ended ?? (isJwksFailure(error) ? error : wording.unreachable(causeOf(error)));
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    // Nothing outlives the fetch: a non-2xx answer's unread body, a connection the server keeps open.
-    stop.abort();
+    // A close() that came before this fetch began (while discovery was asked, whose last URL still serves) ends it too.
+    if (error instanceof Interrupted) throw error.by === 'deadline' ? wording.timedOut(timeoutMs) : wording.unreachable('key store closed');
+    throw isJwksFailure(error) ? error : wording.unreachable(causeOf(error));
   }
 }
 
@@ -82,19 +67,6 @@ export function statusProblem({ status }: HttpStatus): string {
   // Following a redirect would let whoever controls the Location header choose our keys.
   const hint = status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
   return `HTTP ${status}${hint}`;
-}
-
-async function readBody(response: http.IncomingMessage, maxBytes: number, wording: FailureWording): Promise<string> {
-  const tooLarge = (): JwksFailure => wording.invalid(`larger than ${maxBytes} bytes`);
-  if (Number(response.headers['content-length']) > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(body: string, contentType: string | undefined, wording: FailureWording): unknown {

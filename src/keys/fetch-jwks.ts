@@ -1,3 +1,4 @@
+import { isObject } from '../http/json';
 import { jwksWording } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 
@@ -27,5 +28,5 @@ export async function fetchJwks(jwksUri: string, options: FetchJwksOptions): Pro
 }
 
 function isJwksDocument(value: unknown): value is JwksDocument {
-  return typeof value === 'object' && value !== null && Array.isArray((value as { keys?: unknown }).keys);
+  return isObject(value) && Array.isArray(value.keys);
 }

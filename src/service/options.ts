@@ -1,4 +1,6 @@
 /** The client's options, checked once when the client is created and turned into its settings. */
+import { fetchThroughProxy, type Fetch } from '../http/fetch';
+import { checkedUrl } from '../http/url';
 import { DEFAULT_MAX_RESPONSE_BYTES, EMBEDDABLE_SERVICE_DOMAIN, MAX_MAX_RESPONSE_BYTES } from './constants';
 import { EmbeddableValidationError } from './errors';
 import { show } from './validate';
@@ -40,7 +42,10 @@ export interface EmbeddableClientOptions {
    * more than the limit is ever held. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (8 MiB).
    */
   maxResponseBytes?: number;
-  /** The `fetch` to use. Default: Node's global `fetch`. */
+  /**
+   * The `fetch` to use. Default: this package's own client, which goes through the proxy that `HTTPS_PROXY`,
+   * `HTTP_PROXY` and `NO_PROXY` name (Node's global `fetch` reads none of them).
+   */
   fetch?: typeof fetch;
 }
 
@@ -53,7 +58,7 @@ export interface ClientSettings {
   readonly retries: number;
   readonly retryDelayMs: number;
   readonly maxResponseBytes: number;
-  readonly fetch: typeof fetch;
+  readonly fetch: Fetch;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -86,17 +91,14 @@ function baseUrlFromRegion(region: unknown, domain: unknown): string {
 
 function explicitBaseUrl(value: unknown): string {
   if (typeof value !== 'string') fail('baseUrl', `must be a string, got ${show(value)}`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fail('baseUrl', `must be an absolute URL such as https://api.us.${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(value)}`);
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
-    fail('baseUrl', `must use https (plain http only for localhost), got ${show(value)}`);
-  }
-  if (url.username || url.password) fail('baseUrl', 'must not contain credentials; the API key goes in apiKey');
-  if (url.search || url.hash) fail('baseUrl', `must not have a query or fragment, got ${show(value)}`);
+  const wording = {
+    'not-a-url': `must be an absolute URL such as https://api.us.${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(value)}`,
+    scheme: `must use https (plain http only for localhost), got ${show(value)}`,
+    credentials: 'must not contain credentials; the API key goes in apiKey',
+    'query-or-fragment': `must not have a query or fragment, got ${show(value)}`,
+  };
+  const scheme = (url: URL): boolean => url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+  const url = checkedUrl(value, wording, (message) => fail('baseUrl', message), { scheme, bare: true });
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${show(value)}`);
   return `${url.origin}${path}`;
@@ -118,7 +120,7 @@ export function resolveClientSettings(options: EmbeddableClientOptions): ClientS
   if (region !== undefined && baseUrl !== undefined) fail('baseUrl', 'give either region or baseUrl, not both');
   if (region === undefined && baseUrl === undefined) fail('region', `give region (such as us or eu) or baseUrl`);
   if (baseUrl !== undefined && options.serviceDomain !== undefined) fail('serviceDomain', 'applies only with region, not with baseUrl');
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = options.fetch ?? fetchThroughProxy;
   if (typeof fetchImpl !== 'function') fail('fetch', 'no fetch implementation: use Node 18 or later, or pass one');
   return {
     apiKey: apiKey(options.apiKey),

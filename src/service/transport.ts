@@ -2,6 +2,8 @@
  * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
  * every failure into a typed error. The API key lives only in this closure.
  */
+import { readBody } from '../http/exchange';
+import { isObject } from '../http/json';
 import type { Endpoint } from './endpoints';
 import {
   BUILDER_CODE_EXPLANATIONS,
@@ -61,21 +63,9 @@ interface Received {
  * read: the stream is cancelled, which closes the connection, so memory stays near the limit whatever
  * the service sends.
  */
-async function readBody(response: Response, limit: number): Promise<string | undefined> {
-  if (Number(response.headers.get('content-length')) > limit) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Returning from inside the loop cancels the stream.
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > limit) return undefined;
-    chunks.push(chunk);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+async function readText(response: Response, limit: number): Promise<string | undefined> {
+  const body = await readBody(response.body, limit, response.headers.get('content-length'));
+  return body === undefined ? undefined : new TextDecoder().decode(body);
 }
 
 function tooLarge(outgoing: Outgoing, received: Received, limit: number): EmbeddableResponseError {
@@ -113,10 +103,9 @@ function serviceMessage(text: string): string | undefined {
     return text.trimStart().startsWith('<') ? undefined : text.split('\n')[0];
   }
   if (typeof parsed === 'string') return parsed;
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const body = parsed as Record<string, unknown>;
-  const nested = typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>).message : undefined;
-  const found = [body.message, body.errorMessage, body.error, nested, body.detail].find((v) => typeof v === 'string' && v !== '');
+  if (!isObject(parsed)) return undefined;
+  const nested = isObject(parsed.error) ? parsed.error.message : undefined;
+  const found = [parsed.message, parsed.errorMessage, parsed.error, nested, parsed.detail].find((v) => typeof v === 'string' && v !== '');
   return found as string | undefined;
 }
 
@@ -187,7 +176,7 @@ export function createSender(settings: ClientSettings): Send {
       redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    return { status: response.status, headers: response.headers, text: await readBody(response, settings.maxResponseBytes) };
+    return { status: response.status, headers: response.headers, text: await readText(response, settings.maxResponseBytes) };
   }
 
   return async function send(outgoing) {

@@ -3,10 +3,8 @@ import type { EnvironmentTag } from './constants';
 /** A JSON object whose fields this client does not interpret. */
 export type JsonObject = { [field: string]: unknown };
 
-/** Whether a parsed JSON value is an object (not null, not an array). */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Whether a parsed JSON value is an object (not null, not an array): the package's one test, under this module's name. */
+export { isObject as isJsonObject } from '../http/json';
 
 /**
  * One saved version of a dashboard (interface part 2.1), with the service's own field names: the

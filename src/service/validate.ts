@@ -2,6 +2,8 @@
  * Checks run before any request, so that bad input gets an error naming the field instead of a
  * round trip, and the service's BUILDER refusals are caught early with the same code.
  */
+import { isObject } from '../http/json';
+import { checkedUrl } from '../http/url';
 import { CUBE_API_SUFFIX, ENVIRONMENT_TAGS, type EnvironmentTag } from './constants';
 import { EmbeddableValidationError } from './errors';
 import type { JsonObject } from './types';
@@ -107,15 +109,13 @@ export function providerVersion(value: unknown, operation: string): string {
 export function instanceUrl(value: unknown, operation: string): string {
   const field = 'credentials.instanceUrl';
   const raw = text(field, value, operation);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return fail(field, `must be an absolute http(s) URL, got ${show(raw)}`, operation);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(field, `must be an http(s) URL, got ${show(raw)}`, operation);
-  if (url.username || url.password) fail(field, 'must not contain credentials; the secret goes in credentials.secretKey', operation);
-  if (url.search || url.hash) fail(field, `must not have a query or fragment, got ${show(raw)}`, operation);
+  const wording = {
+    'not-a-url': `must be an absolute http(s) URL, got ${show(raw)}`,
+    scheme: `must be an http(s) URL, got ${show(raw)}`,
+    credentials: 'must not contain credentials; the secret goes in credentials.secretKey',
+    'query-or-fragment': `must not have a query or fragment, got ${show(raw)}`,
+  };
+  const url = checkedUrl(raw, wording, (message) => fail(field, message, operation), { bare: true });
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith(CUBE_API_SUFFIX)) path = path.slice(0, -CUBE_API_SUFFIX.length).replace(/\/+$/, '');
   if (path.includes('/cubejs-api')) {
@@ -126,7 +126,7 @@ export function instanceUrl(value: unknown, operation: string): string {
 
 /** A plain object that can be sent as JSON (checked here, not left to fail inside the request). */
 function jsonObject(field: string, value: unknown, operation: string): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, `must be an object of key/value pairs, got ${show(value)}`, operation);
+  if (!isObject(value)) fail(field, `must be an object of key/value pairs, got ${show(value)}`, operation);
   try {
     JSON.stringify(value);
   } catch (error) {
@@ -163,6 +163,6 @@ export function positiveInteger(field: string, value: unknown, operation: string
 
 /** A plain object (an input or a nested group of fields). */
 export function object<T>(field: string, value: T, operation: string): T {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, `must be an object, got ${show(value)}`, operation);
+  if (!isObject(value)) fail(field, `must be an object, got ${show(value)}`, operation);
   return value;
 }

@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
@@ -10,6 +8,7 @@ import { fetchJwks, type FetchJwksOptions } from '../../src/keys/fetch-jwks';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
 import { startProxyServer, type ProxyServer } from '../support/proxy-server';
+import { loopbackCertificate } from '../support/tls';
 
 const LIMITS: FetchJwksOptions = { timeoutMs: 300, maxResponseBytes: 524_288 };
 
@@ -254,24 +253,21 @@ describe('fetchJwks through the proxy the environment names', () => {
   });
 });
 
-/** A JWKS over https on a loopback address, with a self-signed certificate for that address made by openssl for this run. */
+/** A JWKS over https on a loopback address, with a self-signed certificate for that address made for this run. */
 async function startHttpsJwksServer(document: object, host: '127.0.0.1' | '::1' = '127.0.0.1'): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-tls-'));
-  const [keyFile, caFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=loopback', '-addext', `subjectAltName=IP:${host}`, '-keyout', keyFile, '-out', caFile]);
-  const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (_request, response) => {
+  const certificate = await loopbackCertificate(host);
+  const server = createServer({ key: certificate.key, cert: certificate.cert }, (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=120' }).end(JSON.stringify(document));
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://${host === '::1' ? '[::1]' : host}:${port}/jwks`,
-    caFile,
+    caFile: certificate.caFile,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
-      rmSync(dir, { recursive: true, force: true });
+      certificate.remove();
     }),
   };
 }
@@ -281,14 +277,11 @@ async function fetchInChild(url: string, env: Record<string, string>): Promise<u
   const script = `require('./dist/keys/fetch-jwks.js').fetchJwks(${JSON.stringify(url)}, { timeoutMs: 5000, maxResponseBytes: 524288 })
     .then((answer) => console.log(JSON.stringify(answer)), (error) => console.log(JSON.stringify({ code: error.code, detail: error.detail })));`;
   const { PATH } = process.env;
-  return JSON.parse(await run(process.execPath, ['-e', script], { PATH: PATH ?? '', ...env }));
-}
-
-function run(command: string, args: string[], env?: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { env, timeout: 15_000, cwd: join(import.meta.dirname, '../..') }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} failed: ${stderr || error.message}`));
-      else resolve(stdout);
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], { env: { PATH: PATH ?? '', ...env }, timeout: 15_000, cwd: join(import.meta.dirname, '../..') }, (error, out, stderr) => {
+      if (error) reject(new Error(`node failed: ${stderr || error.message}`));
+      else resolve(out);
     });
   });
+  return JSON.parse(stdout);
 }

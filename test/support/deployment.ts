@@ -1,6 +1,7 @@
 // Small HTTP servers on 127.0.0.1 that answer like a deployed Cube, well or badly, for `probe`'s tests.
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { verify as jwtVerify } from 'jsonwebtoken';
 
@@ -14,7 +15,7 @@ export interface ReceivedRequest {
 }
 
 export interface Deployment {
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port>, or https:// when started with a certificate */
   readonly url: string;
   /** Every request so far, in order. */
   readonly requests: readonly ReceivedRequest[];
@@ -24,17 +25,18 @@ export interface Deployment {
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Starts a server on a free port of 127.0.0.1 answering with `handler`. */
-export async function startDeployment(handler: Handler): Promise<Deployment> {
+/** Starts a server on a free port of 127.0.0.1 answering with `handler`; over https with `tls` (a certificate for 127.0.0.1). */
+export async function startDeployment(handler: Handler, tls?: { readonly key: Buffer; readonly cert: Buffer }): Promise<Deployment> {
   const requests: ReceivedRequest[] = [];
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     requests.push({ path: request.url ?? '', headers: request.headers });
     handler(request, response);
-  });
+  };
+  const server = tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

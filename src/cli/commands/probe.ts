@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config/options';
 import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../config/env';
+import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';
@@ -139,7 +140,7 @@ async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): Promise
   } catch (error) {
     throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const token = text.trim().replace(/^bearer\s+/i, '');
+  const token = withoutBearer(text.trim());
   if (token === '') throw new UsageError(`no token in ${source}: it is empty`);
   if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
   return token;
@@ -178,6 +179,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     idpToken,
     noIdpToken: 'no identity-provider token: give one with --token-file <file> or --token -',
     timeoutMs: args.timeoutMs,
+    env: io.env,
   });
   const ok = checks.every((check) => check.verdict !== 'FAIL');
   if (args.json) writeJson(io.stdout, { url: args.base.href, origin: args.origin, timeoutMs: args.timeoutMs, ok, checks });

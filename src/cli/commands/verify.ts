@@ -1,4 +1,5 @@
 import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../hook/check-auth';
+import { withoutBearer } from '../../hook/request';
 import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config/options';
 import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../config/env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
@@ -150,7 +151,7 @@ function keyInfo(verdict: Verdict, secrets: readonly ApiSecret[]): KeyInfo | nul
 
 /** Shortened after the `Bearer ` prefix, which would otherwise hide that it is a JWS. */
 function shownToken(token: string): string {
-  return shortenToken(token.replace(/^bearer\s+/i, ''));
+  return shortenToken(withoutBearer(token));
 }
 
 function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Verdict, options: DualAuthOptions, secrets: readonly ApiSecret[]): VerifyReport {

@@ -1,7 +1,6 @@
 /** One GET to the deployment, bounded in time and size, with what came back or why nothing did. */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { exchange, Interrupted, readBody } from '../../http/exchange';
 
 /** Most of a body kept for judging: a Cube error is a few hundred bytes, /meta of a large model a few hundred KB. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -14,8 +13,10 @@ export type Answer =
 
 export interface GetOptions {
   readonly headers: Readonly<Record<string, string>>;
-  /** Deadline for the whole exchange, connection to last byte. */
+  /** Deadline for the whole exchange, connection (through the proxy too) to last byte. */
   readonly timeoutMs: number;
+  /** Where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read: the CLI's environment. */
+  readonly env: NodeJS.ProcessEnv;
   /** Milliseconds on a monotonic clock (tests pass their own). */
   readonly now?: () => number;
 }
@@ -38,35 +39,22 @@ function describeFailure(error: unknown, url: URL): string {
   return `cannot reach ${url.host}: ${code === undefined ? message : `${message} (${code})`}`;
 }
 
-/** GETs `url`; never rejects, never outlives `timeoutMs`, never keeps the connection (or the process) alive. */
-export function get(url: URL, { headers, timeoutMs, now = () => performance.now() }: GetOptions): Promise<Answer> {
+/**
+ * GETs `url` through the proxy the environment names, as the hook fetches keys; never rejects, never outlives
+ * `timeoutMs`, never keeps the connection (or the process) alive.
+ */
+export async function get(url: URL, { headers, timeoutMs, env, now = () => performance.now() }: GetOptions): Promise<Answer> {
   const started = now();
   const elapsed = () => Math.round(now() - started);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (answer: Answer) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      request.destroy();
-      resolve(answer);
-    };
-    const request = send(url, { method: 'GET', headers: { ...headers, connection: 'close' }, agent: false }, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => finish({ kind: 'answered', status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: elapsed() });
-      response.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        // Enough to judge: the rest is not read.
-        if (size >= MAX_BODY_BYTES) done();
-      });
-      response.on('end', done);
-      response.on('error', (error) => finish({ kind: 'unanswered', reason: describeFailure(error, url), ms: elapsed() }));
+  try {
+    const answer = await exchange(url, { headers: { ...headers, connection: 'close' }, timeoutMs, env }, async (response) => {
+      // Enough to judge: the rest is not read.
+      const body = await readBody(response, MAX_BODY_BYTES, undefined, 'cut');
+      return { status: response.statusCode ?? 0, text: body.toString('utf8') };
     });
-    const deadline = setTimeout(() => finish({ kind: 'unanswered', reason: `no complete answer within ${timeoutMs} ms`, ms: elapsed() }), timeoutMs);
-    request.on('error', (error) => finish({ kind: 'unanswered', reason: describeFailure(error, url), ms: elapsed() }));
-    request.end();
-  });
+    return { kind: 'answered', ...answer, ms: elapsed() };
+  } catch (error) {
+    const reason = error instanceof Interrupted ? `no complete answer within ${timeoutMs} ms` : describeFailure(error, url);
+    return { kind: 'unanswered', reason, ms: elapsed() };
+  }
 }

@@ -1,4 +1,6 @@
 /** What makes an answer of the deployment right or wrong, and how it is told without leaking what was sent. */
+import { maskTokens, TOKEN_MISSING_MESSAGE } from '../../errors';
+import { isObject } from '../../http/json';
 import type { Answer } from './http';
 
 export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
@@ -16,7 +18,7 @@ export interface Judgement {
 }
 
 /** The refusal of a request without a token: the hook's `ERR_TOKEN_MISSING`, which Cube sends as it is. */
-export const MISSING_TOKEN_BODY = Object.freeze({ error: 'Authentication required' });
+export const MISSING_TOKEN_BODY = Object.freeze({ error: TOKEN_MISSING_MESSAGE });
 
 /**
  * A line of a stack trace (`\n    at fn (file.js:1:2)`), raw or escaped inside JSON: what Cube sends along with a 500
@@ -29,8 +31,6 @@ const MAX_SHOWN = 64;
 
 /** Shorter signatures could match a body by chance (an HS256 signature has 43 characters). */
 const MIN_SIGNATURE_CHARS = 16;
-
-const JWT_LIKE = /eyJ[\w-]*(?:\.[\w-]*){0,2}/g;
 
 /** The parts of a sent token that must never come back: the whole token, and its signature (the part that proves it). */
 function secretParts(token: string): { readonly whole: string; readonly signature: string | undefined } {
@@ -58,7 +58,7 @@ function parsed(text: string): unknown {
 /** A member of the body, when the body is a JSON object. */
 function member(text: string, name: string): unknown {
   const body = parsed(text);
-  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  return isObject(body) ? body[name] : undefined;
 }
 
 /**
@@ -72,7 +72,7 @@ function masked(text: string, token: string | undefined): string {
     shown = shown.split(whole).join('[token]');
     if (signature !== undefined) shown = shown.split(signature).join('[signature]');
   }
-  shown = shown.replace(JWT_LIKE, '[token]');
+  shown = maskTokens(shown);
   return JSON.stringify(shown.length > MAX_SHOWN ? `${shown.slice(0, MAX_SHOWN)}...` : shown);
 }
 
@@ -91,8 +91,8 @@ function describeMeta(text: string): string | undefined {
 
 function sameBody(text: string, wanted: Readonly<Record<string, string>>): boolean {
   const body = parsed(text);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const entries = Object.entries(body as Record<string, unknown>);
+  if (!isObject(body)) return false;
+  const entries = Object.entries(body);
   return entries.length === Object.keys(wanted).length && entries.every(([name, value]) => wanted[name] === value);
 }
 

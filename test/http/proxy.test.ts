@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyFor } from '../../src/keys/proxy';
+import { proxyFor } from '../../src/http/proxy';
 
 const proxy = (url: string, env: NodeJS.ProcessEnv) => proxyFor(new URL(url), env)?.href;
 

@@ -2,7 +2,8 @@
  * Outbound requests through the proxy the environment names, as Cube's own JWKS fetcher does (it uses `proxy-agent`)
  * and as operators expect: `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones, never for a host that `NO_PROXY`
  * lists; a lower-case name, when set, wins over the upper-case one, as in curl. An https URL is tunnelled with
- * CONNECT, so the proxy never sees the key set in clear.
+ * CONNECT, so the proxy never sees in clear what is sent (a token, the service's API key) or answered (a key set).
+ * Loaded when the first request is sent (see exchange.ts), not with the hook.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -72,29 +73,48 @@ function covers(name: string, host: string): boolean {
   return list.check(host, hostFamily === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** A request to send: a GET unless said otherwise. */
+export interface Outgoing {
+  readonly method?: string;
+  readonly headers: http.OutgoingHttpHeaders;
+  readonly body?: string | undefined;
+}
+
 /**
- * GETs `url`, through `proxy` when one is given, and resolves with the answer's head; every error (of the proxy too)
- * rejects. Aborting `signal` ends whatever is under way, until the body is read: the proxy's CONNECT, the TLS
- * handshake through the tunnel, the request, the answer. A pending step that nobody could end would outlive the
- * fetch's deadline and hold every caller waiting on that fetch.
+ * Sends `outgoing` to `url`, through `proxy` when one is given, and resolves with the answer's head; every error (of
+ * the proxy too) rejects. Redirects are answers like any other: none is followed. A new connection each time, closed
+ * once the answer is read. Aborting `signal` rejects with its reason and ends whatever is under way, until the body
+ * is read: the proxy's CONNECT, the TLS handshake through the tunnel, the request, the answer. A pending step that
+ * nobody could end would outlive the caller's deadline and hold everyone waiting on that request.
  */
-export async function get(url: URL, headers: http.OutgoingHttpHeaders, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+export async function send(url: URL, outgoing: Outgoing, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+  // The caller's deadline may have passed while this module loaded: an abort listener added now would never run.
+  if (signal.aborted) throw signal.reason;
+  const { method = 'GET', headers, body } = outgoing;
   let request: http.ClientRequest;
   if (proxy === undefined) {
-    request = (url.protocol === 'https:' ? https : http).get(url, { agent: false, headers });
+    request = (url.protocol === 'https:' ? https : http).request(url, { method, agent: false, headers });
   } else if (url.protocol !== 'https:') {
     // A plain-http proxy takes the absolute URL as the request target (RFC 9112, section 3.2.2).
-    request = http.get({ host: proxy.hostname, port: proxy.port || 80, path: url.href, agent: false, headers: { ...headers, ...proxyAuthorization(proxy), host: url.host } });
+    request = http.request({ host: proxy.hostname, port: proxy.port || 80, method, path: url.href, agent: false, headers: { ...headers, ...proxyAuthorization(proxy), host: url.host } });
   } else {
     const socket = await tunnel(proxy, url, signal);
     // No agent: Node then takes the connection from `createConnection`, here the tunnel already secured.
-    request = https.get(url, { headers, createConnection: () => socket });
+    request = https.request(url, { method, headers, createConnection: () => socket });
   }
   return new Promise((resolve, reject) => {
-    signal.addEventListener('abort', () => request.destroy(), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        reject(signal.reason);
+        request.destroy();
+      },
+      { once: true },
+    );
     request.once('response', resolve);
     // Stays attached for the request's life, so a late socket error is never an unhandled 'error' event.
     request.on('error', reject);
+    request.end(body);
   });
 }
 

@@ -1,0 +1,29 @@
+/** What can be wrong with a URL we are given to send requests to, in the order the rule checks. */
+export type UrlProblem = 'not-a-url' | 'scheme' | 'credentials' | 'query-or-fragment';
+
+/** How a caller tells each problem to its reader (an operator's configuration error, a usage error, an API error). */
+export type UrlWording = Readonly<Record<UrlProblem, string>>;
+
+export interface UrlRule {
+  /** Whether the URL's scheme (and host, for a rule that allows plain http only locally) is allowed. Default: http or https. */
+  readonly scheme?: (url: URL) => boolean;
+  /** Refuse a query or a fragment: a base URL that paths are appended to, or an issuer (OpenID Connect Discovery 4). */
+  readonly bare?: boolean;
+}
+
+const HTTP = (url: URL): boolean => url.protocol === 'https:' || url.protocol === 'http:';
+
+/**
+ * The one rule for a URL we send requests to (an option's JWKS URL or issuer, a discovered `jwks_uri`, `probe`'s
+ * deployment, the service's base URL, a data provider's instance URL): it parses, its scheme is allowed, it carries no
+ * credentials (they would travel in every request and show in every message that names the URL), and, when `bare`,
+ * it has no query or fragment. `fail` throws the caller's error with the `wording` of the first problem found.
+ */
+export function checkedUrl(text: string, wording: UrlWording, fail: (message: string) => never, rule: UrlRule = {}): URL {
+  if (!URL.canParse(text)) fail(wording['not-a-url']);
+  const url = new URL(text);
+  if (!(rule.scheme ?? HTTP)(url)) fail(wording.scheme);
+  if (url.username !== '' || url.password !== '') fail(wording.credentials);
+  if (rule.bare === true && (url.search !== '' || url.hash !== '')) fail(wording['query-or-fragment']);
+  return url;
+}
