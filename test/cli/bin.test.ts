@@ -28,9 +28,7 @@ afterAll(() => server.close());
 
 /** Runs the bin and checks that neither the secret nor a whole token reached its output. */
 async function bin(args: string[], tokens: string[] = [], options: CliOptions = {}): Promise<CliResult> {
-  const result = await runBin(args, { env, ...options });
-  for (const secret of [SECRET, ...tokens]) expect(result.stdout + result.stderr).not.toContain(secret);
-  return result;
+  return runBin(args, { env, ...options, secrets: [SECRET, ...tokens] });
 }
 
 describe('cube-dual-auth, the built bin', () => {

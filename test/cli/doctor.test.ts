@@ -46,12 +46,9 @@ afterAll(async () => {
 });
 
 async function doctor(env: Record<string, string>, args: string[] = ['--json'], cwd = cubeProject): Promise<CliResult> {
-  const result = await runCli(['doctor', ...args], { env, cwd });
   // Whatever the environment, no secret is printed.
-  for (const [name, value] of Object.entries(env)) {
-    if (name.includes('SECRET')) for (const secret of value.split(',')) expect(result.stdout + result.stderr).not.toContain(secret);
-  }
-  return result;
+  const secrets = Object.entries(env).flatMap(([name, value]) => (name.includes('SECRET') ? value.split(',') : []));
+  return runCli(['doctor', ...args], { env, cwd, secrets });
 }
 
 function without(env: Record<string, string>, ...names: string[]): Record<string, string> {

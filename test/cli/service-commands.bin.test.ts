@@ -24,9 +24,7 @@ beforeEach(() => {
 
 /** Runs the bin with the CI job's environment and checks that neither the key nor the secret was printed. */
 async function ci(args: readonly string[]): Promise<CliResult> {
-  const result = await runBin(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, PREVIEW_SECRET } });
-  for (const secret of [API_KEY, PREVIEW_SECRET]) expect(result.stdout + result.stderr).not.toContain(secret);
-  return result;
+  return runBin(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, PREVIEW_SECRET }, secrets: [API_KEY, PREVIEW_SECRET] });
 }
 
 describe('versions promote, rollback and diff, spawned', () => {

@@ -23,9 +23,7 @@ beforeEach(() => {
 });
 
 async function cli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const result = await runCli(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, ...env } });
-  expect(result.stdout + result.stderr).not.toContain(API_KEY);
-  return result;
+  return runCli(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, ...env }, secrets: [API_KEY] });
 }
 
 describe('provider: a name that URL handling would turn into another path', () => {

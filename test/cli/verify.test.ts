@@ -43,11 +43,7 @@ const serviceToken = (payload: Record<string, unknown> = {}, secret = SECRET): s
 
 /** Runs verify and checks what must hold for every run: neither the secret nor the whole token is printed. */
 async function verify(token: string, args: string[] = [], options: CliOptions = {}): Promise<CliResult> {
-  const result = await runCli(['verify', ...args], { env, ...options });
-  const output = result.stdout + result.stderr;
-  expect(output).not.toContain(SECRET);
-  if (token.length > 0) expect(output).not.toContain(token);
-  return result;
+  return runCli(['verify', ...args], { env, ...options, secrets: token.length > 0 ? [SECRET, token] : [SECRET] });
 }
 
 async function verifyJson(token: string, args: string[] = [], options: CliOptions = {}): Promise<{ result: CliResult; json: VerifyJson }> {

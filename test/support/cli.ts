@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { run } from '../../src/cli/run';
 
 /**
@@ -28,6 +29,14 @@ export interface CliOptions {
   readonly cwd?: string;
   /** For a spawned run: the bin to run instead of {@link CLI}, such as a copy installed elsewhere. */
   readonly bin?: string;
+  /** Values that must never be printed (secrets, whole tokens): the run fails the test when one reached stdout or stderr. */
+  readonly secrets?: readonly string[];
+}
+
+/** The result, once none of `secrets` is found in what the command printed. */
+function printedNoSecret(result: CliResult, secrets: readonly string[] = []): CliResult {
+  for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret);
+  return result;
 }
 
 /** A stream that keeps what is written to it, as a terminal would show it (not a TTY: no colours). */
@@ -55,7 +64,7 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
   stdout.end();
   stderr.end();
   await Promise.all([finished(stdout), finished(stderr)]);
-  return { code, stdout: stdout.text, stderr: stderr.text, ms };
+  return printedNoSecret({ code, stdout: stdout.text, stderr: stderr.text, ms }, options.secrets);
 }
 
 /**
@@ -78,10 +87,10 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdin.end(options.stdin ?? '');
-  return new Promise((resolve, reject) => {
+  return new Promise<CliResult>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
-  });
+  }).then((result) => printedNoSecret(result, options.secrets));
 }
 
 /**
