@@ -5,6 +5,7 @@ import type { AuthEvent } from '../../src/events';
 import { DEFAULTS } from '../../src/config/options';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys';
 import { createClock, type FakeClock } from '../support/clock';
+import { rejectionOf } from '../support/requests';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
 import { startProxyServer, type ConnectMode, type ProxyServer } from '../support/proxy-server';
@@ -49,15 +50,12 @@ function makeStore(overrides: Partial<KeyStoreOptions> = {}): KeyStore {
   return store;
 }
 
+/** The refusal of a key the store cannot give at once: a promise that rejects with a refusal of the key-set path. */
 async function rejection(result: KeyObject | Promise<KeyObject> | Promise<void>): Promise<DualAuthError> {
   expect(result).toBeInstanceOf(Promise);
-  const error = await (result as Promise<unknown>).then(
-    () => expect.fail('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DualAuthError);
-  expect((error as DualAuthError).path).toBe('key-set');
-  return error as DualAuthError;
+  const error = await rejectionOf(result as Promise<unknown>);
+  expect(error.path).toBe('key-set');
+  return error;
 }
 
 function sameKey(actual: KeyObject, pair: TestKeyPair): void {

@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { diffDefinitions, EmbeddableApiError, EmbeddableResponseError, EmbeddableValidationError, type DashboardDefinition, type EmbeddableClient } from '../../src/service';
 import { definitionAt, type ContractServer } from '../support/contract-server';
-import { clientFor, rejection, serverWithDashboard } from './helpers';
+import { clientFor, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 /** The contract server's definition of `label`, as a typed copy to change. */
 function sample(label = 'v1'): DashboardDefinition {
@@ -135,21 +136,21 @@ describe('diffVersions', () => {
     [undefined, 'production', 'v2', 'versionA', 'BUILDER-172'],
     [undefined, 'v1', 'latest', 'versionB', undefined],
   ])('dashboard %j, %j, %j: refused before sending (%s)', async (badId, a, b, field, code) => {
-    const error = await rejection(client.diffVersions(badId ?? id, a, b));
+    const error = await rejectionOf(client.diffVersions(badId ?? id, a, b), Error);
     expect(error).toBeInstanceOf(EmbeddableValidationError);
     expect(error).toMatchObject({ field, code, operation: 'diffVersions' });
     expect(server.requests).toHaveLength(0);
   });
 
   test('a version that does not exist is reported by the service (404)', async () => {
-    const error = await rejection(client.diffVersions(id, 'v1', 'v99'));
+    const error = await rejectionOf(client.diffVersions(id, 'v1', 'v99'), Error);
     expect(error).toBeInstanceOf(EmbeddableApiError);
     expect(error).toMatchObject({ operation: 'diffVersions', status: 404 });
   });
 
   test('a section that is not a list of objects is an unexpected answer, not "everything removed"', async () => {
     server.fail({ path: '/v2/metadata', times: 1, action: { status: 200, body: JSON.stringify({ ...definitionAt('v2'), widgets: { a: 1 } }) } });
-    const error = await rejection(client.diffVersions(id, 'v1', 'v2'));
+    const error = await rejectionOf(client.diffVersions(id, 'v1', 'v2'), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);
     expect(error.message).toBe('diffVersions: the service answered HTTP 200 with an unexpected body: `widgets` is not an array of objects');
   });

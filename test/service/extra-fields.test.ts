@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { EmbeddableValidationError, type EmbeddableClient, type SecurityTokenRequest } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, rejection, SECRET, serverWithDashboard } from './helpers';
+import { clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
@@ -27,7 +28,7 @@ const request = (change: Partial<SecurityTokenRequest>): SecurityTokenRequest =>
 
 /** The call is refused naming `field`, and no request reached the service. */
 async function refused(change: Partial<SecurityTokenRequest>, field: string): Promise<string> {
-  const error = await rejection(client.createSecurityToken(request(change)));
+  const error = await rejectionOf(client.createSecurityToken(request(change)), Error);
   expect(error).toBeInstanceOf(EmbeddableValidationError);
   expect(error).toMatchObject({ field, operation: 'createSecurityToken' });
   expect(server.requests).toEqual([]);

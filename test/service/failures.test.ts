@@ -10,7 +10,8 @@ import {
   type EmbeddableClient,
 } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { API_KEY, clientFor, expectNoSecrets, rejection, SECRET, serverWithDashboard } from './helpers';
+import { API_KEY, clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
@@ -25,14 +26,14 @@ afterEach(() => server.close());
 const provider = { name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } };
 
 async function apiError(promise: Promise<unknown>): Promise<EmbeddableApiError> {
-  const error = await rejection(promise);
+  const error = await rejectionOf(promise, Error);
   expect(error).toBeInstanceOf(EmbeddableApiError);
   expectNoSecrets(error);
   return error as EmbeddableApiError;
 }
 
 async function networkError(promise: Promise<unknown>): Promise<EmbeddableNetworkError> {
-  const error = await rejection(promise);
+  const error = await rejectionOf(promise, Error);
   expect(error).toBeInstanceOf(EmbeddableNetworkError);
   expectNoSecrets(error);
   return error as EmbeddableNetworkError;
@@ -249,7 +250,7 @@ describe('unexpected successful answers', () => {
     ['an empty body', '', 'expected the saved-versions list'],
   ])('%s is an EmbeddableResponseError', async (_name, body, problem) => {
     server.fail({ times: 1, action: { status: 200, body } });
-    const error = await rejection(client.listSavedVersions(id));
+    const error = await rejectionOf(client.listSavedVersions(id), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);
     expect(error.message).toContain(problem);
   });
@@ -261,7 +262,7 @@ describe('unexpected successful answers', () => {
     ['getVersionDefinition', () => client.getVersionDefinition(id, 'v1'), '[]', 'expected the dashboard definition'],
   ])('%s with an unreadable answer is an EmbeddableResponseError', async (_name, call, body, problem) => {
     server.fail({ times: 1, action: { status: 200, body } });
-    const error = await rejection(call());
+    const error = await rejectionOf(call(), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);
     expect(error.message).toContain(problem);
   });

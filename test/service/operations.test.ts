@@ -1,14 +1,18 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CUBE_DATA_PROVIDER_TYPE, MAX_LISTED_VERSIONS, type EmbeddableClient } from '../../src/service';
+import { createClock, type FakeClock } from '../support/clock';
 import type { ContractServer } from '../support/contract-server';
-import { API_KEY, clientFor, SECRET, serverWithDashboard } from './helpers';
+import { API_KEY, clientFor, SECRET, serverWithDashboard } from '../support/service-client';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
+/** The service's clock: the times it writes move only when a test moves it. */
+let clock: FakeClock;
 
 beforeEach(async () => {
-  ({ server, id } = await serverWithDashboard(35));
+  clock = createClock(Date.parse('2024-03-02T09:00:00.000Z'));
+  ({ server, id } = await serverWithDashboard(35, { clock: clock.now }));
   client = clientFor(server);
 });
 afterEach(() => server.close());
@@ -62,7 +66,7 @@ describe('saved versions', () => {
 
   test('publishing again is idempotent: the tag and its time stay the same', async () => {
     const once = await client.publishVersion(id, 'v5', ['production']);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(5);
     const twice = await client.publishVersion(id, 'v5', ['production']);
     expect(twice).toEqual(once);
   });

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { createEmbeddableClient, EmbeddableValidationError, type EmbeddableClientOptions } from '../../src/service';
-import { API_KEY, expectNoSecrets } from './helpers';
+import { API_KEY, expectNoSecrets } from '../support/service-client';
 
 function optionError(options: unknown): EmbeddableValidationError {
   try {

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { EmbeddableStateError, type EmbeddableClient } from '../../src/service';
 import { definitionAt, type ContractServer } from '../support/contract-server';
-import { clientFor, rejection, serverWithDashboard } from './helpers';
+import { clientFor, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
@@ -32,7 +33,7 @@ function answerWith(method: string, path: string, text: string): void {
 }
 
 async function refusedAbsent(promise: Promise<unknown>, tag: string): Promise<void> {
-  const error = await rejection(promise);
+  const error = await rejectionOf(promise, Error);
   expect(error).toBeInstanceOf(EmbeddableStateError);
   expect(error).toMatchObject({ code: 'ERR_TAG_ABSENT' });
   expect(error.message).toContain(`${tag} is not set on this dashboard`);

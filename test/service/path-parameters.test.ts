@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { embeddableEndpoints, EmbeddableApiError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, SECRET, serverWithDashboard } from './helpers';
+import { clientFor, SECRET, serverWithDashboard } from '../support/service-client';
 
 let server: ContractServer;
 let client: EmbeddableClient;

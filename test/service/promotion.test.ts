@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { EmbeddableApiError, EmbeddableResponseError, EmbeddableStateError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, rejection, serverWithDashboard } from './helpers';
+import { clientFor, expectNoSecrets, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
@@ -24,7 +25,7 @@ function sent(from = 0): string[] {
 
 /** A refusal of our own, before any request. */
 async function invalid(call: Promise<unknown>, field: string, code?: string): Promise<void> {
-  const error = await rejection(call);
+  const error = await rejectionOf(call, Error);
   expect(error).toBeInstanceOf(EmbeddableValidationError);
   expect(error).toMatchObject({ field, code });
   expect(server.requests).toHaveLength(0);
@@ -33,7 +34,7 @@ async function invalid(call: Promise<unknown>, field: string, code?: string): Pr
 /** A refusal because of the dashboard's tags: the list was read, nothing published. */
 async function stateRefusal(call: () => Promise<unknown>, code: string): Promise<EmbeddableStateError> {
   const published = server.requestsTo('POST', '/publish').length;
-  const error = await rejection(call());
+  const error = await rejectionOf(call(), Error);
   expect(error).toBeInstanceOf(EmbeddableStateError);
   expect((error as EmbeddableStateError).code).toBe(code);
   expectNoSecrets(error);
@@ -93,7 +94,7 @@ describe('promoteVersion', () => {
   test('a service error while publishing is reported under promoteVersion', async () => {
     await client.publishVersion(id, 'v8', ['staging']);
     server.fail({ method: 'POST', path: '/publish', times: 1, action: { status: 401, body: '{"errorCode":"BUILDER-998"}' } });
-    const error = await rejection(client.promoteVersion(id, 'staging', ['production']));
+    const error = await rejectionOf(client.promoteVersion(id, 'staging', ['production']), Error);
     expect(error).toBeInstanceOf(EmbeddableApiError);
     expect(error).toMatchObject({ operation: 'promoteVersion', status: 401, code: 'BUILDER-998' });
     expectNoSecrets(error);
@@ -103,7 +104,7 @@ describe('promoteVersion', () => {
     await client.publishVersion(id, 'v8', ['staging']);
     const before = server.requests.length;
     server.fail({ method: 'GET', times: 3, action: { status: 503 } });
-    const error = await rejection(client.promoteVersion(id, 'staging', ['production']));
+    const error = await rejectionOf(client.promoteVersion(id, 'staging', ['production']), Error);
     expect(error).toMatchObject({ operation: 'promoteVersion', status: 503, attempts: 3 });
     expect(sent(before)).toEqual(['GET /saved-versions', 'GET /saved-versions', 'GET /saved-versions']);
   });
@@ -179,7 +180,7 @@ describe('rollbackTag', () => {
   test('a listed version without a saved-at is an unexpected answer, not a guess', async () => {
     const list = { tags: { production: { version: 'v2' } }, 'saved-versions': [{ version: 'v2' }, { version: 'v1', 'saved-at': '2024-03-01T00:00:00.000Z' }] };
     server.fail({ method: 'GET', times: 1, action: { status: 200, body: JSON.stringify(list) } });
-    const error = await rejection(client.rollbackTag(id, 'production'));
+    const error = await rejectionOf(client.rollbackTag(id, 'production'), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);
     expect(error.message).toContain('saved version "v2" has no ISO 8601 saved-at');
     expect(server.requestsTo('POST', '/publish')).toHaveLength(0);
@@ -196,7 +197,7 @@ describe('rollbackTag', () => {
 
   test('a target that does not exist is refused by the service with BUILDER-120', async () => {
     await client.publishVersion(id, 'v5', ['production']);
-    const error = await rejection(client.rollbackTag(id, 'production', 'v99'));
+    const error = await rejectionOf(client.rollbackTag(id, 'production', 'v99'), Error);
     expect(error).toMatchObject({ operation: 'rollbackTag', status: 404, code: 'BUILDER-120' });
     expect(server.dashboards.get(id)?.tags.get('production')?.version).toBe('v5');
   });

@@ -8,7 +8,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { DEFAULT_MAX_RESPONSE_BYTES, EmbeddableResponseError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer, StreamOutcome } from '../support/contract-server';
-import { clientFor, expectNoSecrets, rejection, serverWithDashboard } from './helpers';
+import { clientFor, expectNoSecrets, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 const MiB = 1024 * 1024;
 /** What the server offers: far more than any limit below. */
@@ -28,7 +29,7 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 async function tooLarge(promise: Promise<unknown>, limit: number): Promise<EmbeddableResponseError> {
-  const error = await rejection(promise);
+  const error = await rejectionOf(promise, Error);
   expect(error).toBeInstanceOf(EmbeddableResponseError);
   expect(error).toMatchObject({ code: 'ERR_TOO_LARGE' });
   expect(error.message).toContain(`the limit of ${limit} bytes (maxResponseBytes)`);

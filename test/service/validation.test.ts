@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, rejection, SECRET, serverWithDashboard } from './helpers';
+import { clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
@@ -16,7 +17,7 @@ afterAll(() => server.close());
 /** Runs a call that must be refused by our own validation, and checks nothing was sent. */
 async function refused(call: () => Promise<unknown>, field: string, code?: string): Promise<EmbeddableValidationError> {
   const before = server.requests.length;
-  const error = await rejection(call());
+  const error = await rejectionOf(call(), Error);
   expect(error).toBeInstanceOf(EmbeddableValidationError);
   const validation = error as EmbeddableValidationError;
   expect(validation.field).toBe(field);

@@ -85,6 +85,8 @@ export interface ContractServerOptions {
   readonly apiKey: string;
   /** Return `credentials.secretKey` in data-provider records (to test that callers never print it). Default false. */
   readonly echoSecretKey?: boolean;
+  /** Epoch milliseconds, read for the times the server writes (a tag's `updatedAt`). Default the real clock. */
+  readonly clock?: () => number;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -274,7 +276,7 @@ export class ContractServer {
     if (!dashboard || !LABEL.test(version) || !dashboard.versions.some((v) => v.label === version)) {
       return refuse(res, 404, 'saved version not found', 'BUILDER-120');
     }
-    const now = new Date().toISOString();
+    const now = new Date((this.options.clock ?? Date.now)()).toISOString();
     for (const tag of tags as Tag[]) {
       // Part 3: publishing the version a tag already points to leaves it unchanged (idempotent).
       if (dashboard.tags.get(tag)?.version !== version) dashboard.tags.set(tag, { version, updatedAt: now });

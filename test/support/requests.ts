@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { DualAuthError } from '../../src';
+import { DualAuthError } from '../../src';
 
 /** A request as Cube's HTTP gateway passes it: Node headers, lower-cased. */
 export interface FakeRequest {
@@ -17,14 +17,22 @@ export function appRequest(): FakeRequest {
   return { headers: {} };
 }
 
-/** Awaits a promise that must reject with a rejection, and returns it for assertions. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<DualAuthError> {
+/**
+ * Awaits a promise that must reject with an instance of `type`: a refusal, a {@link DualAuthError}, unless another
+ * class is given (the service client's errors). Returns the error for assertions.
+ */
+export async function rejectionOf<E extends Error = DualAuthError>(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => E = DualAuthError as unknown as abstract new (...args: never[]) => E,
+): Promise<E> {
   const outcome = await promise.then(
     (value) => ({ resolved: value }),
     (error: unknown) => ({ error }),
   );
   expect(outcome, 'expected a rejection').toHaveProperty('error');
-  return (outcome as { error: DualAuthError }).error;
+  const { error } = outcome as { error: unknown };
+  expect(error).toBeInstanceOf(type);
+  return error as E;
 }
 
 /**

@@ -1,31 +1,21 @@
+/** The service client's tests: a contract server with a dashboard, a client for it, and the secrets no error may show. */
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import { createEmbeddableClient, type EmbeddableClientOptions } from '../../src/service';
-import { startContractServer, type ContractServer } from '../support/contract-server';
+import { startContractServer, type ContractServer, type ContractServerOptions } from './contract-server';
 
 export const API_KEY = 'emb_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 export const SECRET = 'cube-secret-Zq81LmA0pX7rT2';
 
-/** A running contract server with one dashboard of `versions` saved versions. */
-export async function serverWithDashboard(versions = 5): Promise<{ server: ContractServer; id: string }> {
-  const server = await startContractServer({ apiKey: API_KEY });
+/** A running contract server (with `options`) with one dashboard of `versions` saved versions. */
+export async function serverWithDashboard(versions = 5, options: Omit<ContractServerOptions, 'apiKey'> = {}): Promise<{ server: ContractServer; id: string }> {
+  const server = await startContractServer({ ...options, apiKey: API_KEY });
   return { server, id: server.addDashboard(versions) };
 }
 
 /** A client for the server, with fast retries so that tests do not wait. */
 export function clientFor(server: ContractServer, options: Partial<EmbeddableClientOptions> = {}) {
   return createEmbeddableClient({ apiKey: API_KEY, baseUrl: server.baseUrl, retryDelayMs: 1, ...options });
-}
-
-/** The rejection of `promise`, failing the test if it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(Error);
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** Asserts that no rendering of the error (message, stack, inspect with causes) contains a secret. */
