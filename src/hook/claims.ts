@@ -1,8 +1,9 @@
 /**
- * Registered claims: the policy each path applies, the rejections (messages) for every claim failure, and the
- * rules jsonwebtoken does not have. jsonwebtoken checks `exp`, `nbf`, `aud`, `iss`, `sub` and the maximum age;
- * verification.ts maps its errors onto the rejections made here.
+ * Registered claims, in one place: the policy each path applies, the checks left to jsonwebtoken (as its options),
+ * the rules it does not have, and the rejections (messages) for every claim failure, whoever found it.
+ * verification.ts maps jsonwebtoken's errors onto the rejections made here.
  */
+import type { VerifyOptions } from 'jsonwebtoken';
 import type { ResolvedOptions } from '../config/options';
 import { DualAuthError, quote, type AuthPath } from '../errors';
 import type { IdentityProvider } from '../config/identity-providers';
@@ -29,6 +30,21 @@ export function claimPolicy(options: ResolvedOptions, provider?: IdentityProvide
   return { path: 'key-set', clockTolerance, maxTokenAge, audience: provider.audience, issuer: provider.issuers, subject: provider.subject };
 }
 
+/**
+ * What jsonwebtoken checks for the policy: `exp` and `nbf` when present, with the clock tolerance, `aud`, `iss` and
+ * `sub` when the policy names them, and the age by `iat` under a maximum. The clock is the verifier's, per call.
+ */
+export function jsonwebtokenChecks(policy: ClaimPolicy): VerifyOptions {
+  const { audience, issuer, subject, maxTokenAge, clockTolerance } = policy;
+  return {
+    clockTolerance,
+    ...(audience && { audience: audience as [string] }),
+    ...(issuer && { issuer: issuer as [string] }),
+    ...(subject !== undefined && { subject }),
+    ...(maxTokenAge !== undefined && { maxAge: maxTokenAge }),
+  };
+}
+
 type TimeClaim = 'exp' | 'nbf' | 'iat';
 
 function iso(seconds: unknown): string {
@@ -36,7 +52,15 @@ function iso(seconds: unknown): string {
   return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The rejection for each claim failure, whoever found it. */
+function notNumericDate(claim: TimeClaim, { path }: ClaimPolicy): DualAuthError {
+  return new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a number of seconds since 1970`, path);
+}
+
+/**
+ * The rejection for each claim failure, whoever found it. Times are named from the token's own claims, not from the
+ * dates on jsonwebtoken's errors: a Date holds no time beyond 8.64e15 ms either side of 1970, and a claim such as
+ * `"exp": -1e300`, which jsonwebtoken finds expired, is still named as the token has it.
+ */
 export const claimRejections = {
   expired: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
     new DualAuthError('ERR_TOKEN_EXPIRED', `Token expired at ${iso(own(payload, 'exp'))}`, path),
@@ -46,10 +70,12 @@ export const claimRejections = {
     const issued = `Token issued at ${iso(own(payload, 'iat'))} is older than`;
     return new DualAuthError('ERR_TOKEN_TOO_OLD', `${issued} this deployment accepts`, path, `${issued} the maximum age of ${maxTokenAge} s`);
   },
-  notNumericDate: (claim: TimeClaim, { path }: ClaimPolicy) =>
-    new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a number of seconds since 1970`, path),
-  iatMissing: ({ path }: ClaimPolicy) =>
-    new DualAuthError('ERR_CLAIM_INVALID', 'Claim "iat" is required: tokens older than the maximum token age are refused', path),
+  notNumericDate,
+  /** jsonwebtoken needs a numeric `iat` under a maximum age: missing, or not a number. */
+  iatRequired: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
+    own(payload, 'iat') === undefined
+      ? new DualAuthError('ERR_CLAIM_INVALID', 'Claim "iat" is required: tokens older than the maximum token age are refused', policy.path)
+      : notNumericDate('iat', policy),
   iatInFuture: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
     new DualAuthError('ERR_CLAIM_INVALID', `Claim "iat" is in the future (${iso(own(payload, 'iat'))}): the issuer's clock is ahead`, path),
   notString: (claim: 'iss' | 'sub', { path }: ClaimPolicy) =>
@@ -83,9 +109,11 @@ function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: reado
  *   "never expires"), `iat` included when no maximum age asks for it;
  * - with a maximum age, `iat` is not later than now plus the clock tolerance (a future `iat` would stretch the age);
  * - `iss` and `sub` are single strings (RFC 7519 4.1.1-4.1.2), whether or not they are checked against a value.
- * Returns the moment (epoch ms) from which verification refuses the token: `exp`, or `iat` plus the maximum token
- * age, each with the clock tolerance, exactly as jsonwebtoken compares them; Infinity when neither applies. The
- * verified-token cache answers until then and no longer.
+ * Returns the moment (epoch ms) from which verification refuses the token, for the verified-token cache to answer
+ * until then and no longer: `exp`, or `iat` plus the maximum token age, each with the clock tolerance; Infinity when
+ * neither applies. jsonwebtoken only answers whether a token passes at the clock it is given, so that moment is
+ * worked out here from the thresholds it compares the clock with (`now >= exp + tolerance`, `now >= iat + maxAge +
+ * tolerance`); the comparisons themselves are its own.
  */
 export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolicy, nowSeconds: number): number {
   // Read by name here, where V8 reads them as fields of the payload's shape (see ownValue).
@@ -114,6 +142,6 @@ function singleString(payload: Record<string, unknown>, claim: 'iss' | 'sub', re
 function numericDate(payload: Record<string, unknown>, claim: TimeClaim, read: unknown, policy: ClaimPolicy): number | undefined {
   const value = ownValue(payload, claim, read);
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw claimRejections.notNumericDate(claim, policy);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw notNumericDate(claim, policy);
   return value;
 }

@@ -1,48 +1,55 @@
 /**
  * Verification by jsonwebtoken: signature, `exp`, `nbf`, `aud`, `iss`, `sub` and the maximum age, with a key
- * prepared once as a `KeyObject` and the algorithm pinned by the path. Every error it throws is mapped onto a
- * stable code and our own message, so no text of the library reaches a caller.
+ * prepared once as a `KeyObject`, judged fit for the algorithm first, and the algorithm pinned by the path. Every
+ * error it throws is mapped onto a stable code and our own message, so no text of the library reaches a caller.
  */
 import type { KeyObject } from 'node:crypto';
-import { JsonWebTokenError, NotBeforeError, TokenExpiredError, verify, type Algorithm, type VerifyOptions } from 'jsonwebtoken';
-import { checkClaims, claimRejections, type ClaimPolicy } from './claims';
+import { JsonWebTokenError, NotBeforeError, TokenExpiredError, verify, type VerifyOptions } from 'jsonwebtoken';
+import { algorithmFacts, type Algorithm } from '../algorithms';
+import { checkClaims, claimRejections, jsonwebtokenChecks, type ClaimPolicy } from './claims';
 import { DualAuthError, quote } from '../errors';
+import { keyMisfit, type KeyMisfit } from '../keys/key-facts';
 import type { DecodedToken } from './token';
 
 type Payload = Record<string, unknown>;
-type Mapping = (payload: Payload, policy: ClaimPolicy, alg: string) => DualAuthError;
 
-const malformed: Mapping = (_, { path }) => new DualAuthError('ERR_TOKEN_MALFORMED', 'Malformed token: not a compact JWS', path);
-const unfitKey: Mapping = (_, { path }, alg) => new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(alg)} cannot be verified with this key`, path);
+/** A path's rejection of a token whose signature does not match the key. */
+export type SignatureRejection = (token: DecodedToken) => DualAuthError;
+/** A path's rejection of a key that may not verify the token's algorithm, and why ({@link keyMisfit}). */
+export type MisfitRejection = (token: DecodedToken, misfit: KeyMisfit) => DualAuthError;
 
-/** jsonwebtoken 9's `JsonWebTokenError` messages, each with the rejection it means. */
-const BY_MESSAGE: ReadonlyMap<string, Mapping> = new Map<string, Mapping>([
-  ['invalid exp value', (_, policy) => claimRejections.notNumericDate('exp', policy)],
-  ['invalid nbf value', (_, policy) => claimRejections.notNumericDate('nbf', policy)],
-  [
-    'iat required when maxAge is specified',
-    (payload, policy) => (payload.iat === undefined ? claimRejections.iatMissing(policy) : claimRejections.notNumericDate('iat', policy)),
-  ],
-  ['invalid algorithm', unfitKey],
-  ['jwt malformed', malformed],
-  ['invalid token', malformed],
-  ['jwt signature is required', malformed],
-]);
+type Meaning = (token: DecodedToken, policy: ClaimPolicy, invalidSignature: SignatureRejection) => DualAuthError;
 
-/** Messages that jsonwebtoken completes with the expected values. */
-const BY_PREFIX: readonly (readonly [string, Mapping])[] = [
-  ['jwt audience invalid', claimRejections.audience],
-  ['jwt issuer invalid', claimRejections.issuer],
-  ['jwt subject invalid', claimRejections.subject],
-  ['secretOrPublicKey must be', unfitKey],
-];
+const INVALID_SIGNATURE = 'invalid signature';
+
+const malformed = (path: ClaimPolicy['path']): DualAuthError => new DualAuthError('ERR_TOKEN_MALFORMED', 'Malformed token: not a compact JWS', path);
 
 /**
- * Characters of an ECDSA signature's base64url text (RFC 7518 3.4: R and S side by side, each as long as the curve's
- * order, 32, 48 and 66 bytes). jsonwebtoken's ECDSA check throws a `TypeError` for any other length instead of
- * saying the signature is invalid, so the length is checked here first.
+ * The messages of jsonwebtoken 9 that the mapping reads, because one class of its errors stands for several failures
+ * (`JsonWebTokenError` for most, `TokenExpiredError` for `exp` and the maximum age); each with that class and what
+ * it means here. Matched whole, or by its beginning where jsonwebtoken appends the values it expected (`prefix`).
+ * test/hook/verification.test.ts makes the installed jsonwebtoken say every one, so a release that rewords one fails
+ * in CI instead of turning a refusal into ERR_INTERNAL. A class that stands for one failure is mapped by the class.
  */
-const ECDSA_SIGNATURE_LENGTH: Readonly<Partial<Record<Algorithm, number>>> = { ES256: 86, ES384: 128, ES512: 176 };
+export const JSONWEBTOKEN_MESSAGES: readonly {
+  readonly error: new (...args: never[]) => JsonWebTokenError;
+  readonly text: string;
+  readonly prefix?: true;
+  readonly means: Meaning;
+}[] = [
+  { error: TokenExpiredError, text: 'maxAge exceeded', means: (token, policy) => claimRejections.tooOld(token.payload, policy) },
+  { error: JsonWebTokenError, text: INVALID_SIGNATURE, means: (token, _, invalidSignature) => invalidSignature(token) },
+  { error: JsonWebTokenError, text: 'invalid exp value', means: (_, policy) => claimRejections.notNumericDate('exp', policy) },
+  { error: JsonWebTokenError, text: 'invalid nbf value', means: (_, policy) => claimRejections.notNumericDate('nbf', policy) },
+  { error: JsonWebTokenError, text: 'iat required when maxAge is specified', means: (token, policy) => claimRejections.iatRequired(token.payload, policy) },
+  { error: JsonWebTokenError, text: 'jwt audience invalid', prefix: true, means: (token, policy) => claimRejections.audience(token.payload, policy) },
+  { error: JsonWebTokenError, text: 'jwt issuer invalid', prefix: true, means: (token, policy) => claimRejections.issuer(token.payload, policy) },
+  { error: JsonWebTokenError, text: 'jwt subject invalid', prefix: true, means: (token, policy) => claimRejections.subject(token.payload, policy) },
+  // The token's form, which decoding has vetted before: should jsonwebtoken still find fault with it, it is malformed.
+  { error: JsonWebTokenError, text: 'jwt malformed', means: (_, { path }) => malformed(path) },
+  { error: JsonWebTokenError, text: 'invalid token', means: (_, { path }) => malformed(path) },
+  { error: JsonWebTokenError, text: 'jwt signature is required', means: (_, { path }) => malformed(path) },
+];
 
 /** Verifies tokens of one algorithm for one path's claim policy. */
 export class TokenVerifier {
@@ -51,30 +58,26 @@ export class TokenVerifier {
    * which copies its options first, so one object serves every request without an allocation.
    */
   private readonly options: VerifyOptions & { clockTimestamp: number };
-  /** The only length a signature of this algorithm can have, where jsonwebtoken would fail on another. */
+  /**
+   * The only length a signature of this algorithm can have, checked here: jsonwebtoken's ECDSA check throws a
+   * `TypeError` for any other length instead of saying the signature is invalid.
+   */
   private readonly signatureLength: number | undefined;
 
   /**
    * @param alg the one algorithm accepted (the path has already matched the token's header against it)
    * @param policy the claims to check
    * @param invalidSignature the path's own rejection for a signature that does not match
+   * @param misfitKey the path's own rejection for a key that may not verify `alg`; without one, the key is not named
    */
   constructor(
     private readonly alg: Algorithm,
     private readonly policy: ClaimPolicy,
-    private readonly invalidSignature: (token: DecodedToken) => DualAuthError,
+    private readonly invalidSignature: SignatureRejection,
+    private readonly misfitKey?: MisfitRejection,
   ) {
-    const { audience, issuer, subject, maxTokenAge, clockTolerance } = policy;
-    this.signatureLength = ECDSA_SIGNATURE_LENGTH[alg];
-    this.options = {
-      algorithms: [alg],
-      clockTolerance,
-      clockTimestamp: 0,
-      ...(audience && { audience: audience as [string] }),
-      ...(issuer && { issuer: issuer as [string] }),
-      ...(subject !== undefined && { subject }),
-      ...(maxTokenAge !== undefined && { maxAge: maxTokenAge }),
-    };
+    this.signatureLength = algorithmFacts(alg)?.signatureLength;
+    this.options = { ...jsonwebtokenChecks(policy), algorithms: [alg], clockTimestamp: 0 };
   }
 
   /**
@@ -83,17 +86,21 @@ export class TokenVerifier {
    * error when it is none that jsonwebtoken documents.
    */
   verify(token: DecodedToken, key: KeyObject, nowMs: number): { readonly payload: Payload; readonly refusedFrom: number } {
+    const misfit = keyMisfit(key, this.alg);
+    if (misfit !== undefined) {
+      throw this.misfitKey?.(token, misfit) ?? new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(this.alg)} cannot be verified with this key`, this.policy.path);
+    }
     const nowSeconds = nowMs / 1000;
     this.options.clockTimestamp = nowSeconds;
     let payload: unknown;
     try {
-      if (this.signatureLength !== undefined && token.signatureLength !== this.signatureLength) throw new JsonWebTokenError('invalid signature');
+      if (this.signatureLength !== undefined && token.signatureLength !== this.signatureLength) throw new JsonWebTokenError(INVALID_SIGNATURE);
       payload = verify(token.raw, key, this.options);
     } catch (error) {
       throw this.rejection(error, token);
     }
     // A payload that opened like an object but was not valid JSON comes back from jsonwebtoken as a string.
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? malformed({}, this.policy, this.alg);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? malformed(this.policy.path);
     return { payload: payload as Payload, refusedFrom: checkClaims(payload as Payload, this.policy, nowSeconds) };
   }
 
@@ -101,14 +108,12 @@ export class TokenVerifier {
     // The token's own faults first: the library reports a malformed token as whatever check it failed.
     const malformation = token.malformation();
     if (malformation) return malformation;
-    const { payload } = token;
-    if (error instanceof TokenExpiredError) {
-      return error.message === 'maxAge exceeded' ? claimRejections.tooOld(payload, this.policy) : claimRejections.expired(payload, this.policy);
-    }
-    if (error instanceof NotBeforeError) return claimRejections.notYetValid(payload, this.policy);
+    if (error instanceof NotBeforeError) return claimRejections.notYetValid(token.payload, this.policy);
     if (!(error instanceof JsonWebTokenError)) return error;
-    if (error.message === 'invalid signature') return this.invalidSignature(token);
-    const mapping = BY_MESSAGE.get(error.message) ?? BY_PREFIX.find(([prefix]) => error.message.startsWith(prefix))?.[1];
-    return mapping ? mapping(payload, this.policy, this.alg) : error;
+    const { message } = error;
+    const known = JSONWEBTOKEN_MESSAGES.find(({ error: type, text, prefix }) => error instanceof type && (prefix ? message.startsWith(text) : message === text));
+    if (known) return known.means(token, this.policy, this.invalidSignature);
+    // A `TokenExpiredError` that is not the maximum age's is `exp`'s.
+    return error instanceof TokenExpiredError ? claimRejections.expired(token.payload, this.policy) : error;
   }
 }

@@ -1,26 +1,80 @@
 /**
- * What a key set said about each key, kept beside its `KeyObject` (the key store hands out `KeyObject`s only):
- * the one algorithm its JWK names, if any, and a thumbprint of the key itself, so that a key replaced under the
- * same `kid` is told apart from the one it replaced.
+ * What is known of a key beyond its `KeyObject` (the key store hands out `KeyObject`s only): what its key set said
+ * of it, kept beside it, and the one rule for whether it may verify tokens of an algorithm, which every layer asks
+ * (loading a key set, and each verification before jsonwebtoken is called).
  */
 import { createHash, type KeyObject } from 'node:crypto';
+import { algorithmFacts, type Algorithm, type AlgorithmFacts } from '../algorithms';
 
 export interface KeyFacts {
-  /** The JWK's `alg`: the key verifies tokens of that algorithm only (RFC 8725 3.1, RFC 7517 4.4). */
-  readonly alg: string | undefined;
-  /** SHA-256 of the public key's SPKI encoding, base64url. */
+  /** SHA-256 of the public key's SPKI encoding, base64url: a key replaced under the same `kid` is told apart by it. */
   readonly thumbprint: string;
 }
 
-const facts = new WeakMap<KeyObject, KeyFacts>();
+interface Recorded extends KeyFacts {
+  /** The JWK's `alg`: the key verifies tokens of that algorithm only (RFC 8725 3.1, RFC 7517 4.4). */
+  readonly boundTo: string | undefined;
+}
 
-/** Records what the JWK of `key` said; called once per key when a key set is loaded. */
+const recorded = new WeakMap<KeyObject, Recorded>();
+
+/**
+ * Records what the JWK of `key` said, `alg` being its `alg` member; called once per key when its key set is loaded,
+ * before the key is judged by {@link keyMisfit} (whose verdicts are kept).
+ */
 export function recordKeyFacts(key: KeyObject, alg: string | undefined): void {
   const thumbprint = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('base64url');
-  facts.set(key, { alg, thumbprint });
+  recorded.set(key, { boundTo: alg, thumbprint });
 }
 
 /** What was recorded for `key`; undefined for a key that did not come from a key set. */
 export function keyFactsOf(key: KeyObject): KeyFacts | undefined {
-  return facts.get(key);
+  return recorded.get(key);
+}
+
+/** Why a key may not verify tokens of an algorithm. */
+export type KeyMisfit =
+  /** Its type, curve, size or RSA-PSS parameters do not fit the algorithm, or the package never verifies that algorithm. */
+  | { readonly kind: 'unfit' }
+  /** Its JWK names another algorithm, the only one it verifies. */
+  | { readonly kind: 'bound'; readonly alg: string };
+
+const UNFIT: KeyMisfit = { kind: 'unfit' };
+
+/** Verdicts by key and algorithm: every verification asks, and reading a key's details crosses into C++ and allocates. */
+const verdicts = new WeakMap<KeyObject, Partial<Record<Algorithm, KeyMisfit | null>>>();
+
+/**
+ * Whether `key` may verify tokens of `alg`: undefined when it may, else why not. The key must be of the type (and
+ * curve, size and RSA-PSS parameters) that the algorithm requires, and a key whose JWK names an algorithm verifies
+ * that one only. Never looser than jsonwebtoken's own check of the key, which would otherwise throw a plain `Error`.
+ */
+export function keyMisfit(key: KeyObject, alg: string): KeyMisfit | undefined {
+  const facts = algorithmFacts(alg);
+  if (facts === undefined) return UNFIT;
+  let known = verdicts.get(key);
+  if (known === undefined) verdicts.set(key, (known = {}));
+  let verdict = known[alg as Algorithm];
+  if (verdict === undefined) known[alg as Algorithm] = verdict = judge(key, alg, facts) ?? null;
+  return verdict ?? undefined;
+}
+
+function judge(key: KeyObject, alg: string, facts: AlgorithmFacts): KeyMisfit | undefined {
+  if (!fits(key, facts)) return UNFIT;
+  const boundTo = recorded.get(key)?.boundTo;
+  return boundTo === undefined || boundTo === alg ? undefined : { kind: 'bound', alg: boundTo };
+}
+
+function fits(key: KeyObject, facts: AlgorithmFacts): boolean {
+  // A private key never verifies: HMAC needs a secret, the others a public key.
+  const type = key.type === 'secret' ? 'secret' : key.type === 'public' ? key.asymmetricKeyType : undefined;
+  if (type === undefined || !facts.keyTypes.includes(type)) return false;
+  const details = key.asymmetricKeyDetails;
+  if (facts.curve !== undefined && details?.namedCurve !== facts.curve) return false;
+  if (facts.minRsaBits !== undefined && (details?.modulusLength ?? 0) < facts.minRsaBits) return false;
+  if (type !== 'rsa-pss') return true;
+  // jsonwebtoken verifies with an RSA-PSS key only the algorithm of the digest the key is restricted to (so with an
+  // unrestricted one, none), and only when the key's salt is no longer than that digest.
+  const digestBytes = Number(facts.hash.slice(3)) / 8;
+  return details?.hashAlgorithm === facts.hash && details.mgf1HashAlgorithm === facts.hash && (details.saltLength ?? 0) <= digestBytes;
 }

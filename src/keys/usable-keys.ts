@@ -1,6 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { isKeySetAlgorithm, keyFitsAlgorithm } from '../algorithms';
-import { recordKeyFacts } from './key-facts';
+import { keyMisfit, recordKeyFacts } from './key-facts';
 import type { JwksDocument } from './fetch-jwks';
 
 /** The signing keys of one JWKS answer that can verify tokens of the allowed algorithms, by `kid`. */
@@ -31,8 +30,9 @@ export async function usableKeys(
     // First one wins on a repeated kid: a token names a key by kid alone, so a second one would be a guess.
     if (parsed.kid === undefined || keys.has(parsed.kid)) continue;
     const key = createPublicKey(parsed.getPublicKey());
-    if (!fitsAllowedAlgorithm(key, parsed.alg, algorithms)) continue;
+    // Recorded first: the algorithm its JWK names is part of what the key may verify.
     recordKeyFacts(key, parsed.alg);
+    if (!algorithms.some((alg) => keyMisfit(key, alg) === undefined)) continue;
     keys.set(parsed.kid, key);
   }
   return { keys, skipped: document.keys.length - keys.size };
@@ -45,7 +45,7 @@ export async function usableKeys(
 async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
   // jwks-rsa destructures every entry, so a single `null` in the array would make it throw for the whole set.
   const keys = document.keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null).filter(forVerifying);
-  // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads its ~120 modules.
+  // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads it (docs/performance.md).
   const { JwksClient } = await import('jwks-rsa');
   const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });
   try {
@@ -65,10 +65,4 @@ function forVerifying(jwk: Record<string, unknown>): boolean {
   if (jwk.use !== undefined && jwk.use !== 'sig') return false;
   const ops = jwk.key_ops;
   return ops === undefined || (Array.isArray(ops) && ops.includes('verify'));
-}
-
-/** A key that names its algorithm (JWK `alg`) is only for that one (RFC 7517, section 4.4). */
-function fitsAllowedAlgorithm(key: KeyObject, jwkAlg: string | undefined, algorithms: readonly string[]): boolean {
-  const candidates = jwkAlg === undefined ? algorithms : algorithms.filter((alg) => alg === jwkAlg);
-  return candidates.some((alg) => isKeySetAlgorithm(alg) && keyFitsAlgorithm(alg, key));
 }

@@ -1,9 +1,11 @@
-import { createHmac, createSecretKey } from 'node:crypto';
+import { createHmac, createSecretKey, generateKeyPairSync } from 'node:crypto';
+import { NotBeforeError, TokenExpiredError, verify as jsonwebtokenVerify, type VerifyOptions } from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import type { ClaimPolicy } from '../../src/hook/claims';
 import { DualAuthError } from '../../src/errors';
+import { recordKeyFacts } from '../../src/keys/key-facts';
 import { decodeToken } from '../../src/hook/token';
-import { TokenVerifier } from '../../src/hook/verification';
+import { JSONWEBTOKEN_MESSAGES, TokenVerifier } from '../../src/hook/verification';
 import { randomSecret } from '../support/claims';
 import { generateKeyPair, type KeyAlgorithm } from '../support/keys';
 import { base64url, signToken } from '../support/tokens';
@@ -91,12 +93,36 @@ describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {
     );
   });
 
-  it('maps a key that jsonwebtoken finds unfit for the algorithm to ERR_ALG_NOT_ALLOWED, without its text', () => {
+  it('refuses a key unfit for the algorithm with ERR_ALG_NOT_ALLOWED, before jsonwebtoken sees it', () => {
     const verifier = new TokenVerifier('HS256', policy, badSignature);
     const token = decodeToken(signToken(good, { alg: 'HS256', key: secret }));
     expect(() => verifier.verify(token, generateKeyPair('RS256').publicKey, NOW * 1000)).toThrow(
       expect.objectContaining({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Algorithm "HS256" cannot be verified with this key' }),
     );
+  });
+
+  it("refuses an RSA-PSS key that jsonwebtoken would refuse with a plain Error (not one of its own), never an internal error", () => {
+    const pair = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
+    const verifier = new TokenVerifier('PS256', policy, badSignature);
+    const token = decodeToken(signToken(good, { alg: 'PS256', key: pair.privateKey }));
+    expect(() => verifier.verify(token, pair.publicKey, NOW * 1000)).toThrow(
+      expect.objectContaining({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Algorithm "PS256" cannot be verified with this key' }),
+    );
+  });
+
+  it("hands a key bound by its JWK to another algorithm to the path's own rejection, with the reason", () => {
+    const pair = generateKeyPair('RS256');
+    recordKeyFacts(pair.publicKey, 'RS256');
+    const misfits: unknown[] = [];
+    const misfitKey = (_: unknown, misfit: unknown) => (misfits.push(misfit), new DualAuthError('ERR_ALG_NOT_ALLOWED', 'the path says: misfit', 'key-set'));
+    const verifier = new TokenVerifier('PS256', policy, badSignature, misfitKey);
+    const token = decodeToken(signToken(good, { alg: 'PS256', key: pair.privateKey }));
+    expect(() => verifier.verify(token, pair.publicKey, NOW * 1000)).toThrow(expect.objectContaining({ message: 'the path says: misfit' }));
+    expect(misfits).toEqual([{ kind: 'bound', alg: 'RS256' }]);
+  });
+
+  it('names an expired time as the token has it, where a Date cannot hold it', () => {
+    expect(refusal({ ...good, exp: -1e300 })).toMatchObject({ code: 'ERR_TOKEN_EXPIRED', message: 'Token expired at -1e+300' });
   });
 
   it('with a maximum age, refuses an iat later than now plus the tolerance (it would stretch the age)', () => {
@@ -165,5 +191,53 @@ describe('TokenVerifier: a signature of any shape or length is an invalid signat
     // A character outside base64url in the signature: decoding checks only its end, the full check names it.
     const forged = decodeToken(`${token.slice(0, token.lastIndexOf('.'))}.AA+A`);
     expect(() => verifier.verify(forged, pair.publicKey, NOW * 1000)).toThrow(expect.objectContaining({ code: 'ERR_TOKEN_MALFORMED', message: 'Malformed token: signature is not base64url' }));
+  });
+});
+
+describe('the messages of jsonwebtoken the mapping reads, as the installed jsonwebtoken says them', () => {
+  const pinned: VerifyOptions = { algorithms: ['HS256'], clockTimestamp: NOW };
+  const hs = (payload: Record<string, unknown>) => signToken(payload, { alg: 'HS256', key: secret });
+  const unsigned = hs(good).split('.').slice(0, 2).join('.');
+  /** For each message of the table, a call that makes jsonwebtoken say it. */
+  const causes: Record<string, () => unknown> = {
+    'maxAge exceeded': () => jsonwebtokenVerify(hs({ iat: NOW - 120 }), key, { ...pinned, maxAge: 60 }),
+    'invalid signature': () => jsonwebtokenVerify(hs(good), createSecretKey(Buffer.from(randomSecret())), pinned),
+    'invalid exp value': () => jsonwebtokenVerify(hs({ exp: 'tomorrow' }), key, pinned),
+    'invalid nbf value': () => jsonwebtokenVerify(hs({ nbf: 'now' }), key, pinned),
+    'iat required when maxAge is specified': () => jsonwebtokenVerify(hs({}), key, { ...pinned, maxAge: 60 }),
+    'jwt audience invalid': () => jsonwebtokenVerify(hs({ aud: 'other' }), key, { ...pinned, audience: ['cube-api'] }),
+    'jwt issuer invalid': () => jsonwebtokenVerify(hs({ iss: 'other' }), key, { ...pinned, issuer: ['https://idp.example/'] }),
+    'jwt subject invalid': () => jsonwebtokenVerify(hs({ sub: 'other' }), key, { ...pinned, subject: 'svc' }),
+    'jwt malformed': () => jsonwebtokenVerify(unsigned, key, pinned),
+    'invalid token': () => jsonwebtokenVerify('!.!.!', key, pinned),
+    'jwt signature is required': () => jsonwebtokenVerify(`${unsigned}.`, key, pinned),
+  };
+
+  function thrownBy(cause: (() => unknown) | undefined): Error {
+    try {
+      cause?.();
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('jsonwebtoken accepted the token');
+  }
+
+  it('has a cause for every message of the table, and no more', () => {
+    expect(Object.keys(causes).sort()).toEqual(JSONWEBTOKEN_MESSAGES.map(({ text }) => text).sort());
+  });
+
+  it.each(JSONWEBTOKEN_MESSAGES.map((entry) => [entry.text, entry] as const))('jsonwebtoken still says %j, with the class the table expects', (text, entry) => {
+    const error = thrownBy(causes[text]);
+    expect(error).toBeInstanceOf(entry.error);
+    if (entry.prefix) expect(error.message.startsWith(text), error.message).toBe(true);
+    else expect(error.message).toBe(text);
+    expect(JSONWEBTOKEN_MESSAGES.filter((other) => error instanceof other.error && error.message.startsWith(other.text))).toEqual([entry]);
+  });
+
+  it('jsonwebtoken still reports exp with a TokenExpiredError and nbf with a NotBeforeError, which are mapped by their class', () => {
+    const expired = thrownBy(() => jsonwebtokenVerify(hs({ exp: NOW - 60 }), key, pinned));
+    expect(expired).toBeInstanceOf(TokenExpiredError);
+    expect(JSONWEBTOKEN_MESSAGES.filter(({ text }) => expired.message.startsWith(text))).toEqual([]);
+    expect(thrownBy(() => jsonwebtokenVerify(hs({ nbf: NOW + 60 }), key, pinned))).toBeInstanceOf(NotBeforeError);
   });
 });

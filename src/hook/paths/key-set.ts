@@ -1,7 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { keyFitsAlgorithm, type KeySetAlgorithm } from '../../algorithms';
 import { claimPolicy } from '../claims';
-import { keyFactsOf } from '../../keys/key-facts';
+import { keyFactsOf, type KeyMisfit } from '../../keys/key-facts';
 import type { ResolvedOptions } from '../../config/options';
 import { DualAuthError, quote } from '../../errors';
 import { own, ownValue, type DecodedToken } from '../token';
@@ -52,7 +51,7 @@ export class KeySetPath implements VerificationPath {
   ) {
     this.routes = providers.map(({ provider, keys }, index) => {
       const policy = claimPolicy(options, provider);
-      const verifiers = new Map(provider.algorithms.map((alg) => [alg, new TokenVerifier(alg, policy, invalidSignature)]));
+      const verifiers = new Map(provider.algorithms.map((alg) => [alg, new TokenVerifier(alg, policy, invalidSignature, misfitKey)]));
       const choice: ProviderChoice = { index, issuer: provider.issuer, jwksUri: provider.jwksUri, reason: provider.reason };
       return { provider, keys, verifiers, choice };
     });
@@ -118,18 +117,10 @@ export class KeySetPath implements VerificationPath {
   }
 
   private check(token: DecodedToken, route: Route, verifier: TokenVerifier, kid: string, key: KeyObject, now: number): Verified {
-    const alg = token.header.alg as KeySetAlgorithm;
-    if (!keyFitsAlgorithm(alg, key)) {
-      throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS cannot verify ${alg} tokens`, PATH);
-    }
-    const facts = keyFactsOf(key);
-    // One key, one algorithm: a JWK that names its algorithm verifies tokens of that one only.
-    if (facts?.alg !== undefined && facts.alg !== alg) {
-      throw new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${quote(kid)} of the JWKS is for ${quote(facts.alg)} only, not ${alg}`, PATH);
-    }
     const { payload, refusedFrom } = verifier.verify(token, key, now);
     const { claimsNamespace } = route.provider;
-    return { context: this.contextOf(payload, claimsNamespace), payload, kid, key: facts?.thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
+    const thumbprint = keyFactsOf(key)?.thumbprint;
+    return { context: this.contextOf(payload, claimsNamespace), payload, kid, key: thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */
@@ -164,4 +155,12 @@ export class KeySetPath implements VerificationPath {
 function invalidSignature(token: DecodedToken): DualAuthError {
   const kid = quote(own(token.header, 'kid'));
   return new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${kid} of the JWKS`, PATH);
+}
+
+function misfitKey(token: DecodedToken, misfit: KeyMisfit): DualAuthError {
+  const kid = quote(own(token.header, 'kid'));
+  const { alg } = token.header;
+  // One key, one algorithm: a JWK that names its algorithm verifies tokens of that one only.
+  const why = misfit.kind === 'bound' ? `is for ${quote(misfit.alg)} only, not ${alg}` : `cannot verify ${alg} tokens`;
+  return new DualAuthError('ERR_ALG_NOT_ALLOWED', `Key ${kid} of the JWKS ${why}`, PATH);
 }
