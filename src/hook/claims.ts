@@ -107,7 +107,8 @@ function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: reado
  * The rules jsonwebtoken lacks, applied after it accepted the token at `nowSeconds`:
  * - every time claim present is a finite number (JSON's `1e400` parses to Infinity, which jsonwebtoken takes as
  *   "never expires"), `iat` included when no maximum age asks for it;
- * - with a maximum age, `iat` is not later than now plus the clock tolerance (a future `iat` would stretch the age);
+ * - with a maximum age, `iat` is not later than now plus the clock tolerance (a future `iat` would stretch the age),
+ *   and the age is checked here too, at jsonwebtoken's threshold, for the `iat` of 0 that jsonwebtoken lets through;
  * - `iss` and `sub` are single strings (RFC 7519 4.1.1-4.1.2), whether or not they are checked against a value.
  * Returns the moment (epoch ms) from which verification refuses the token, for the verified-token cache to answer
  * until then and no longer: `exp`, or `iat` plus the maximum token age, each with the clock tolerance; Infinity when
@@ -127,7 +128,10 @@ export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolic
   let refusedFrom = exp === undefined ? Infinity : exp + clockTolerance;
   if (maxTokenAge !== undefined && iat !== undefined) {
     if (iat > nowSeconds + clockTolerance) throw claimRejections.iatInFuture(payload, policy);
-    refusedFrom = Math.min(refusedFrom, iat + maxTokenAge + clockTolerance);
+    const tooOldFrom = iat + maxTokenAge + clockTolerance;
+    // jsonwebtoken reads an `iat` of 0 as "issued now" (`iat || Date.now()`), so it never finds such a token too old.
+    if (nowSeconds >= tooOldFrom) throw claimRejections.tooOld(payload, policy);
+    refusedFrom = Math.min(refusedFrom, tooOldFrom);
   }
   return refusedFrom * 1000;
 }

@@ -30,6 +30,12 @@ describe('shared-secret path', () => {
     expect(error.message).toBe('Invalid signature: the token is not signed with the API secret');
   });
 
+  it('refuses, under a maximum token age, a token issued at 0 (jsonwebtoken alone reads that iat as now)', async () => {
+    const aged = createCheckAuth({ apiSecret: secret, maxTokenAge: 600, tokenCacheSize: 0 });
+    const error = await rejectionOf(aged(serviceRequest(), signToken({ tenant: 'acme', iat: 0, exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256', key: secret })));
+    expect(error).toMatchObject({ status: 403, code: 'ERR_TOKEN_TOO_OLD', path: 'shared-secret' });
+  });
+
   it('reports an expired token as expired, not as a bad signature, with any of the secrets', async () => {
     const rotating = createCheckAuth({ apiSecret: [randomSecret(), secret] });
     const expired = hs({}, { expiresIn: -3600 });
