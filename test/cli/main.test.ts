@@ -1,7 +1,7 @@
 /**
  * The built bin as a user runs it (`node dist/cli/main.js`): what only a real process shows, its exit
  * status, that it exits at all, and which modules it loads. What each command does is tested
- * in-process (verify.test.ts, doctor.test.ts, ...).
+ * in-process (test/cli/commands/verify.test.ts, doctor.test.ts, ...).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

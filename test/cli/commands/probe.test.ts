@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../src';
-import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../support/cli';
-import { randomSecret, timed } from '../support/claims';
-import { answer, cubeGateway, META_BODY, naiveCheckAuth, startDeployment, type Deployment, type Handler } from '../support/deployment';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { ALL_CHECKS_PASS } from '../support/probe';
-import { generateKeyPair, type TestKeyPair } from '../support/keys';
-import { signToken } from '../support/tokens';
+import { createCheckAuth, type CheckAuth } from '../../../src';
+import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
+import { randomSecret, timed } from '../../support/claims';
+import { answer, cubeGateway, META_BODY, naiveCheckAuth, startDeployment, type Deployment, type Handler } from '../../support/deployment';
+import { startJwksServer, type JwksServer } from '../../support/jwks-server';
+import { ALL_CHECKS_PASS } from '../../support/probe';
+import { generateKeyPair, type TestKeyPair } from '../../support/keys';
+import { signToken } from '../../support/tokens';
 
 /** The `--json` document, as `probe --help` documents it. */
 interface ProbeJson {

@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../support/cli';
-import { randomSecret } from '../support/claims';
-import { startIssuerServer } from '../support/issuer-server';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, publicJwk, type TestKeyPair } from '../support/keys';
+import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
+import { randomSecret } from '../../support/claims';
+import { startIssuerServer } from '../../support/issuer-server';
+import { startJwksServer, type JwksServer } from '../../support/jwks-server';
+import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
 
 /** The `--json` document of doctor, as documented in docs/cli-output.md. */
 interface DoctorJson {

@@ -1,8 +1,8 @@
 import { verify as jwtVerify } from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { createCheckAuth, optionsFromEnv } from '../../src';
-import { jsonOf, runCli, type CliResult } from '../support/cli';
-import { randomSecret } from '../support/claims';
+import { createCheckAuth, optionsFromEnv } from '../../../src';
+import { jsonOf, runCli, type CliResult } from '../../support/cli';
+import { randomSecret } from '../../support/claims';
 
 const SECRET = randomSecret(32);
 const env = { CUBEJS_API_SECRET: SECRET };

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../support/cli';
-import { randomSecret, timed } from '../support/claims';
-import { startIssuerServer } from '../support/issuer-server';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, type TestKeyPair } from '../support/keys';
-import { signToken } from '../support/tokens';
+import { jsonOf, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
+import { randomSecret, timed } from '../../support/claims';
+import { startIssuerServer } from '../../support/issuer-server';
+import { startJwksServer, type JwksServer } from '../../support/jwks-server';
+import { generateKeyPair, type TestKeyPair } from '../../support/keys';
+import { signToken } from '../../support/tokens';
 
 /** The `--json` document of verify, as documented in docs/cli-output.md. */
 interface VerifyJson {
