@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { extractToken, pathChooser, readHeader } from '../../src/hook/request';
+import { extractToken, pathChooser, readHeader, withoutBearer } from '../../src/hook/request';
 
 function nodeRequest(headers: Record<string, string>): IncomingMessage {
   const req = new IncomingMessage(new Socket());
@@ -71,6 +71,21 @@ describe('extractToken', () => {
 
   it.each([undefined, '', '   ', 'Bearer', 'Bearer   ', 42, {}])('finds no token in %j', (auth) => {
     expect(extractToken({ protocol: 'ws' }, auth)).toBeUndefined();
+  });
+});
+
+describe("withoutBearer: the one reading of a Bearer scheme, the hook's and the CLI's", () => {
+  it.each([
+    ['Bearer eyJ.a.b', 'eyJ.a.b'],
+    ['bearer \t eyJ.a.b', 'eyJ.a.b'],
+    ['BEARER eyJ.a.b', 'eyJ.a.b'],
+    ['Bearer', ''],
+    ['eyJ.a.b', 'eyJ.a.b'],
+    // Only the scheme followed by blanks, or alone: a token that merely starts with the word is kept.
+    ['Bearereyj', 'Bearereyj'],
+    ['Basic dXNlcg==', 'Basic dXNlcg=='],
+  ])('%j gives %j', (text, token) => {
+    expect(withoutBearer(text)).toBe(token);
   });
 });
 

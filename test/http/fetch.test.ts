@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchThroughProxy, type FetchInit } from '../../src/http/fetch';
 import { createEmbeddableClient } from '../../src/service';
 import { startProxyServer, type ProxyServer } from '../support/proxy-server';
-import { loopbackCertificate, type LoopbackCertificate } from '../support/tls';
+import { loopbackCertificate, runInFreshNode, type LoopbackCertificate } from '../support/tls';
 
 const SAVED_VERSIONS = JSON.stringify({ tags: {}, 'saved-versions': [] });
 const DASHBOARD = '0b6e0a5e-7d5f-4c46-9a52-bb1f3f4d9c11';
@@ -104,10 +102,7 @@ describe('the service client through HTTPS_PROXY (CONNECT)', () => {
     const before = proxy.tunnels.length;
     const script = `require('./dist/service/index.js').createEmbeddableClient({ apiKey: 'key', baseUrl: ${JSON.stringify(baseUrl)} })
       .listSavedVersions(${JSON.stringify(DASHBOARD)}).then((list) => console.log(JSON.stringify(list)), (error) => console.log(JSON.stringify({ error: error.message })));`;
-    const stdout = await new Promise<string>((resolve, reject) => {
-      const env = { PATH: process.env.PATH ?? '', HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: certificate.caFile };
-      execFile(process.execPath, ['-e', script], { env, timeout: 15_000, cwd: join(import.meta.dirname, '../..') }, (error, out, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(out)));
-    });
+    const stdout = await runInFreshNode(script, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: certificate.caFile });
     expect(JSON.parse(stdout)).toEqual({ tags: {}, savedVersions: [] });
     expect(proxy.tunnels.slice(before)).toEqual([new URL(baseUrl).host]);
     expect(received.at(-1)).toMatchObject({ method: 'GET', url: `/api/v1/embeddables/${DASHBOARD}/saved-versions`, headers: { authorization: 'Bearer key' } });

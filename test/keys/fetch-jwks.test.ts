@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
 import { fetchJwks, type FetchJwksOptions } from '../../src/keys/fetch-jwks';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks, type TestKeyPair } from '../support/keys';
 import { startProxyServer, type ProxyServer } from '../support/proxy-server';
-import { loopbackCertificate } from '../support/tls';
+import { loopbackCertificate, runInFreshNode } from '../support/tls';
 
 const LIMITS: FetchJwksOptions = { timeoutMs: 300, maxResponseBytes: 524_288 };
 
@@ -276,12 +274,5 @@ async function startHttpsJwksServer(document: object, host: '127.0.0.1' | '::1' 
 async function fetchInChild(url: string, env: Record<string, string>): Promise<unknown> {
   const script = `require('./dist/keys/fetch-jwks.js').fetchJwks(${JSON.stringify(url)}, { timeoutMs: 5000, maxResponseBytes: 524288 })
     .then((answer) => console.log(JSON.stringify(answer)), (error) => console.log(JSON.stringify({ code: error.code, detail: error.detail })));`;
-  const { PATH } = process.env;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', script], { env: { PATH: PATH ?? '', ...env }, timeout: 15_000, cwd: join(import.meta.dirname, '../..') }, (error, out, stderr) => {
-      if (error) reject(new Error(`node failed: ${stderr || error.message}`));
-      else resolve(out);
-    });
-  });
-  return JSON.parse(stdout);
+  return JSON.parse(await runInFreshNode(script, env));
 }

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+const ROOT = join(import.meta.dirname, '../..');
+
 /**
  * A self-signed certificate for one loopback address, made by openssl for this run. A client trusts it through
  * NODE_EXTRA_CA_CERTS (`caFile`), which Node reads only at start: a test that needs the trust runs a child process.
@@ -30,4 +32,17 @@ export async function loopbackCertificate(host: '127.0.0.1' | '::1' = '127.0.0.1
     caFile,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs `script` in a fresh Node from the repository's root, with `env` as its whole environment (apart from PATH):
+ * how a test trusts a {@link LoopbackCertificate}, or reads the build (dist/, made by `npm test`). Resolves with its
+ * standard output.
+ */
+export function runInFreshNode(script: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000, cwd: ROOT }, (error, stdout, stderr) =>
+      error ? reject(new Error(`node failed: ${stderr || error.message}`)) : resolve(stdout),
+    );
+  });
 }
