@@ -37,7 +37,6 @@ interface Route {
  * header are never read, so a token cannot choose where its key comes from.
  */
 export class KeySetPath implements VerificationPath {
-  readonly name = PATH;
   private readonly routes: readonly Route[];
   /** With several providers, by issuer; undefined when there is one (or none) and `iss` routes nothing. */
   private readonly byIssuer: ReadonlyMap<string, Route> | undefined;

@@ -1,4 +1,3 @@
-import type { AuthPath } from '../../errors';
 import type { DecodedToken } from '../token';
 
 /** What a path makes of a token it verified. */
@@ -36,7 +35,6 @@ export interface ProviderChoice {
  * a refusal is a thrown (or rejected) `DualAuthError`.
  */
 export interface VerificationPath {
-  readonly name: AuthPath;
   /**
    * @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive
    */

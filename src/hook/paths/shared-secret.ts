@@ -14,7 +14,6 @@ const PATH = 'shared-secret';
  * them, for rotation). Nothing else is accepted here, whatever the token's header says.
  */
 export class SharedSecretPath implements VerificationPath {
-  readonly name = PATH;
   private readonly keys: readonly KeyObject[];
   private readonly verifier: TokenVerifier;
 
