@@ -4,10 +4,10 @@
  */
 import { DEFINITION_SECTIONS } from './definition-diff';
 import { EmbeddableResponseError } from './errors';
-import type { Answer } from './transport';
+import type { ServiceAnswer } from './transport';
 import { isJsonObject, type DashboardDefinition, type DataProviderRecord, type JsonObject, type SavedVersion, type SavedVersionList, type SecurityTokenResponse, type TagAssignment, type TagMap } from './types';
 
-function object(operation: string, answer: Answer, what: string): JsonObject {
+function object(operation: string, answer: ServiceAnswer, what: string): JsonObject {
   if (!isJsonObject(answer.body)) throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
   return answer.body;
 }
@@ -18,7 +18,7 @@ function object(operation: string, answer: Answer, what: string): JsonObject {
  * of the answer as its prototype, and the tags inside it would then look set. Here every member,
  * `__proto__` included, is an own key, and a tag the answer leaves out is `undefined`.
  */
-function tagMap(operation: string, answer: Answer, raw: unknown): TagMap {
+function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap {
   const result = Object.create(null) as TagMap;
   if (raw === undefined) return result;
   if (!isJsonObject(raw)) throw new EmbeddableResponseError(operation, answer.status, '`tags` is not an object');
@@ -34,7 +34,7 @@ function tagMap(operation: string, answer: Answer, raw: unknown): TagMap {
 }
 
 /** Part 4.1: `{ tags, "saved-versions": [...] }`. */
-export function savedVersionList(operation: string, answer: Answer): SavedVersionList {
+export function savedVersionList(operation: string, answer: ServiceAnswer): SavedVersionList {
   const body = object(operation, answer, 'the saved-versions list');
   const versions = body['saved-versions'];
   if (!Array.isArray(versions)) throw new EmbeddableResponseError(operation, answer.status, '`saved-versions` is not an array');
@@ -47,12 +47,12 @@ export function savedVersionList(operation: string, answer: Answer): SavedVersio
 }
 
 /** Part 4.2: `{ tags }`. */
-export function publishedTags(operation: string, answer: Answer): TagMap {
+export function publishedTags(operation: string, answer: ServiceAnswer): TagMap {
   return tagMap(operation, answer, object(operation, answer, 'the updated tag map').tags);
 }
 
 /** Part 4.3: the definition, kept whole. */
-export function definition(operation: string, answer: Answer): DashboardDefinition {
+export function definition(operation: string, answer: ServiceAnswer): DashboardDefinition {
   return object(operation, answer, 'the dashboard definition') as DashboardDefinition;
 }
 
@@ -60,7 +60,7 @@ export function definition(operation: string, answer: Answer): DashboardDefiniti
  * Part 4.3, for comparing: the definition, with each of its sections (variables, datasets, widgets) an
  * array of objects when present, so that a diff never reports a malformed answer as "removed".
  */
-export function comparableDefinition(operation: string, answer: Answer): DashboardDefinition {
+export function comparableDefinition(operation: string, answer: ServiceAnswer): DashboardDefinition {
   const body = definition(operation, answer);
   for (const section of DEFINITION_SECTIONS) {
     const items: unknown = body[section];
@@ -72,7 +72,7 @@ export function comparableDefinition(operation: string, answer: Answer): Dashboa
 }
 
 /** Create, update, read: the record is not shown in the interface, so any object (or nothing) is accepted. */
-export function optionalRecord(operation: string, answer: Answer): DataProviderRecord | undefined {
+export function optionalRecord(operation: string, answer: ServiceAnswer): DataProviderRecord | undefined {
   return answer.body === undefined ? undefined : object(operation, answer, 'a data-provider record');
 }
 
@@ -80,7 +80,7 @@ export function optionalRecord(operation: string, answer: Answer): DataProviderR
  * The list answer is not shown (part 4.6). Accepted: an array of records, or an object holding exactly
  * one array of records (a wrapper such as `{ "dataProviders": [...] }`).
  */
-export function dataProviderList(operation: string, answer: Answer): DataProviderRecord[] {
+export function dataProviderList(operation: string, answer: ServiceAnswer): DataProviderRecord[] {
   const body = answer.body;
   const arrays = Array.isArray(body) ? [body] : isJsonObject(body) ? Object.values(body).filter(Array.isArray) : [];
   const list = arrays.length === 1 ? arrays[0] : undefined;
@@ -91,7 +91,7 @@ export function dataProviderList(operation: string, answer: Answer): DataProvide
 }
 
 /** Part 4.7: shape not shown; an object, with `token` a string when present. */
-export function securityToken(operation: string, answer: Answer): SecurityTokenResponse {
+export function securityToken(operation: string, answer: ServiceAnswer): SecurityTokenResponse {
   const body = object(operation, answer, 'the token answer');
   if (body.token !== undefined && typeof body.token !== 'string') {
     throw new EmbeddableResponseError(operation, answer.status, '`token` is not a string');

@@ -28,13 +28,13 @@ export interface Outgoing {
 }
 
 /** A successful answer: its status and parsed JSON body (`undefined` when the body is empty). */
-export interface Answer {
+export interface ServiceAnswer {
   readonly status: number;
   readonly body: unknown;
 }
 
 /** Sends an operation and returns the successful answer, or throws an `EmbeddableError`. */
-export type Send = (outgoing: Outgoing) => Promise<Answer>;
+export type Send = (outgoing: Outgoing) => Promise<ServiceAnswer>;
 
 const RETRYABLE_STATUS = new Set([408, 429, 502, 503, 504]);
 const MAX_RETRY_AFTER_S = 30;
@@ -149,7 +149,7 @@ function networkError(outgoing: Outgoing, error: unknown, attempts: number, sett
   return new EmbeddableNetworkError('ERR_NETWORK', message, operation, attempts, error);
 }
 
-function parseSuccess(outgoing: Outgoing, status: number, text: string): Answer {
+function parseSuccess(outgoing: Outgoing, status: number, text: string): ServiceAnswer {
   if (text.trim() === '') return { status, body: undefined };
   try {
     return { status, body: JSON.parse(text) as unknown };
