@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DualAuthError } from '../../src/errors';
 import { discover, discoveryUrls, IssuerDiscovery } from '../../src/keys/discovery';
 import { createClock, type FakeClock } from '../support/clock';
 import { startIssuerServer, type IssuerServer } from '../support/issuer-server';
+import { rejectionOf as failureOf } from '../support/requests';
 
 const LIMITS = { timeoutMs: 2_000, maxResponseBytes: 524_288 };
 const OPENID = '/.well-known/openid-configuration';
@@ -17,12 +17,6 @@ async function serve(options?: Parameters<typeof startIssuerServer>[0]): Promise
   const issuer = await startIssuerServer(options);
   started.push(issuer);
   return issuer;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<DualAuthError> {
-  const error = await promise.then(() => undefined, (rejection: unknown) => rejection);
-  expect(error).toBeInstanceOf(DualAuthError);
-  return error as DualAuthError;
 }
 
 describe('discoveryUrls', () => {
