@@ -54,7 +54,7 @@ export interface KeyStoreOptions {
 }
 
 /** A snapshot for diagnostics (CLI `doctor`, `verify`). Holds no key material. */
-export interface KeyStoreState {
+interface KeyStoreState {
   /** The JWKS URL keys come from; undefined while discovery has not found it yet. */
   readonly jwksUri: string | undefined;
   /** The issuer whose keys these are, when configured. */
