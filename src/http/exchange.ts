@@ -14,7 +14,7 @@ export function loadProxy(): Promise<typeof import('./proxy.js')> {
   return import('./proxy.js');
 }
 
-export interface ExchangeOptions {
+interface ExchangeOptions {
   readonly headers: OutgoingHttpHeaders;
   /** Deadline of the whole exchange: the proxy's CONNECT, the TLS handshake, the request, and what `read` does. */
   readonly timeoutMs: number;

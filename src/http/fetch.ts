@@ -9,7 +9,7 @@ import { loadProxy } from './exchange';
 /** What the service's client asks of a `fetch`. The global `fetch` fits, and so does {@link fetchThroughProxy}. */
 export type Fetch = (url: string, init: FetchInit) => Promise<Response>;
 
-export interface FetchInit {
+interface FetchInit {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;

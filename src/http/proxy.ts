@@ -74,7 +74,7 @@ function covers(name: string, host: string): boolean {
 }
 
 /** A request to send: a GET unless said otherwise. */
-export interface Outgoing {
+interface Outgoing {
   readonly method?: string;
   readonly headers: http.OutgoingHttpHeaders;
   readonly body?: string | undefined;

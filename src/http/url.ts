@@ -1,10 +1,10 @@
 /** What can be wrong with a URL we are given to send requests to, in the order the rule checks. */
-export type UrlProblem = 'not-a-url' | 'scheme' | 'credentials' | 'query-or-fragment';
+type UrlProblem = 'not-a-url' | 'scheme' | 'credentials' | 'query-or-fragment';
 
 /** How a caller tells each problem to its reader (an operator's configuration error, a usage error, an API error). */
 export type UrlWording = Readonly<Record<UrlProblem, string>>;
 
-export interface UrlRule {
+interface UrlRule {
   /** Whether the URL's scheme (and host, for a rule that allows plain http only locally) is allowed. Default: http or https. */
   readonly scheme?: (url: URL) => boolean;
   /** Refuse a query or a fragment: a base URL that paths are appended to, or an issuer (OpenID Connect Discovery 4). */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fetchThroughProxy, type FetchInit } from '../../src/http/fetch';
+import { fetchThroughProxy } from '../../src/http/fetch';
 import { createEmbeddableClient } from '../../src/service';
 import { startProxyServer, type ProxyServer } from '../support/proxy-server';
 import { loopbackCertificate, runInFreshNode, type LoopbackCertificate } from '../support/tls';
@@ -23,6 +23,8 @@ function handler(received: Array<{ method: string; url: string; headers: Incomin
     });
   };
 }
+
+type FetchInit = Parameters<typeof fetchThroughProxy>[1];
 
 const init = (overrides: Partial<FetchInit> = {}): FetchInit => ({ method: 'GET', headers: {}, body: undefined, redirect: 'manual', signal: AbortSignal.timeout(2_000), ...overrides });
 

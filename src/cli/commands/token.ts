@@ -2,6 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config/options';
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { isObject } from '../../http/json';
 import { parseCommandLine } from '../args';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
@@ -52,10 +53,10 @@ export function parseClaims(text: string): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--claims is not JSON: ${(error as Error).message}`);
   }
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
+  if (!isObject(claims)) {
     throw new UsageError('--claims must be a JSON object, e.g. \'{"tenant":"acme"}\': a security context is an object');
   }
-  return claims as Record<string, unknown>;
+  return claims;
 }
 
 interface TokenArgs {
