@@ -26,6 +26,12 @@ export interface IdentityProviderOptions {
    * @default the top-level `claimsNamespace`
    */
   claimsNamespace?: string | null;
+  /** Where this provider's tokens carry the tenant (a claim name or a JSON Pointer). @default the top-level `tenantClaim` */
+  tenantClaim?: string;
+  /** Where this provider's tokens list their groups. @default the top-level `groupsClaim` */
+  groupsClaim?: string;
+  /** Groups every token of this provider gets in addition to its own, so access policies can tell providers apart. @default none */
+  groups?: string | readonly string[];
 }
 
 /** The checked options that decide the key-set path's identity providers (resolving the options hands them over). */

@@ -6,6 +6,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../algorithms';
 import { DualAuthConfigError, type AuthPath } from '../errors';
+import { authorizationOf, groupList, type Authorization, type AuthorizationSettings } from './authorization';
+import { claimPointer } from './claim-pointer';
 import { identityProvidersOf, type IdentityProvider, type IdentityProviderOptions, type ProviderSettings } from './identity-providers';
 import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
 import { SECRET_ADVICE, secretWeakness } from './secret-strength';
@@ -114,6 +116,40 @@ export interface DualAuthOptions {
    */
   requiredClaims?: readonly string[];
   /**
+   * Where the tenant is in a token, on both paths: a claim name or a JSON Pointer (RFC 6901, `/org/id`), read from the
+   * whole verified payload. Setting it turns authorization on: the security context's `tenant` is this claim's value,
+   * and a token without it, or with one that is not a non-empty string, is refused (`ERR_TENANT_MISSING`,
+   * `ERR_TENANT_INVALID`). Env: `CUBE_DUAL_AUTH_TENANT_CLAIM`.
+   * @default none: the security context has no tenant
+   */
+  tenantClaim?: string;
+  /**
+   * Where an identity provider's token lists its groups (key-set path): a claim name or a JSON Pointer
+   * (`/realm_access/roles`), holding a group name or a list of them. Setting it turns authorization on; the security
+   * context's `groups` are then these. Env: `CUBE_DUAL_AUTH_GROUPS_CLAIM`.
+   * @default 'groups'
+   */
+  groupsClaim?: string;
+  /**
+   * Where a service token lists its groups (shared-secret path): a claim name or a JSON Pointer. Setting it turns
+   * authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM`.
+   * @default 'roles'
+   */
+  serviceGroupsClaim?: string;
+  /**
+   * Groups of a token that names none, on both paths. Setting it (even to an empty list) turns authorization on.
+   * Env: `CUBE_DUAL_AUTH_DEFAULT_GROUPS` (comma-separated).
+   * @default none
+   */
+  defaultGroups?: string | readonly string[];
+  /**
+   * Groups every service token gets in addition to its own (`embeddable`, say), so that access policies can tell the
+   * service from your applications by something no token can claim: a token whose own groups name one is refused.
+   * Setting it turns authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS` (comma-separated).
+   * @default none
+   */
+  serviceGroups?: string | readonly string[];
+  /**
    * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
    * public one, which names the failure only. For development; the event log and `explain()` always have it all.
    * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
@@ -212,6 +248,9 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
   return [...new Set(value as KeySetAlgorithm[])];
 }
 
+/** A claim as configured, once {@link claimPointer} has found it to be a claim name or a JSON Pointer. */
+const claimText = (value: unknown, fail: Fail): string => claimPointer(value, fail).text;
+
 /** The fields of a provider entry, each checked as the top-level option of the same name. */
 const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value: unknown, fail: Fail) => unknown } = {
   issuer: nonEmptyString,
@@ -220,6 +259,9 @@ const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value
   algorithms: keySetAlgorithms,
   subject: nonEmptyString,
   claimsNamespace: (value, fail) => (value === null ? null : nonEmptyString(value, fail)),
+  tenantClaim: claimText,
+  groupsClaim: claimText,
+  groups: groupList,
 };
 
 function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {
@@ -273,6 +315,11 @@ export const OPTIONS = {
     format: 'list',
     check: (value, fail) => (Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names')),
   },
+  tenantClaim: { env: ['CUBE_DUAL_AUTH_TENANT_CLAIM'], format: 'text', check: claimText },
+  groupsClaim: { env: ['CUBE_DUAL_AUTH_GROUPS_CLAIM'], format: 'text', default: 'groups', check: claimText },
+  serviceGroupsClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM'], format: 'text', default: 'roles', check: claimText },
+  defaultGroups: { env: ['CUBE_DUAL_AUTH_DEFAULT_GROUPS'], format: 'list', check: groupList },
+  serviceGroups: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS'], format: 'list', check: groupList },
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),
@@ -325,6 +372,8 @@ export type ResolvedOptions = {
   readonly secretWeakness: string | undefined;
   /** How messages name each option (environment variables when the options came from the environment). */
   readonly names: OptionNames;
+  /** The tenant and groups to give the security context; undefined when no authorization option is set. */
+  readonly authorization: Authorization | undefined;
 };
 
 /** Validates options, applies defaults and prepares keys. Throws {@link DualAuthConfigError} naming the option. */
@@ -350,6 +399,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   }
   const { apiSecret, ...rest } = checked;
   const identityProviders = identityProvidersOf(rest as ProviderSettings, names);
+  const authorization = authorizationOf(options as Readonly<Record<string, unknown>>, rest as AuthorizationSettings, names);
   const secrets = apiSecret ?? [];
   if (secrets.length === 0 && identityProviders.length === 0) {
     throw new DualAuthConfigError(
@@ -373,5 +423,5 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
   }
   // Every defaulted option was filled from the table above, which the type of ResolvedOptions promises.
-  return { ...rest, names, identityProviders, secretKeys, secretWeakness: secretWeaknessFound } as ResolvedOptions;
+  return { ...rest, names, identityProviders, authorization, secretKeys, secretWeakness: secretWeaknessFound } as ResolvedOptions;
 }

@@ -138,8 +138,8 @@ export class Authenticator {
 
   private remember(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined, context: SecurityContext): Accepted {
     const path = seen.path as AuthPath;
-    // Without a securityContext function the context is the payload (or its namespace claim), which the token holds.
-    cache?.set(token, path, verified, seen.now as number, this.options.securityContext === undefined ? undefined : context);
+    // Without a securityContext function or authorization, the context is the token's (its payload or namespace claim).
+    cache?.set(token, path, verified, seen.now as number, this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context);
     const { kid, provider, payload } = verified;
     return { accepted: true, path, pathReason: seen.pathReason, kid, provider, context, cached: false, header: seen.header, payload };
   }

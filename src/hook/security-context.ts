@@ -1,12 +1,15 @@
 /**
  * The last step of an accepted request: the security context Cube receives, shaped by the operator's function if
- * any (within a deadline), and holding every required claim.
+ * any (within a deadline), given the tenant and groups when authorization is configured, and holding every required
+ * claim.
  */
+import type { Authorization } from '../config/authorization';
 import type { ResolvedOptions } from '../config/options';
 import { DualAuthError, faultMessage, type AuthPath } from '../errors';
 import { emit } from '../events';
 import { isObject } from '../http/json';
 import type { Verified } from './paths/path';
+import { tenantAndGroupsOf, withTenantAndGroups } from './tenant-and-groups';
 
 /** A security context: the object Cube hands to `queryRewrite`, the data model and `contextToAppId`. */
 export type SecurityContext = Record<string, unknown>;
@@ -18,7 +21,8 @@ type Shape = (verified: Verified, path: AuthPath) => SecurityContext | Promise<S
  * returns for it; then the required claims are checked. Synchronous unless there is a function to await.
  */
 export function securityContextOf(options: ResolvedOptions): Shape {
-  const shape = options.securityContext === undefined ? (verified: Verified) => verified.context : mapped(options);
+  const own = options.securityContext === undefined ? (verified: Verified) => verified.context : mapped(options);
+  const shape = options.authorization === undefined ? own : authorized(options.authorization, own);
   const { requiredClaims } = options;
   if (requiredClaims === undefined) return shape;
   const check = (context: SecurityContext, path: AuthPath): SecurityContext => {
@@ -31,6 +35,20 @@ export function securityContextOf(options: ResolvedOptions): Shape {
   return (verified, path) => {
     const context = shape(verified, path);
     return context instanceof Promise ? context.then((done) => check(done, path)) : check(context, path);
+  };
+}
+
+/**
+ * Authorization's step. The tenant and groups are read from the verified payload, and a token refused for them,
+ * before the `securityContext` function runs (it never sees a token refused for its tenant); they are written after
+ * it, so neither the token nor the function can replace them; the required claims are checked after that, so
+ * `tenant` may be one of them.
+ */
+function authorized(authorization: Authorization, shape: Shape): Shape {
+  return (verified, path) => {
+    const found = tenantAndGroupsOf(authorization, verified, path);
+    const context = shape(verified, path);
+    return context instanceof Promise ? context.then((done) => withTenantAndGroups(done, found)) : withTenantAndGroups(context, found);
   };
 }
 

@@ -113,7 +113,7 @@ describe('identity providers', () => {
     [{ providers: ['https://a.example'] }, /option "providers" entry 1 must be an object with an "issuer"$/],
     [{ providers: [{ issuer: A }, { issuer: 'b', jwksUri: 'ftp://b/jwks' }] }, /option "providers" entry 2 \(issuer "b"\) field "jwksUri" must be an http\(s\) URL$/],
     [{ providers: [{ issuer: A, algorithms: ['HS256'] }] }, /entry 1 \(issuer "https:\/\/a.example"\) field "algorithms" contains "HS256", which is not allowed on the key-set path/],
-    [{ providers: [{ issuer: A, audiences: ['x'] }] }, /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace\)$/],
+    [{ providers: [{ issuer: A, audiences: ['x'] }] }, /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace, tenantClaim, groupsClaim, groups\)$/],
     [{ providers: [{ issuer: 'acme-idp' }] }, /entry 1 \(issuer "acme-idp"\) has no "jwksUri", and its issuer is not a URL$/],
     [{ providers: [{ issuer: 'https://a.example/?tenant=1' }] }, /has no "jwksUri", and its issuer cannot be discovered: an issuer URL has no query or fragment$/],
     [{ providers: [{ issuer: A }, { issuer: A, jwksUri: 'https://a.example/jwks' }] }, /entry 2 \(issuer "https:\/\/a.example"\) repeats an issuer: each issuer chooses one provider$/],

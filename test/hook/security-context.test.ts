@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { createCheckAuth, type AuthEvent } from '../../src';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCheckAuth, type AuthEvent, type CheckAuth, type DualAuthOptions } from '../../src';
 import { randomSecret, timed } from '../support/claims';
-import { contextOf, rejectionOf, serviceRequest } from '../support/requests';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, jwks } from '../support/keys';
+import { appRequest, contextOf, rejectionOf, serviceRequest } from '../support/requests';
 import { signToken } from '../support/tokens';
 
 const secret = randomSecret();
@@ -53,5 +55,76 @@ describe('required claims', () => {
   it('checks what the securityContext function returns', async () => {
     const mapped = createCheckAuth({ apiSecret: secret, requiredClaims: ['tenant'], securityContext: () => ({ org: 'acme' }) });
     expect((await rejectionOf(mapped(serviceRequest(), hs({ tenant: 'acme' })))).code).toBe('ERR_CLAIM_MISSING');
+  });
+});
+
+describe('authorization: one tenant and one set of groups for both callers', () => {
+  const idpKey = generateKeyPair('RS256');
+  let idp: JwksServer;
+  const hooks: CheckAuth[] = [];
+  beforeAll(async () => {
+    idp = await startJwksServer(jwks(idpKey));
+  });
+  afterAll(async () => {
+    hooks.forEach((hook) => hook.close());
+    await idp.close();
+  });
+  const rs = (payload: Record<string, unknown>) => signToken(timed(payload), { key: idpKey });
+  function make(options: DualAuthOptions = {}): CheckAuth {
+    const hook = createCheckAuth({
+      apiSecret: secret,
+      jwksUri: idp.url,
+      tenantClaim: 'tenant_id',
+      groupsClaim: '/realm_access/roles',
+      serviceGroups: ['embeddable'],
+      ...options,
+    });
+    hooks.push(hook);
+    return hook;
+  }
+
+  it('gives both callers\' contexts the same "tenant" and "groups", read from each path\'s claims', async () => {
+    const checkAuth = make();
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme', roles: ['analyst'] }))).toEqual(expect.objectContaining({ tenant: 'acme', groups: ['analyst', 'embeddable'] }));
+    expect(await contextOf(checkAuth, appRequest(), rs({ tenant_id: 'acme', realm_access: { roles: ['analyst'] } }))).toEqual(expect.objectContaining({ tenant: 'acme', groups: ['analyst'] }));
+  });
+
+  it("replaces the token's own tenant and groups members, also when the cache answers", async () => {
+    const checkAuth = make({ tokenCacheSize: 10 });
+    const token = hs({ tenant_id: 'acme', tenant: 'other', groups: ['admin'] });
+    for (let i = 0; i < 2; i++) {
+      const context = await contextOf(checkAuth, serviceRequest(), token);
+      expect(context).toMatchObject({ tenant: 'acme', groups: ['embeddable'], tenant_id: 'acme' });
+    }
+  });
+
+  it('refuses a token without its tenant, 403 ERR_TENANT_MISSING, on either path', async () => {
+    const checkAuth = make();
+    expect(await rejectionOf(checkAuth(serviceRequest(), hs({ roles: ['analyst'] })))).toMatchObject({ status: 403, code: 'ERR_TENANT_MISSING', message: 'The token has no tenant claim "tenant_id"' });
+    expect(await rejectionOf(checkAuth(appRequest(), rs({ org: 'acme' })))).toMatchObject({ status: 403, code: 'ERR_TENANT_MISSING', path: 'key-set' });
+  });
+
+  it('reads the claims before the securityContext function runs, and writes them after it: the function cannot replace them', async () => {
+    const seen: unknown[] = [];
+    const checkAuth = make({ securityContext: (context) => (seen.push(context), { ...context, tenant: 'forged', groups: ['admin'] }) });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme' }))).toMatchObject({ tenant: 'acme', groups: ['embeddable'] });
+    expect((await rejectionOf(checkAuth(serviceRequest(), hs({})))).code).toBe('ERR_TENANT_MISSING');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('checks the required claims after it, so "tenant" can be one', async () => {
+    const checkAuth = make({ requiredClaims: ['tenant'] });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme' }))).toMatchObject({ tenant: 'acme' });
+  });
+
+  it('shows the tenant and groups in explain()', async () => {
+    const verdict = await make().explain(serviceRequest(), hs({ tenant_id: 'acme', roles: 'analyst' }));
+    expect(verdict).toMatchObject({ accepted: true, securityContext: { tenant: 'acme', groups: ['analyst', 'embeddable'] } });
+  });
+
+  it('leaves the context as the token made it when authorization is not configured', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: secret });
+    hooks.push(checkAuth);
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', roles: ['a'] }))).not.toHaveProperty('groups');
   });
 });

@@ -1,0 +1,106 @@
+/**
+ * Authorization, declared once for both callers: where each path's tokens carry the tenant and the groups, and the
+ * groups the deployment itself gives. Settled here at start from the options; the hook applies it to every verified
+ * token (hook/tenant-and-groups.ts).
+ */
+import { DualAuthConfigError } from '../errors';
+import { claimPointer, type ClaimPointer } from './claim-pointer';
+import type { Fail } from './option-checks';
+
+/** How one path (or one identity provider of the key-set path) reads the tenant and the groups. */
+export interface ClaimRules {
+  /** Where the tenant is; undefined when these tokens carry none (then the context has no `tenant`). */
+  readonly tenantClaim: ClaimPointer | undefined;
+  readonly groupsClaim: ClaimPointer;
+  /** Groups every token here gets, whatever it says (`serviceGroups`, or a provider's `groups`). */
+  readonly fixedGroups: readonly string[];
+  /** How messages name the two claims' options. */
+  readonly tenantOption: string;
+  readonly groupsOption: string;
+}
+
+/** The authorization in force; absent from the resolved options when none of its options is set. */
+export interface Authorization {
+  readonly sharedSecret: ClaimRules;
+  /** The key-set path's rules, by identity provider (the same order; one entry without `providers`). */
+  readonly keySet: readonly ClaimRules[];
+  /** Groups of a token that names none. */
+  readonly defaultGroups: readonly string[];
+  /**
+   * Groups only configuration gives (`serviceGroups`, the providers' `groups`): a token whose own groups name one is
+   * refused, so no token can pass for another caller.
+   */
+  readonly reserved: ReadonlySet<string>;
+  /** True when some path reads a tenant: what the tenant's exports for cube.js need. */
+  readonly tenant: boolean;
+}
+
+/** The options read here, as checked by the options table (claims as configured, group lists as lists). */
+export interface AuthorizationSettings {
+  readonly tenantClaim: string | undefined;
+  readonly groupsClaim: string;
+  readonly serviceGroupsClaim: string;
+  readonly defaultGroups: readonly string[] | undefined;
+  readonly serviceGroups: readonly string[] | undefined;
+  readonly providers: readonly { readonly issuer: string; readonly tenantClaim?: string; readonly groupsClaim?: string; readonly groups?: readonly string[] }[] | undefined;
+}
+
+type Names = Readonly<Record<'tenantClaim' | 'groupsClaim' | 'serviceGroupsClaim' | 'defaultGroups' | 'serviceGroups' | 'providers', string>>;
+
+/** The options that turn authorization on, each by being set; the claims' defaults alone do not. */
+export const AUTHORIZATION_OPTIONS = ['tenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
+
+/** The fields of a `providers` entry that turn authorization on. */
+export const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
+
+/** A list of groups as an option gives it: one group, or a list of them (empty: none); duplicates count once. */
+export function groupList(value: unknown, fail: Fail): readonly string[] {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list)) fail('must be a group name or a list of group names');
+  for (const group of list) if (typeof group !== 'string' || group.trim() === '') fail('must list non-empty group names only');
+  return [...new Set(list as string[])];
+}
+
+/**
+ * The authorization of the options, or undefined when it is not configured: when no option of
+ * {@link AUTHORIZATION_OPTIONS} and no provider field of {@link PROVIDER_AUTHORIZATION_FIELDS} was given.
+ * @param given the options as given, before defaults: only they say whether authorization was asked for
+ */
+export function authorizationOf(given: Readonly<Record<string, unknown>>, settings: AuthorizationSettings, names: Names): Authorization | undefined {
+  const providers = settings.providers ?? [];
+  const asked = AUTHORIZATION_OPTIONS.some((key) => given[key] !== undefined)
+    || providers.some((provider) => PROVIDER_AUTHORIZATION_FIELDS.some((field) => provider[field] !== undefined));
+  if (!asked) return undefined;
+  const parse = (text: string, option: string): ClaimPointer => claimPointer(text, (problem) => {
+    throw new DualAuthConfigError(option, problem);
+  });
+  const tenantClaim = settings.tenantClaim === undefined ? undefined : parse(settings.tenantClaim, names.tenantClaim);
+  const groupsClaim = parse(settings.groupsClaim, names.groupsClaim);
+  const serviceGroups = settings.serviceGroups ?? [];
+  const keySet: ClaimRules[] = providers.length === 0
+    ? [{ tenantClaim, groupsClaim, fixedGroups: [], tenantOption: names.tenantClaim, groupsOption: names.groupsClaim }]
+    : providers.map((provider) => {
+      const field = (name: string): string => `${names.providers} (issuer ${JSON.stringify(provider.issuer)}) field "${name}"`;
+      return {
+        tenantClaim: provider.tenantClaim === undefined ? tenantClaim : parse(provider.tenantClaim, field('tenantClaim')),
+        groupsClaim: provider.groupsClaim === undefined ? groupsClaim : parse(provider.groupsClaim, field('groupsClaim')),
+        fixedGroups: provider.groups ?? [],
+        tenantOption: provider.tenantClaim === undefined ? names.tenantClaim : field('tenantClaim'),
+        groupsOption: provider.groupsClaim === undefined ? names.groupsClaim : field('groupsClaim'),
+      };
+    });
+  const reserved = new Set([...serviceGroups, ...keySet.flatMap((rules) => rules.fixedGroups)]);
+  const defaultGroups = settings.defaultGroups ?? [];
+  const taken = defaultGroups.find((group) => reserved.has(group));
+  if (taken !== undefined) {
+    throw new DualAuthConfigError(names.defaultGroups, `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`);
+  }
+  const sharedSecret: ClaimRules = {
+    tenantClaim,
+    groupsClaim: parse(settings.serviceGroupsClaim, names.serviceGroupsClaim),
+    fixedGroups: serviceGroups,
+    tenantOption: names.tenantClaim,
+    groupsOption: names.serviceGroupsClaim,
+  };
+  return { sharedSecret, keySet, defaultGroups, reserved, tenant: [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined) };
+}

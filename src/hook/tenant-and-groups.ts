@@ -1,0 +1,93 @@
+/**
+ * The tenant and the groups of a verified token, read from the claims configured for its path (and identity
+ * provider), and written into the security context as `tenant` and `groups`, where Cube's `contextToGroups`, access
+ * policies, `contextToAppId` and `queryRewrite` read them the same way for both callers.
+ */
+import type { Authorization, ClaimRules } from '../config/authorization';
+import { readClaim } from '../config/claim-pointer';
+import { DualAuthError, quote, type AuthPath } from '../errors';
+import type { Verified } from './paths/path';
+
+export interface TenantAndGroups {
+  /** Undefined when the token's path (or provider) has no tenant claim configured. */
+  readonly tenant: string | undefined;
+  /** Distinct, the token's own (or the default ones) first, then the ones configuration gives. */
+  readonly groups: readonly string[];
+}
+
+/** What a claim's value is, for a message: never the value itself. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'an empty string';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function rulesFor(authorization: Authorization, verified: Verified, path: AuthPath): ClaimRules {
+  if (path === 'shared-secret') return authorization.sharedSecret;
+  // The key-set path always names the provider that verified the token; with one provider there is one entry.
+  return authorization.keySet[verified.provider?.index ?? 0] as ClaimRules;
+}
+
+function tenantOf(rules: ClaimRules, payload: Readonly<Record<string, unknown>>, path: AuthPath): string | undefined {
+  const claim = rules.tenantClaim;
+  if (claim === undefined) return undefined;
+  const value = readClaim(payload, claim);
+  const name = JSON.stringify(claim.text);
+  if (value === undefined) {
+    // Refused, never answered for every tenant: a query without a tenant must not reach the data.
+    const message = `The token has no tenant claim ${name}`;
+    throw new DualAuthError('ERR_TENANT_MISSING', message, path, `${message} (${rules.tenantOption}), so the request cannot be given a tenant`);
+  }
+  if (typeof value !== 'string' || value.trim() === '') {
+    const message = `The token's tenant claim ${name} must be a non-empty string, not ${kindOf(value)}`;
+    throw new DualAuthError('ERR_TENANT_INVALID', message, path, `${message} (${rules.tenantOption})`);
+  }
+  return value;
+}
+
+/** The token's own groups: none when the claim is absent or an empty list. */
+function ownGroups(rules: ClaimRules, authorization: Authorization, payload: Readonly<Record<string, unknown>>, path: AuthPath): readonly string[] {
+  const claim = rules.groupsClaim;
+  const value = readClaim(payload, claim);
+  if (value === undefined) return [];
+  const name = JSON.stringify(claim.text);
+  const refuse = (why: string): never => {
+    const message = `The token's groups claim ${name} ${why}`;
+    throw new DualAuthError('ERR_GROUPS_INVALID', message, path, `${message} (${rules.groupsOption})`);
+  };
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list)) return refuse(`must be a group name or a list of group names, not ${kindOf(value)}`);
+  for (const group of list) {
+    if (typeof group !== 'string' || group.trim() === '') return refuse(`must list non-empty group names only, not ${kindOf(group)}`);
+    // A group configuration gives one caller only (the service's, a provider's) would let this token pass for it.
+    if (authorization.reserved.has(group)) return refuse(`names ${quote(group)}, which this deployment gives by configuration only`);
+  }
+  return list as string[];
+}
+
+/**
+ * Reads the tenant and the groups of a verified token from its whole payload (before the claims namespace and the
+ * `securityContext` function), own members only. Throws the refusal when the tenant is missing or not a non-empty
+ * string, or the groups are neither a group name nor a list of them.
+ */
+export function tenantAndGroupsOf(authorization: Authorization, verified: Verified, path: AuthPath): TenantAndGroups {
+  const rules = rulesFor(authorization, verified, path);
+  const tenant = tenantOf(rules, verified.payload, path);
+  const own = ownGroups(rules, authorization, verified.payload, path);
+  const groups = [...new Set([...(own.length > 0 ? own : authorization.defaultGroups), ...rules.fixedGroups])];
+  return { tenant, groups };
+}
+
+/**
+ * The security context with the hook's `tenant` and `groups` in place of any members of those names, which the
+ * token or the `securityContext` function may have put there: only the configured claims decide them. Without a
+ * tenant claim for the token's path, the context has no `tenant` at all.
+ */
+export function withTenantAndGroups(context: Record<string, unknown>, { tenant, groups }: TenantAndGroups): Record<string, unknown> {
+  // A spread copies own members as JSON.parse made them (an own "__proto__" stays a member) and leaves the input alone.
+  const result: Record<string, unknown> = { ...context, groups: [...groups] };
+  if (tenant === undefined) delete result.tenant;
+  else result.tenant = tenant;
+  return result;
+}
