@@ -1,10 +1,12 @@
-import type { CheckAuth } from './hook/check-auth';
+import type { CheckAuth, Explanation } from './hook/check-auth';
 import { validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
 export type { KeySetAlgorithm } from './algorithms';
 export { createCheckAuth } from './hook/check-auth';
-export type { CheckAuth, SecurityContext, Verdict } from './hook/check-auth';
+export type { CheckAuth, Explanation, SecurityContext } from './hook/check-auth';
+/** @deprecated Renamed {@link Explanation}, what `explain` returns (its verdict is `accepted`, or `error`); kept so that code naming it still compiles. */
+export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
 export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';

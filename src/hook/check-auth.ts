@@ -11,7 +11,7 @@ import type { TokenHeader } from './token';
 export type { SecurityContext } from './security-context';
 
 /** How a token fared, step by step: what `explain` returns and the CLI prints. */
-export interface Verdict {
+export interface Explanation {
   readonly accepted: boolean;
   /** The path chosen, absent when there was no token. */
   readonly path?: AuthPath;
@@ -73,7 +73,7 @@ export interface CheckAuth {
   /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
   close(): void;
   /** Runs the same verification without side effects and reports every step; never rejects. */
-  explain(req: unknown, auth?: unknown): Promise<Verdict>;
+  explain(req: unknown, auth?: unknown): Promise<Explanation>;
 }
 
 /** `checkAuth` answers from the cache and fills it; `explain` shows a real verification, so it does neither. */
@@ -190,7 +190,7 @@ function build(authenticator: Authenticator): CheckAuth {
     }
   }
 
-  async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
+  async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
     let outcome: Outcome;
     try {
       outcome = await authenticator.authenticate(req, auth, EXPLAIN);
@@ -217,7 +217,7 @@ function build(authenticator: Authenticator): CheckAuth {
   const stores = authenticator.keyStores;
 
   /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
-  function providerReport({ provider }: Outcome): Verdict['provider'] {
+  function providerReport({ provider }: Outcome): Explanation['provider'] {
     if (provider === undefined) return undefined;
     const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
     return { ...(provider.issuer !== undefined && { issuer: provider.issuer }), ...(jwksUri !== undefined && { jwksUri }), reason: provider.reason };

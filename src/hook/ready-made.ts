@@ -2,7 +2,7 @@
  * The ready-made hook for `cube.js`, configured from the environment. Its configuration is checked when the hook is
  * taken from the package root (index.ts), so a mistake stops Cube while it loads `cube.js`, before it listens.
  */
-import { createNamedCheckAuth, type CheckAuth, type Verdict } from './check-auth';
+import { createNamedCheckAuth, type CheckAuth, type Explanation } from './check-auth';
 import { ENV_NAMES, OPTIONS } from '../config/options';
 import { boolean, ENV, optionsFromEnv, readEnv } from '../config/env';
 import { DualAuthError, faultMessage, toThrowable } from '../errors';
@@ -70,7 +70,7 @@ function detailedErrorsWanted(): boolean {
 }
 
 /** What `explain` reports when the environment cannot make a hook: never a rejection. */
-async function explain(req: unknown, auth?: unknown): Promise<Verdict> {
+async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
   let instance: CheckAuth;
   try {
     instance = environmentInstance();

@@ -1,4 +1,4 @@
-import { createNamedCheckAuth, type CheckAuth, type Verdict } from '../../hook/check-auth';
+import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
 import { withoutBearer } from '../../hook/request';
 import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config/options';
 import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../config/env';
@@ -134,15 +134,15 @@ function times(claims: Record<string, unknown> | undefined, now: number): Verify
   return result;
 }
 
-function keyInfo(verdict: Verdict, secrets: readonly ApiSecret[]): KeyInfo | null {
-  if (verdict.path === 'shared-secret') return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
-  if (verdict.path === 'key-set') {
-    const kid = verdict.kid ?? verdict.header?.kid;
-    const { provider } = verdict;
+function keyInfo(explanation: Explanation, secrets: readonly ApiSecret[]): KeyInfo | null {
+  if (explanation.path === 'shared-secret') return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
+  if (explanation.path === 'key-set') {
+    const kid = explanation.kid ?? explanation.header?.kid;
+    const { provider } = explanation;
     return {
       source: 'jwks',
       kid: typeof kid === 'string' ? kid : null,
-      jwksUri: verdict.jwksUri ?? null,
+      jwksUri: explanation.jwksUri ?? null,
       provider: provider ? { issuer: provider.issuer ?? null, reason: provider.reason } : null,
     };
   }
@@ -154,20 +154,20 @@ function shownToken(token: string): string {
   return shortenToken(withoutBearer(token));
 }
 
-function report(args: VerifyArgs, requestOrigin: string | undefined, verdict: Verdict, options: DualAuthOptions, secrets: readonly ApiSecret[]): VerifyReport {
-  const { error } = verdict;
+function report(args: VerifyArgs, requestOrigin: string | undefined, explanation: Explanation, options: DualAuthOptions, secrets: readonly ApiSecret[]): VerifyReport {
+  const { error } = explanation;
   return {
-    accepted: verdict.accepted,
+    accepted: explanation.accepted,
     token: shownToken(args.token),
     requestOrigin: requestOrigin ?? null,
-    path: verdict.path ?? null,
-    pathReason: verdict.pathReason,
-    header: verdict.header ?? null,
-    claims: verdict.payload ?? null,
-    times: times(verdict.payload, Date.now() / 1000),
-    key: keyInfo(verdict, secrets),
-    securityContext: verdict.securityContext ?? null,
-    error: error ? { ...error, hint: hintFor(error.code, verdict.path, configuredOrigin(options)) } : null,
+    path: explanation.path ?? null,
+    pathReason: explanation.pathReason,
+    header: explanation.header ?? null,
+    claims: explanation.payload ?? null,
+    times: times(explanation.payload, Date.now() / 1000),
+    key: keyInfo(explanation, secrets),
+    securityContext: explanation.securityContext ?? null,
+    error: error ? { ...error, hint: hintFor(error.code, explanation.path, configuredOrigin(options)) } : null,
   };
 }
 
@@ -259,8 +259,8 @@ function requestOriginFor(args: VerifyArgs, options: DualAuthOptions): string | 
 async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth: CheckAuth, env: NodeJS.ProcessEnv): Promise<VerifyReport> {
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
-  const verdict = await checkAuth.explain({ headers }, args.token);
-  return report(args, requestOrigin, verdict, options, apiSecretsInForce(env));
+  const explanation = await checkAuth.explain({ headers }, args.token);
+  return report(args, requestOrigin, explanation, options, apiSecretsInForce(env));
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
