@@ -15,7 +15,7 @@ interface Entry {
   readonly claim: string | undefined;
   readonly kid: string | undefined;
   /** Thumbprint of the key that verified the token (key-set path). */
-  readonly key: string | undefined;
+  readonly thumbprint: string | undefined;
   readonly provider: ProviderChoice | undefined;
   /** Epoch ms after which the entry must not answer. */
   readonly validUntil: number;
@@ -29,7 +29,7 @@ export interface CachedVerification {
 }
 
 /** What the cache keeps of a verification besides the context. */
-export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'key' | 'provider' | 'claimsNamespace'>>;
+export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'thumbprint' | 'provider' | 'claimsNamespace'>>;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -107,29 +107,29 @@ class Generation {
   /** Slots taken: entries held and entries removed. */
   private taken = 0;
 
-  get(key: number): Entry | undefined {
-    const slot = this.slotOf(key);
+  get(number: number): Entry | undefined {
+    const slot = this.slotOf(number);
     return slot === -1 ? undefined : this.entries[slot];
   }
 
-  delete(key: number): void {
-    const slot = this.slotOf(key);
+  delete(number: number): void {
+    const slot = this.slotOf(number);
     if (slot !== -1) this.remove(slot);
   }
 
-  /** Files `entry` under `key`, in place of the entry filed there, if any. */
-  set(key: number, entry: Entry): void {
-    const slot = this.slotOf(key);
+  /** Files `entry` under `number`, in place of the entry filed there, if any. */
+  set(number: number, entry: Entry): void {
+    const slot = this.slotOf(number);
     if (slot !== -1) {
       this.entries[slot] = entry;
       return;
     }
     if ((this.taken + 1) * 2 > this.filed.length) this.rebuild();
     const mask = this.filed.length - 1;
-    let free = key & mask;
+    let free = number & mask;
     while ((this.filed[free] as number) > FREE) free = (free + 1) & mask;
     if (this.filed[free] === FREE) this.taken++;
-    this.filed[free] = key + 1;
+    this.filed[free] = number + 1;
     this.entries[free] = entry;
     this.size++;
   }
@@ -149,12 +149,12 @@ class Generation {
     this.taken = 0;
   }
 
-  /** The slot of `key`, -1 when none. */
-  private slotOf(key: number): number {
+  /** The slot of `number`, -1 when none. */
+  private slotOf(number: number): number {
     const { filed } = this;
     const mask = filed.length - 1;
-    const wanted = key + 1;
-    for (let slot = key & mask; ; slot = (slot + 1) & mask) {
+    const wanted = number + 1;
+    for (let slot = number & mask; ; slot = (slot + 1) & mask) {
       const at = filed[slot];
       if (at === wanted) return slot;
       if (at === FREE) return -1;
@@ -213,17 +213,17 @@ export class TokenCache {
 
   /** A hit re-checks expiry against `now` (epoch ms). */
   get(token: string, path: AuthPath, now: number): CachedVerification | undefined {
-    const key = fingerprint(token);
-    let entry = this.current.get(key);
+    const number = fingerprint(token);
+    let entry = this.current.get(number);
     if (entry?.token !== token) {
-      entry = this.previous.get(key);
+      entry = this.previous.get(number);
       if (entry?.token !== token) return undefined;
-      this.previous.delete(key);
-      if (now < entry.validUntil) this.add(key, entry);
+      this.previous.delete(number);
+      if (now < entry.validUntil) this.add(number, entry);
     }
     if (entry.path !== path) return undefined;
     if (now >= entry.validUntil) {
-      if (this.current.get(key) === entry) this.current.delete(key);
+      if (this.current.get(number) === entry) this.current.delete(number);
       return undefined;
     }
     entry.context ??= payloadContext(token, entry.claim);
@@ -239,27 +239,27 @@ export class TokenCache {
   set(token: string, path: AuthPath, verified: Remembered, now: number, shaped?: Record<string, unknown>): void {
     const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
     if (validUntil <= now) return;
-    const { kid, key, provider, claimsNamespace: claim } = verified;
-    this.add(fingerprint(token), { token, path, context: shaped && copy(shaped), claim, kid, key, provider, validUntil });
+    const { kid, thumbprint, provider, claimsNamespace: claim } = verified;
+    this.add(fingerprint(token), { token, path, context: shaped && copy(shaped), claim, kid, thumbprint, provider, validUntil });
   }
 
   /**
    * Forgets tokens verified by a key the key set no longer has (rotation), judged by the key itself: a key replaced
    * under the same `kid` takes the tokens it verified with it.
    */
-  forgetKeysOtherThan(keys: ReadonlySet<string>): void {
-    const gone = (entry: Entry): boolean => entry.key !== undefined && !keys.has(entry.key);
+  forgetKeysOtherThan(thumbprints: ReadonlySet<string>): void {
+    const gone = (entry: Entry): boolean => entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint);
     this.current.deleteWhere(gone);
     this.previous.deleteWhere(gone);
   }
 
-  private add(key: number, entry: Entry): void {
-    if (this.current.size >= this.generationSize && this.current.get(key) === undefined) {
+  private add(number: number, entry: Entry): void {
+    if (this.current.size >= this.generationSize && this.current.get(number) === undefined) {
       const emptied = this.previous;
       emptied.clear();
       this.previous = this.current;
       this.current = emptied;
     }
-    this.current.set(key, entry);
+    this.current.set(number, entry);
   }
 }

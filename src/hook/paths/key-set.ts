@@ -119,7 +119,7 @@ export class KeySetPath implements VerificationPath {
     const { payload, refusedFrom } = verifier.verify(token, key, now);
     const { claimsNamespace } = route.provider;
     const thumbprint = keyFactsOf(key)?.thumbprint;
-    return { context: this.contextOf(payload, claimsNamespace), payload, kid, key: thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
+    return { context: this.contextOf(payload, claimsNamespace), payload, kid, thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */

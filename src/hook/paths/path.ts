@@ -9,7 +9,7 @@ export interface Verified {
   /** `kid` of the key that verified the token (key-set path only). */
   readonly kid: string | undefined;
   /** Thumbprint of that key itself: a key replaced under the same `kid` is another key. */
-  readonly key?: string;
+  readonly thumbprint?: string;
   /** Epoch ms from which verification would refuse the token (Infinity when never): the cache answers until then. */
   readonly refusedFrom: number;
   /** The identity provider that verified the token (key-set path only). */
