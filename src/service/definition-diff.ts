@@ -13,7 +13,7 @@ type Section = (typeof DEFINITION_SECTIONS)[number];
  * A field's own value. The field names come from the answers, so a plain `object[field]` would find
  * `constructor` or `__proto__` on the prototype of an object that does not have the field.
  */
-function ownValue(object: JsonObject, field: string): unknown {
+function own(object: JsonObject, field: string): unknown {
   return Object.hasOwn(object, field) ? object[field] : undefined;
 }
 
@@ -22,7 +22,7 @@ function fieldChanges(before: unknown, after: unknown, path: string): FieldChang
   if (isDeepStrictEqual(before, after)) return [];
   if (isJsonObject(before) && isJsonObject(after)) {
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-    return fields.flatMap((field) => fieldChanges(ownValue(before, field), ownValue(after, field), path === '' ? field : `${path}.${field}`));
+    return fields.flatMap((field) => fieldChanges(own(before, field), own(after, field), path === '' ? field : `${path}.${field}`));
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     return Array.from({ length: Math.max(before.length, after.length) }, (_, i) => fieldChanges(before[i], after[i], `${path}[${i}]`)).flat();
