@@ -8,7 +8,7 @@
  * the service differs.
  */
 import { EmbeddableValidationError } from './errors';
-import { show } from './validate';
+import { quote } from './validate';
 
 const API = '/api/v1';
 
@@ -23,9 +23,9 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * every other value is percent-encoded whole, so that `/`, `?`, `#` and `%` stay inside the segment.
  */
 function pathSegment(field: string, value: string, operation?: string): string {
-  if (typeof value !== 'string') throw new EmbeddableValidationError(field, `must be a string, got ${show(value)}`, operation);
+  if (typeof value !== 'string') throw new EmbeddableValidationError(field, `must be a string, got ${quote(value)}`, operation);
   if (value === '' || value === '.' || value === '..') {
-    const got = value === '' ? 'an empty string' : show(value);
+    const got = value === '' ? 'an empty string' : quote(value);
     throw new EmbeddableValidationError(field, `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`, operation);
   }
   if (LONE_SURROGATE.test(value)) throw new EmbeddableValidationError(field, 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)', operation);

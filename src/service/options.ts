@@ -3,7 +3,7 @@ import { fetchThroughProxy, type Fetch } from '../http/fetch';
 import { checkedUrl } from '../http/url';
 import { DEFAULT_MAX_RESPONSE_BYTES, EMBEDDABLE_SERVICE_DOMAIN, MAX_MAX_RESPONSE_BYTES } from './constants';
 import { EmbeddableValidationError } from './errors';
-import { show } from './validate';
+import { quote } from './validate';
 
 /** Options of {@link createEmbeddableClient}. Give `region` or `baseUrl`, not both. */
 export interface EmbeddableClientOptions {
@@ -81,26 +81,26 @@ function apiKey(value: unknown): string {
 }
 
 function baseUrlFromRegion(region: unknown, domain: unknown): string {
-  if (typeof region !== 'string' || !DNS_LABEL.test(region)) fail('region', `must be a region name such as us or eu, got ${show(region)}`);
+  if (typeof region !== 'string' || !DNS_LABEL.test(region)) fail('region', `must be a region name such as us or eu, got ${quote(region)}`);
   const serviceDomain = domain ?? EMBEDDABLE_SERVICE_DOMAIN;
   if (typeof serviceDomain !== 'string' || !serviceDomain.split('.').every((label) => DNS_LABEL.test(label))) {
-    fail('serviceDomain', `must be a domain name such as ${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(serviceDomain)}`);
+    fail('serviceDomain', `must be a domain name such as ${EMBEDDABLE_SERVICE_DOMAIN}, got ${quote(serviceDomain)}`);
   }
   return `https://api.${region}.${serviceDomain}`;
 }
 
 function explicitBaseUrl(value: unknown): string {
-  if (typeof value !== 'string') fail('baseUrl', `must be a string, got ${show(value)}`);
+  if (typeof value !== 'string') fail('baseUrl', `must be a string, got ${quote(value)}`);
   const wording = {
-    'not-a-url': `must be an absolute URL such as https://api.us.${EMBEDDABLE_SERVICE_DOMAIN}, got ${show(value)}`,
-    scheme: `must use https (plain http only for localhost), got ${show(value)}`,
+    'not-a-url': `must be an absolute URL such as https://api.us.${EMBEDDABLE_SERVICE_DOMAIN}, got ${quote(value)}`,
+    scheme: `must use https (plain http only for localhost), got ${quote(value)}`,
     credentials: 'must not contain credentials; the API key goes in apiKey',
-    'query-or-fragment': `must not have a query or fragment, got ${show(value)}`,
+    'query-or-fragment': `must not have a query or fragment, got ${quote(value)}`,
   };
   const scheme = (url: URL): boolean => url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
   const url = checkedUrl(value, wording, (message) => fail('baseUrl', message), { scheme, bare: true });
   const path = url.pathname.replace(/\/+$/, '');
-  if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${show(value)}`);
+  if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${quote(value)}`);
   return `${url.origin}${path}`;
 }
 
@@ -108,14 +108,14 @@ function count(field: string, value: unknown, fallback: number, min: number, max
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-    fail(field, `must be a whole number ${range}, got ${show(value)}`);
+    fail(field, `must be a whole number ${range}, got ${quote(value)}`);
   }
   return value;
 }
 
 /** Checks the options and fills in the defaults; throws {@link EmbeddableValidationError} naming the option. */
 export function resolveClientSettings(options: EmbeddableClientOptions): ClientSettings {
-  if (typeof options !== 'object' || options === null) fail('options', `must be an object, got ${show(options)}`);
+  if (typeof options !== 'object' || options === null) fail('options', `must be an object, got ${quote(options)}`);
   const { region, baseUrl } = options;
   if (region !== undefined && baseUrl !== undefined) fail('baseUrl', 'give either region or baseUrl, not both');
   if (region === undefined && baseUrl === undefined) fail('region', `give region (such as us or eu) or baseUrl`);

@@ -16,7 +16,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const MAX_ECHO = 64;
 
 /** Quotes a caller's value for a message: printable, shortened. Never used for secrets. */
-export function show(value: unknown): string {
+export function quote(value: unknown): string {
   if (typeof value === 'string') {
     const printable = value.replace(/[^\x20-\x7e]/g, '?');
     return JSON.stringify(printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable);
@@ -37,8 +37,8 @@ function isTag(value: string): value is EnvironmentTag {
 
 /** A non-empty string without surrounding whitespace or control characters. */
 export function text(field: string, value: unknown, operation?: string): string {
-  if (typeof value !== 'string' || value === '') fail(field, `must be a non-empty string, got ${show(value)}`, operation);
-  if (value.trim() !== value) fail(field, `must not start or end with whitespace, got ${show(value)}`, operation);
+  if (typeof value !== 'string' || value === '') fail(field, `must be a non-empty string, got ${quote(value)}`, operation);
+  if (value.trim() !== value) fail(field, `must not start or end with whitespace, got ${quote(value)}`, operation);
   if (CONTROL.test(value)) fail(field, 'must not contain control characters', operation);
   return value;
 }
@@ -53,16 +53,16 @@ export function secret(field: string, value: unknown, operation?: string): strin
 
 /** A dashboard UUID (part 1). */
 export function embeddableId(value: unknown, operation: string, field = 'embeddableId'): string {
-  if (typeof value !== 'string' || !UUID.test(value)) fail(field, `must be the dashboard's UUID, got ${show(value)}`, operation);
+  if (typeof value !== 'string' || !UUID.test(value)) fail(field, `must be the dashboard's UUID, got ${quote(value)}`, operation);
   return value;
 }
 
 /** A saved-version label `v<N>`; a tag name is refused as the service would (BUILDER-172). */
 export function versionLabel(value: unknown, operation: string, field = 'version'): string {
   if (typeof value === 'string' && isTag(value)) {
-    fail(field, `${show(value)} is a tag name, not a version label; give an explicit label such as v3`, operation, 'BUILDER-172');
+    fail(field, `${quote(value)} is a tag name, not a version label; give an explicit label such as v3`, operation, 'BUILDER-172');
   }
-  if (typeof value !== 'string' || !VERSION_LABEL.test(value)) fail(field, `must be a saved-version label v<N> such as v3, got ${show(value)}`, operation);
+  if (typeof value !== 'string' || !VERSION_LABEL.test(value)) fail(field, `must be a saved-version label v<N> such as v3, got ${quote(value)}`, operation);
   return value;
 }
 
@@ -72,32 +72,32 @@ export function versionLabel(value: unknown, operation: string, field = 'version
  */
 export function tags(value: unknown, operation: string, field = 'tags'): EnvironmentTag[] {
   if (!Array.isArray(value) || value.length === 0) {
-    fail(field, `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : show(value)}`, operation, 'BUILDER-996');
+    fail(field, `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`, operation, 'BUILDER-996');
   }
   const bad = value.filter((tag) => typeof tag !== 'string' || !isTag(tag));
   if (bad.length > 0) {
     const verb = bad.length === 1 ? 'is not an environment tag' : 'are not environment tags';
-    fail(field, `${bad.map(show).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
+    fail(field, `${bad.map(quote).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
   }
   return [...new Set(value as EnvironmentTag[])];
 }
 
 /** A tag that is read, never sent (promote's source): an environment tag, without a service code. */
 export function environmentTag(field: string, value: unknown, operation: string): EnvironmentTag {
-  if (typeof value !== 'string' || !isTag(value)) fail(field, `must be one of ${ENVIRONMENT_TAGS.join(', ')}, got ${show(value)}`, operation);
+  if (typeof value !== 'string' || !isTag(value)) fail(field, `must be one of ${ENVIRONMENT_TAGS.join(', ')}, got ${quote(value)}`, operation);
   return value;
 }
 
 /** A tag name or a version label, for a token's `savedVersion`. */
 export function savedVersion(value: unknown, operation: string): string {
   if (typeof value === 'string' && (isTag(value) || VERSION_LABEL.test(value))) return value;
-  return fail('savedVersion', `must be a tag (${ENVIRONMENT_TAGS.join(', ')}) or a version label v<N>, got ${show(value)}`, operation);
+  return fail('savedVersion', `must be a tag (${ENVIRONMENT_TAGS.join(', ')}) or a version label v<N>, got ${quote(value)}`, operation);
 }
 
 /** A data-provider version `vMAJOR.MINOR.PATCH` (parts 2.4 and 9). */
 export function providerVersion(value: unknown, operation: string): string {
   if (typeof value !== 'string' || !SEMVER_WITH_V.test(value)) {
-    fail('version', `must be vMAJOR.MINOR.PATCH such as v1.0.0 (required on create and update), got ${show(value)}`, operation);
+    fail('version', `must be vMAJOR.MINOR.PATCH such as v1.0.0 (required on create and update), got ${quote(value)}`, operation);
   }
   return value;
 }
@@ -110,23 +110,23 @@ export function instanceUrl(value: unknown, operation: string): string {
   const field = 'credentials.instanceUrl';
   const raw = text(field, value, operation);
   const wording = {
-    'not-a-url': `must be an absolute http(s) URL, got ${show(raw)}`,
-    scheme: `must be an http(s) URL, got ${show(raw)}`,
+    'not-a-url': `must be an absolute http(s) URL, got ${quote(raw)}`,
+    scheme: `must be an http(s) URL, got ${quote(raw)}`,
     credentials: 'must not contain credentials; the secret goes in credentials.secretKey',
-    'query-or-fragment': `must not have a query or fragment, got ${show(raw)}`,
+    'query-or-fragment': `must not have a query or fragment, got ${quote(raw)}`,
   };
   const url = checkedUrl(raw, wording, (message) => fail(field, message, operation), { bare: true });
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith(CUBE_API_SUFFIX)) path = path.slice(0, -CUBE_API_SUFFIX.length).replace(/\/+$/, '');
   if (path.includes('/cubejs-api')) {
-    fail(field, `must be the deployment's URL up to ${CUBE_API_SUFFIX}, not an endpoint below it; got ${show(raw)}`, operation);
+    fail(field, `must be the deployment's URL up to ${CUBE_API_SUFFIX}, not an endpoint below it; got ${quote(raw)}`, operation);
   }
   return `${url.origin}${path}`;
 }
 
 /** A plain object that can be sent as JSON (checked here, not left to fail inside the request). */
 function jsonObject(field: string, value: unknown, operation: string): JsonObject {
-  if (!isObject(value)) fail(field, `must be an object of key/value pairs, got ${show(value)}`, operation);
+  if (!isObject(value)) fail(field, `must be an object of key/value pairs, got ${quote(value)}`, operation);
   try {
     JSON.stringify(value);
   } catch (error) {
@@ -157,12 +157,12 @@ export function extraFields(value: unknown, checked: readonly string[], operatio
 
 /** A positive whole number of seconds. */
 export function positiveInteger(field: string, value: unknown, operation: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(field, `must be a positive whole number, got ${show(value)}`, operation);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(field, `must be a positive whole number, got ${quote(value)}`, operation);
   return value;
 }
 
 /** A plain object (an input or a nested group of fields). */
 export function object<T>(field: string, value: T, operation: string): T {
-  if (!isObject(value)) fail(field, `must be an object, got ${show(value)}`, operation);
+  if (!isObject(value)) fail(field, `must be an object, got ${quote(value)}`, operation);
   return value;
 }
