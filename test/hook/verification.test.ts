@@ -8,6 +8,7 @@ import { decodeToken } from '../../src/hook/token';
 import { JSONWEBTOKEN_MESSAGES, TokenVerifier } from '../../src/hook/verification';
 import { randomSecret } from '../support/claims';
 import { generateKeyPair, type KeyAlgorithm } from '../support/keys';
+import { refusalOf } from '../support/requests';
 import { base64url, signToken } from '../support/tokens';
 
 const secret = randomSecret();
@@ -31,13 +32,7 @@ function verifyAt(payload: Record<string, unknown>, options: { policy?: Partial<
 }
 
 function refusal(...args: Parameters<typeof verifyAt>): DualAuthError {
-  try {
-    verifyAt(...args);
-  } catch (error) {
-    expect(error).toBeInstanceOf(DualAuthError);
-    return error as DualAuthError;
-  }
-  throw new Error('expected a refusal');
+  return refusalOf(() => verifyAt(...args));
 }
 
 describe('TokenVerifier: jsonwebtoken.verify with every error mapped', () => {

@@ -35,6 +35,17 @@ export async function rejectionOf<E extends Error = DualAuthError>(
   return error as E;
 }
 
+/** Runs `run`, which must throw a refusal (a {@link DualAuthError}) at once, and returns the refusal for assertions. */
+export function refusalOf(run: () => unknown): DualAuthError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DualAuthError);
+    return error as DualAuthError;
+  }
+  throw new Error('expected a refusal');
+}
+
 /**
  * Runs a `checkAuth` that must accept and returns the security context it set on the request. It must resolve to that
  * same object, or to `{ security_context: context }` when the context has a truthy `security_context` member: what
