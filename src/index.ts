@@ -1,10 +1,11 @@
 import type { CheckAuth, Explanation } from './hook/check-auth';
-import { validatedCheckAuth } from './hook/ready-made';
+import { readyMadeCubeOptions, validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
 export type { KeySetAlgorithm } from './algorithms';
 export { createCheckAuth } from './hook/check-auth';
 export type { CheckAuth, Explanation, SecurityContext } from './hook/check-auth';
+export type { CubeContext, CubeOptions, CubeQuery, QueryRewrite } from './hook/cube-options';
 /** @deprecated Renamed {@link Explanation}, what `explain` returns (its verdict is `accepted`, or `error`); kept so that code naming it still compiles. */
 export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
@@ -35,3 +36,9 @@ export declare const checkAuth: CheckAuth;
 // reader of CommonJS exports would then list `checkAuth` and read it whenever an ES module imports this file.
 Object.defineProperty(exports, 'checkAuth', { enumerable: true, get: validatedCheckAuth });
 
+/**
+ * Cube's options reading the tenant and groups the ready-made hook puts in the security context, configured from the
+ * environment as `checkAuth` is: `module.exports = { checkAuth, contextToGroups }` with access policies in the model
+ * is the whole set-up on Cube 1.x. `createCheckAuth` users take the same members of the hook they made.
+ */
+export const { contextToGroups, contextToAppId, contextToOrchestratorId, tenantFilter } = readyMadeCubeOptions;

@@ -7,6 +7,7 @@ import { ENV, readEnv } from '../config/env';
 import { emit } from '../events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
+import { cubeOptionsOf, type CubeOptions } from './cube-options';
 
 export type { SecurityContext } from './security-context';
 
@@ -51,11 +52,14 @@ export interface Explanation {
  * context: on every line Cube ends up with the context, never the member. Rejects with a 403 error (the host Cube's
  * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
  *
+ * Its `contextToGroups`, `contextToAppId`, `contextToOrchestratorId` and `tenantFilter` are Cube's options reading the
+ * tenant and groups it puts in the security context ({@link CubeOptions}).
+ *
  * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
  * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
  * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
  */
-export interface CheckAuth {
+export interface CheckAuth extends CubeOptions {
   /**
    * @param req what Cube passes: an Express request, a Node request, or `{ isSubscription, protocol: 'ws' }`
    * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
@@ -224,11 +228,12 @@ function build(authenticator: Authenticator): CheckAuth {
   }
 
   // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
-  return Object.assign(checkAuth as CheckAuth, {
+  const hook = Object.assign(checkAuth as CheckAuth, {
     prefetch: () => authenticator.prefetch(),
     close: () => authenticator.close(),
     explain,
   });
+  return Object.defineProperties(hook, cubeOptionsOf(authenticator.options));
 }
 
 /**

@@ -5,8 +5,9 @@
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from './check-auth';
 import { ENV_NAMES, OPTIONS } from '../config/options';
 import { boolean, ENV, optionsFromEnv, readEnv } from '../config/env';
-import { DualAuthError, faultMessage, toThrowable } from '../errors';
+import { DualAuthConfigError, DualAuthError, faultMessage, toThrowable } from '../errors';
 import type { SecurityContext } from './security-context';
+import { CUBE_OPTION_NAMES, type CubeOptions } from './cube-options';
 
 let fromEnv: CheckAuth | undefined;
 let fromEnvError: DualAuthError | undefined;
@@ -81,11 +82,14 @@ async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
   return instance.explain(req, auth);
 }
 
+/** The ready-made hook's Cube options: those of the instance in force, which `close()` makes again. */
+const instanceCubeOptions = Object.fromEntries(CUBE_OPTION_NAMES.map((name) => [name, { get: () => environmentInstance()[name] }]));
+
 /**
  * The ready-made hook itself: one function for the life of the process, whose instance `close()` releases and the
  * next call makes again. Taken from the package root through {@link validatedCheckAuth}.
  */
-const checkAuth: CheckAuth = Object.assign(
+const checkAuth: CheckAuth = Object.defineProperties(Object.assign(
   // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
   function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
     let instance: CheckAuth;
@@ -105,4 +109,39 @@ const checkAuth: CheckAuth = Object.assign(
     },
     explain,
   },
-);
+), instanceCubeOptions);
+
+/** Context functions of the environment's configuration that failed, each printed to the Cube log once. */
+const reported = new Set<string>();
+
+/** The ready-made hook's context function `name`; when the configuration gives it nothing to read, a 403. */
+function contextOption<N extends Exclude<keyof CubeOptions, 'tenantFilter'>>(name: N): CubeOptions[N] {
+  try {
+    return checkAuth[name];
+  } catch (error) {
+    if (!(error instanceof DualAuthConfigError)) throw error;
+    if (!reported.has(name)) console.error(error.message);
+    reported.add(name);
+    const refusal = new DualAuthError(
+      'ERR_CONFIG_INVALID',
+      'Authorization is misconfigured on this deployment; see the Cube server log',
+      undefined,
+      `Authorization is misconfigured on this deployment: ${error.message}`,
+    );
+    throw toThrowable(refusal, detailedErrorsWanted());
+  }
+}
+
+/**
+ * The Cube options the package root exports, configured from the environment as the ready-made `checkAuth` is. Plain
+ * functions, read when Cube calls them: an ES module binds every named export at import, and one that configures no
+ * authorization must still import `createCheckAuth`. `tenantFilter` runs while `cube.js` loads, so a configuration that
+ * gives it no tenant throws its `DualAuthConfigError` there and Cube stops; the context functions run per request,
+ * where such a configuration is a 403 (`ERR_CONFIG_INVALID`), printed once to the Cube log.
+ */
+export const readyMadeCubeOptions: CubeOptions = {
+  contextToGroups: (context) => contextOption('contextToGroups')(context),
+  contextToAppId: (context) => contextOption('contextToAppId')(context),
+  contextToOrchestratorId: (context) => contextOption('contextToOrchestratorId')(context),
+  tenantFilter: (members) => validatedCheckAuth().tenantFilter(members),
+};

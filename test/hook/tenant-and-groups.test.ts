@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions, type DualAuthOptions } from '../../src/config/options';
 import type { Authorization } from '../../src/config/authorization';
-import { DualAuthError, type AuthPath } from '../../src/errors';
+import type { AuthPath } from '../../src/errors';
 import type { Verified } from '../../src/hook/paths/path';
 import { tenantAndGroupsOf, withTenantAndGroups } from '../../src/hook/tenant-and-groups';
 import { randomSecret } from '../support/claims';
+import { refusalOf } from '../support/requests';
 
 const SECRET = randomSecret();
 const A = 'https://a.idp.example/';
@@ -24,15 +25,8 @@ const verified = (payload: Record<string, unknown>, index?: number): Verified =>
   ...(index !== undefined && { provider: { index, issuer: undefined, jwksUri: undefined, reason: 'test' } }),
 });
 
-function refusal(authorization: Authorization, payload: Record<string, unknown>, path: AuthPath, index?: number): DualAuthError {
-  try {
-    tenantAndGroupsOf(authorization, verified(payload, index), path);
-  } catch (error) {
-    expect(error).toBeInstanceOf(DualAuthError);
-    return error as DualAuthError;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (authorization: Authorization, payload: Record<string, unknown>, path: AuthPath, index?: number) =>
+  refusalOf(() => tenantAndGroupsOf(authorization, verified(payload, index), path));
 
 /** Both callers as the README shows them: the service's roles and the IdP's nested roles, one tenant claim. */
 const BOTH = authorizationOf({

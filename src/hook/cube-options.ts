@@ -1,0 +1,185 @@
+/**
+ * Cube's own options that read the authorization the hook put in the security context (`tenant`, `groups`):
+ * `contextToGroups` for access policies, `contextToAppId` and `contextToOrchestratorId` for one compiled model and one
+ * query cache per tenant, and `tenantFilter` for a `queryRewrite` that keeps every query to its tenant. Each fails
+ * closed: a context without what it needs is refused with a 403 (`forbidden`), never answered for every tenant.
+ */
+import type { ResolvedOptions } from '../config/options';
+import { DualAuthConfigError, forbidden, quote } from '../errors';
+
+/** What Cube passes these options: its request context, whose `securityContext` the hook set. */
+export interface CubeContext {
+  readonly securityContext?: unknown;
+}
+
+/** A query as Cube hands it to `queryRewrite` (normalized: filters use `member`); other members are kept as they are. */
+export interface CubeQuery {
+  measures?: unknown[];
+  dimensions?: unknown[];
+  segments?: unknown[];
+  timeDimensions?: { dimension?: unknown }[];
+  filters?: unknown[];
+  order?: unknown;
+  joinHints?: unknown[];
+  subqueryJoins?: unknown[];
+  [member: string]: unknown;
+}
+
+/** Cube's `queryRewrite` option. */
+export type QueryRewrite = (query: CubeQuery, context: CubeContext) => CubeQuery;
+
+/** The names of {@link CubeOptions}, in the order the README lists them. */
+export const CUBE_OPTION_NAMES = ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const;
+export type CubeOptionName = (typeof CUBE_OPTION_NAMES)[number];
+
+/** The Cube options of a `checkAuth`, read from the same options; see {@link cubeOptionsOf}. */
+export interface CubeOptions {
+  /** Cube's `contextToGroups`: the request's `groups`, for access policies (Cube ≥ 1.0). */
+  readonly contextToGroups: (context: CubeContext) => string[];
+  /** Cube's `contextToAppId`: `CUBE_APP_<tenant>`, so each tenant has its own compiled data model. */
+  readonly contextToAppId: (context: CubeContext) => string;
+  /** Cube's `contextToOrchestratorId`: `CUBE_APP_<tenant>`, so each tenant has its own query cache and queue. */
+  readonly contextToOrchestratorId: (context: CubeContext) => string;
+  /**
+   * A `queryRewrite` that adds `<member> equals <tenant>` for every cube or view the query touches, given the tenant
+   * member of each (`{ orders: 'orders.tenant' }`), and refuses a query touching one it has none for.
+   */
+  tenantFilter(members: Readonly<Record<string, string>>): QueryRewrite;
+}
+
+function securityContextOf(context: CubeContext | undefined): Record<string, unknown> {
+  const securityContext = typeof context === 'object' && context !== null ? context.securityContext : undefined;
+  return typeof securityContext === 'object' && securityContext !== null ? (securityContext as Record<string, unknown>) : {};
+}
+
+/** The request's tenant; refused when there is none, so no request is answered for every tenant or a shared one. */
+function tenantOf(context: CubeContext): string {
+  const tenant = securityContextOf(context).tenant;
+  if (typeof tenant !== 'string' || tenant === '') throw forbidden('The security context has no tenant; refusing to answer for every tenant');
+  return tenant;
+}
+
+function groupsOf(context: CubeContext): string[] {
+  const groups = securityContextOf(context).groups;
+  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) {
+    throw forbidden('The security context has no groups; refusing to choose access policies without them');
+  }
+  return [...groups];
+}
+
+const appId = (context: CubeContext): string => `CUBE_APP_${tenantOf(context)}`;
+
+const NAME = /^[A-Za-z0-9_]+$/;
+const MEMBER = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$/;
+
+/** The cube (or view) a member name (`orders.count`, `orders.created_at.day`) belongs to; undefined for an alias. */
+function cubeOfName(name: string): string | undefined {
+  const dot = name.indexOf('.');
+  return dot > 0 ? name.slice(0, dot) : undefined;
+}
+
+/**
+ * The cubes a member of `measures`, `dimensions` or `segments` reads: a name's cube, or a member expression's cube
+ * and the cubes its SQL names (the SQL API's `cubeParams`, every item of its expression but the SQL itself).
+ */
+function cubesOfMember(member: unknown, refuse: (why: string) => never): string[] {
+  if (typeof member === 'string') return [cubeOfName(member) ?? refuse(`the member ${quote(member)} names no cube`)];
+  const { cubeName, expression } = (typeof member === 'object' && member !== null ? member : {}) as { cubeName?: unknown; expression?: unknown };
+  if (typeof cubeName !== 'string') return refuse('a member is neither a member name nor a member expression');
+  if (Array.isArray(expression)) return [cubeName, ...expression.slice(0, -1).map(String)];
+  if (typeof expression === 'object' && expression !== null) {
+    const { sourceMeasure, addFilters } = expression as { sourceMeasure?: unknown; addFilters?: unknown };
+    const filters = Array.isArray(addFilters) ? addFilters : [];
+    if (typeof sourceMeasure === 'string' && filters.every(Array.isArray)) {
+      return [cubeName, ...cubesOfMember(sourceMeasure, refuse), ...filters.flatMap((filter: unknown[]) => filter.slice(0, -1).map(String))];
+    }
+  }
+  // An evaluated expression (a function) hides the cubes it reads: which ones its SQL joins cannot be told.
+  return refuse(`the member expression ${quote(cubeName)} does not say which cubes it reads`);
+}
+
+function cubesOfFilters(filters: readonly unknown[], refuse: (why: string) => never): string[] {
+  return filters.flatMap((filter) => {
+    const { member, dimension, and, or } = (typeof filter === 'object' && filter !== null ? filter : {}) as Record<string, unknown>;
+    if (Array.isArray(and)) return cubesOfFilters(and, refuse);
+    if (Array.isArray(or)) return cubesOfFilters(or, refuse);
+    const name = member ?? dimension;
+    return typeof name === 'string' ? cubesOfMember(name, refuse) : refuse('a filter names no member');
+  });
+}
+
+function cubesOfOrder(order: unknown): string[] {
+  const names = Array.isArray(order) ? order.map((item: unknown) => (Array.isArray(item) ? item[0] : undefined)) : Object.keys(order ?? {});
+  return names.flatMap((name) => (typeof name === 'string' ? [cubeOfName(name)] : [])).filter((cube): cube is string => cube !== undefined);
+}
+
+/** Every cube and view a query reads rows of, from every place Cube takes members from. */
+function cubesOf(query: CubeQuery, refuse: (why: string) => never): Set<string> {
+  // The SQL of a subquery join is the SQL API's own, beyond any filter added here.
+  if (Array.isArray(query.subqueryJoins) && query.subqueryJoins.length > 0) refuse('it has subquery joins, which a tenant filter cannot reach');
+  return new Set([
+    ...[...(query.measures ?? []), ...(query.dimensions ?? []), ...(query.segments ?? [])].flatMap((member) => cubesOfMember(member, refuse)),
+    ...(query.timeDimensions ?? []).flatMap(({ dimension }) => cubesOfMember(dimension, refuse)),
+    ...cubesOfFilters(query.filters ?? [], refuse),
+    ...cubesOfOrder(query.order),
+    ...(query.joinHints ?? []).flatMap((hint) => (Array.isArray(hint) ? hint.map(String) : [])),
+  ]);
+}
+
+/** Checks the tenant members once, when `cube.js` is loaded: `{ cube: 'cube.member' }`. */
+function checkedMembers(members: unknown): ReadonlyMap<string, string> {
+  const fail: (problem: string) => never = (problem) => {
+    throw new DualAuthConfigError('tenantFilter', problem);
+  };
+  if (typeof members !== 'object' || members === null || Array.isArray(members) || Object.keys(members).length === 0) {
+    return fail("must be given each cube's tenant member, as { orders: 'orders.tenant' }");
+  }
+  const checked = new Map<string, string>();
+  for (const [cube, member] of Object.entries(members as Record<string, unknown>)) {
+    if (!NAME.test(cube)) fail(`names ${JSON.stringify(cube)}, which is not a cube or view name`);
+    if (typeof member !== 'string' || !MEMBER.test(member)) fail(`gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name such as "${cube}.tenant"`);
+    checked.set(cube, member);
+  }
+  return checked;
+}
+
+function tenantFilter(members: Readonly<Record<string, string>>): QueryRewrite {
+  const tenantMembers = checkedMembers(members);
+  return (query, context) => {
+    const tenant = tenantOf(context);
+    const refuse = (why: string): never => {
+      throw forbidden(`The query cannot be kept to its tenant: ${why}`);
+    };
+    const filtered = new Set<string>();
+    for (const cube of cubesOf(query, refuse)) {
+      filtered.add(tenantMembers.get(cube) ?? refuse(`it reads ${quote(cube)}, which has no tenant member`));
+    }
+    const filters = [...filtered].map((member) => ({ member, operator: 'equals', values: [tenant] }));
+    return { ...query, filters: [...(query.filters ?? []), ...filters] };
+  };
+}
+
+/**
+ * The Cube options of a hook made from `options`, as property descriptors for its `checkAuth`. Each is a getter that
+ * throws a `DualAuthConfigError` when the options give it nothing to read (no authorization, or no tenant claim), so
+ * `contextToAppId: checkAuth.contextToAppId` in `cube.js` stops Cube at start instead of refusing every request.
+ */
+export function cubeOptionsOf(options: ResolvedOptions): { readonly [K in CubeOptionName]: PropertyDescriptor } {
+  const { authorization, names } = options;
+  // Not enumerable: whatever lists a hook's members (a log, a copy of the options) must not trip the check.
+  const needs = (name: string, value: unknown, tenant: boolean): PropertyDescriptor => ({
+    get: () => {
+      if (authorization === undefined || (tenant && !authorization.tenant)) {
+        const what = tenant ? `a tenant claim (${names.tenantClaim})` : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or another of its settings)`;
+        throw new DualAuthConfigError(name, `reads what the hook puts in the security context, which needs ${what}: set it`);
+      }
+      return value;
+    },
+  });
+  return {
+    contextToGroups: needs('contextToGroups', groupsOf, false),
+    contextToAppId: needs('contextToAppId', appId, true),
+    contextToOrchestratorId: needs('contextToOrchestratorId', appId, true),
+    tenantFilter: needs('tenantFilter', tenantFilter, true),
+  };
+}

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOptions, type DualAuthOptions } from '../../src/config/options';
+import { DualAuthConfigError } from '../../src/errors';
+import { cubeOptionsOf, type CubeOptions, type CubeQuery } from '../../src/hook/cube-options';
+import { createCheckAuth } from '../../src/hook/check-auth';
+import { randomSecret, timed } from '../support/claims';
+import { refusalOf, serviceRequest } from '../support/requests';
+import { signToken } from '../support/tokens';
+
+const SECRET = randomSecret();
+
+function cubeOptions(options: DualAuthOptions): CubeOptions {
+  return Object.defineProperties({}, cubeOptionsOf(resolveOptions({ apiSecret: SECRET, ...options }))) as CubeOptions;
+}
+
+const WITH_TENANT = cubeOptions({ tenantClaim: 'tenant_id', serviceGroups: ['embeddable'] });
+/** Cube's request context, as its gateway hands it to these options. */
+const context = (securityContext: unknown) => ({ securityContext, requestId: 'r-1' });
+const ACME = context({ tenant: 'acme', groups: ['analyst', 'embeddable'], tenant_id: 'acme' });
+
+describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
+  it("read the hook's groups and tenant", () => {
+    expect(WITH_TENANT.contextToGroups(ACME)).toEqual(['analyst', 'embeddable']);
+    expect(WITH_TENANT.contextToAppId(ACME)).toBe('CUBE_APP_acme');
+    expect(WITH_TENANT.contextToOrchestratorId(ACME)).toBe('CUBE_APP_acme');
+  });
+
+  it('fail closed: a context without a tenant is a 403, never a shared app or cache', () => {
+    for (const securityContext of [{ groups: [] }, { tenant: '' }, { tenant: 7 }, null, undefined]) {
+      for (const option of [WITH_TENANT.contextToAppId, WITH_TENANT.contextToOrchestratorId]) {
+        expect(refusalOf(() => option(context(securityContext)))).toMatchObject({
+          status: 403,
+          code: 'ERR_FORBIDDEN',
+          message: 'The security context has no tenant; refusing to answer for every tenant',
+        });
+      }
+    }
+    expect(refusalOf(() => WITH_TENANT.contextToAppId(undefined as never)).status).toBe(403);
+  });
+
+  it('fail closed: a context without groups is a 403, not an empty set of groups', () => {
+    for (const securityContext of [{ tenant: 'acme' }, { groups: 'analyst' }, { groups: ['a', 1] }]) {
+      expect(refusalOf(() => WITH_TENANT.contextToGroups(context(securityContext)))).toMatchObject({
+        status: 403,
+        code: 'ERR_FORBIDDEN',
+        message: 'The security context has no groups; refusing to choose access policies without them',
+      });
+    }
+  });
+
+  it('hands Cube a copy of the groups', () => {
+    const groups = WITH_TENANT.contextToGroups(ACME);
+    groups.push('admin');
+    expect(WITH_TENANT.contextToGroups(ACME)).toEqual(['analyst', 'embeddable']);
+  });
+
+  it('stop the start, naming what is missing, when the options give them nothing to read', () => {
+    const none = cubeOptions({});
+    for (const name of ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const) {
+      expect(() => none[name]).toThrow(DualAuthConfigError);
+    }
+    expect(() => none.contextToGroups).toThrow(/^cube-dual-auth: contextToGroups reads what the hook puts in the security context, which needs authorization \(option "tenantClaim", option "groupsClaim", option "serviceGroups" or another of its settings\): set it$/);
+    const groupsOnly = cubeOptions({ serviceGroups: ['embeddable'] });
+    expect(typeof groupsOnly.contextToGroups).toBe('function');
+    expect(() => groupsOnly.contextToAppId).toThrow('cube-dual-auth: contextToAppId reads what the hook puts in the security context, which needs a tenant claim (option "tenantClaim"): set it');
+    expect(() => groupsOnly.tenantFilter).toThrow(/^cube-dual-auth: tenantFilter reads/);
+  });
+});
+
+describe('tenantFilter', () => {
+  const rewrite = WITH_TENANT.tenantFilter({ orders: 'orders.tenant', customers: 'customers.tenant_id', orders_view: 'orders_view.tenant' });
+  const tenantFilters = (query: CubeQuery) => (rewrite(query, ACME).filters ?? []).filter((filter) => (filter as { values?: unknown[] }).values?.[0] === 'acme');
+
+  it('adds the tenant filter of every cube a query touches, once each, keeping the query', () => {
+    const query: CubeQuery = {
+      measures: ['orders.count'],
+      dimensions: ['customers.city'],
+      filters: [{ member: 'orders.status', operator: 'equals', values: ['paid'] }],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day', dateRange: ['2026-01-01', '2026-01-31'] }],
+      order: { 'orders.count': 'desc' },
+      limit: 100,
+    };
+    const rewritten = rewrite(query, ACME);
+    expect(rewritten).toEqual({
+      ...query,
+      filters: [
+        { member: 'orders.status', operator: 'equals', values: ['paid'] },
+        { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
+        { member: 'customers.tenant_id', operator: 'equals', values: ['acme'] },
+      ],
+    });
+    expect(query.filters).toHaveLength(1);
+  });
+
+  it.each<[string, CubeQuery, string[]]>([
+    ['a segment', { measures: ['orders.count'], segments: ['customers.active'] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a filter nested in and/or', { measures: ['orders.count'], filters: [{ or: [{ member: 'orders.status', operator: 'set' }, { and: [{ member: 'customers.city', operator: 'equals', values: ['x'] }] }] }] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a filter by "dimension"', { measures: ['orders.count'], filters: [{ dimension: 'customers.city', operator: 'set' }] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a time dimension only', { timeDimensions: [{ dimension: 'customers.created_at', granularity: 'month' }] }, ['customers.tenant_id']],
+    ['a time dimension in dimensions', { dimensions: ['orders.created_at.day'] }, ['orders.tenant']],
+    ['the order, as an array', { measures: ['orders.count'], order: [['customers.city', 'asc']] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a join hint', { measures: ['orders.count'], joinHints: [['orders', 'customers']] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a view', { measures: ['orders_view.count'] }, ['orders_view.tenant']],
+    ['an SQL API member expression and the cubes its SQL names', { measures: [{ cubeName: 'orders', name: 'm', expression: ['orders', 'customers', 'return `${orders.amount}`'] }] }, ['orders.tenant', 'customers.tenant_id']],
+    ['a patched measure', { measures: [{ cubeName: 'orders', name: 'm', expression: { type: 'PatchMeasure', sourceMeasure: 'orders.count', replaceAggregationType: null, addFilters: [['customers', 'return `x`']] } }] }, ['orders.tenant', 'customers.tenant_id']],
+  ])('reads the cubes of %s', (_, query, members) => {
+    expect(tenantFilters(query).map((filter) => (filter as { member: string }).member)).toEqual(members);
+  });
+
+  it.each<[string, CubeQuery, string]>([
+    ['a cube it has no tenant member for', { measures: ['orders.count'], dimensions: ['products.name'] }, 'it reads "products", which has no tenant member'],
+    ['such a cube in a nested filter only', { measures: ['orders.count'], filters: [{ and: [{ member: 'products.name', operator: 'set' }] }] }, 'it reads "products", which has no tenant member'],
+    ['such a cube in a join hint only', { measures: ['orders.count'], joinHints: [['orders', 'products']] }, 'it reads "products", which has no tenant member'],
+    ['a member expression that hides its cubes', { measures: [{ cubeName: 'orders', name: 'm', expression: () => 'x' }] }, 'the member expression "orders" does not say which cubes it reads'],
+    ['subquery joins', { measures: ['orders.count'], subqueryJoins: [{ sql: 'SELECT 1', on: 'x', joinType: 'LEFT', alias: 'q' }] }, 'it has subquery joins, which a tenant filter cannot reach'],
+    ['a filter naming no member', { measures: ['orders.count'], filters: [{ operator: 'set' }] }, 'a filter names no member'],
+    ['a member naming no cube', { measures: ['count'] }, 'the member "count" names no cube'],
+  ])('refuses, 403, a query touching %s', (_, query, why) => {
+    expect(refusalOf(() => rewrite(query, ACME))).toMatchObject({ status: 403, code: 'ERR_FORBIDDEN', message: `The query cannot be kept to its tenant: ${why}` });
+  });
+
+  it('refuses a request without a tenant, whatever the query', () => {
+    expect(refusalOf(() => rewrite({ measures: ['orders.count'] }, context({ groups: [] })))).toMatchObject({ status: 403, message: 'The security context has no tenant; refusing to answer for every tenant' });
+  });
+
+  it('quotes what it shows of a query', () => {
+    const error = refusalOf(() => rewrite({ measures: [`evil\u001b[31m.count`] }, ACME));
+    expect(error.message).toBe('The query cannot be kept to its tenant: it reads "evil?[31m", which has no tenant member');
+  });
+
+  it.each<[unknown, string]>([
+    [{}, "must be given each cube's tenant member, as { orders: 'orders.tenant' }"],
+    [['orders.tenant'], "must be given each cube's tenant member"],
+    [{ 'orders.x': 'orders.tenant' }, 'names "orders.x", which is not a cube or view name'],
+    [{ orders: 'tenant' }, 'gives cube "orders" "tenant", which is not a member name such as "orders.tenant"'],
+  ])('stops the start when given %j', (members, problem) => {
+    expect(() => WITH_TENANT.tenantFilter(members as Record<string, string>)).toThrow(new DualAuthConfigError('tenantFilter', problem).message);
+  });
+});
+
+describe("as members of createCheckAuth's hook, from its options", () => {
+  it('reads the context its own verification made: the whole set-up for a policy in the model', async () => {
+    const checkAuth = createCheckAuth({ apiSecret: SECRET, tenantClaim: 'org', serviceGroups: ['embeddable'] });
+    try {
+      const req = serviceRequest();
+      await checkAuth(req, signToken(timed({ org: 'acme', roles: ['analyst'] }), { alg: 'HS256', key: SECRET }));
+      const cubeContext = { securityContext: (req as { securityContext: unknown }).securityContext };
+      expect(checkAuth.contextToGroups(cubeContext)).toEqual(['analyst', 'embeddable']);
+      expect(checkAuth.contextToAppId(cubeContext)).toBe('CUBE_APP_acme');
+      expect(checkAuth.contextToOrchestratorId(cubeContext)).toBe('CUBE_APP_acme');
+      expect(checkAuth.tenantFilter({ orders: 'orders.tenant' })({ measures: ['orders.count'] }, cubeContext).filters).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
+    } finally {
+      checkAuth.close();
+    }
+  });
+
+  it('throws when taken from a hook whose options configure no authorization, so cube.js stops Cube at start', () => {
+    const checkAuth = createCheckAuth({ apiSecret: SECRET });
+    try {
+      expect(() => ({ contextToGroups: checkAuth.contextToGroups })).toThrow(DualAuthConfigError);
+      // Listing the hook's members reads none of them.
+      expect(Object.keys(checkAuth)).toEqual(['prefetch', 'close', 'explain']);
+    } finally {
+      checkAuth.close();
+    }
+  });
+});
