@@ -1,7 +1,8 @@
 /**
- * Where the running Cube is, found one way for the hook and for `doctor`. The hook throws that Cube's own
- * `CubejsHandlerError`, because Cube's gateway answers 403 only for an instance of that very class (anything else
- * is a 500); `doctor` says whether, where and which version the hook would find, without loading it.
+ * Where the running Cube is, found one way for the hook, for `doctor` and for the logger. The hook throws that Cube's
+ * own `CubejsHandlerError`, because Cube's gateway answers 403 only for an instance of that very class (anything else
+ * is a 500); `doctor` says whether, where and which version the hook would find, without loading it; the logger
+ * writes through that Cube's own default logger.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,6 +10,10 @@ import { dirname, join } from 'node:path';
 
 /** The package that holds Cube's `CubejsHandlerError`. */
 export const GATEWAY = '@cubejs-backend/api-gateway';
+
+/** Cube's own logger module (0.33 and 1.x alike), where its default logger is made. */
+const LOGGER = '@cubejs-backend/server-core/dist/src/core/logger';
+const LOGGER_MODULE = /[\\/]@cubejs-backend[\\/]server-core[\\/]dist[\\/]src[\\/]core[\\/]logger\.js$/;
 
 /** Cube 0.33 and 1.x name the module of the class differently. */
 const GATEWAY_ERROR_MODULE = /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
@@ -19,26 +24,26 @@ export const OWN_DIRECTORY = __dirname;
 /** Cube's error class, as its gateway constructs it. */
 export type HandlerErrorClass = new (status: number, type: string, message: string) => Error;
 
-/** What {@link findGateway} found. */
-type FoundGateway =
-  /** The class's module, already loaded in this process: the Cube that is running. */
+/** What {@link findGateway} or {@link findCubeLogger} found. */
+type FoundModule =
+  /** The module, already loaded in this process: the Cube that is running. */
   | { readonly kind: 'loaded'; readonly file: string; readonly exports: unknown }
-  /** The gateway's entry file, resolved from `from` (not loaded). */
+  /** The module's file, resolved from `from` (not loaded). */
   | { readonly kind: 'resolved'; readonly file: string; readonly from: string };
 
 /**
- * Finds Cube's gateway: first a `CubejsHandlerError` module already loaded (the running Cube's; another copy's class
- * would not be the one its gateway checks), then the package as `require` resolves it from the working directory
- * (where `cubejs-server` runs: the Cube project), then from this package's own directory (installed next to Cube,
- * when Cube was started from elsewhere). Undefined when there is none.
+ * Finds a module of Cube: first one already loaded whose file matches `loadedFile` (the running Cube's; another copy
+ * would not be the one it uses), then `specifier` as `require` resolves it from the working directory (where
+ * `cubejs-server` runs: the Cube project), then from this package's own directory (installed next to Cube, when Cube
+ * was started from elsewhere). Undefined when there is none.
  */
-export function findGateway(cwd: string): FoundGateway | undefined {
+function findCubeModule(loadedFile: RegExp, specifier: string, cwd: string): FoundModule | undefined {
   for (const [file, loaded] of Object.entries(require.cache)) {
-    if (loaded?.loaded && GATEWAY_ERROR_MODULE.test(file)) return { kind: 'loaded', file, exports: loaded.exports };
+    if (loaded?.loaded && loadedFile.test(file)) return { kind: 'loaded', file, exports: loaded.exports };
   }
   for (const from of [cwd, OWN_DIRECTORY]) {
     try {
-      return { kind: 'resolved', file: createRequire(join(from, 'package.json')).resolve(GATEWAY), from };
+      return { kind: 'resolved', file: createRequire(join(from, 'package.json')).resolve(specifier), from };
     } catch {
       // Not resolvable from there; try the next place.
     }
@@ -46,12 +51,27 @@ export function findGateway(cwd: string): FoundGateway | undefined {
   return undefined;
 }
 
+/** Finds Cube's gateway, by its `CubejsHandlerError` module when loaded (see {@link findCubeModule}). */
+export function findGateway(cwd: string): FoundModule | undefined {
+  return findCubeModule(GATEWAY_ERROR_MODULE, GATEWAY, cwd);
+}
+
+/** Finds Cube's logger module (see {@link findCubeModule}). */
+export function findCubeLogger(cwd: string): FoundModule | undefined {
+  return findCubeModule(LOGGER_MODULE, LOGGER, cwd);
+}
+
+/** The exports of a module found: the loaded module's, or the resolved file's, which is loaded now (and may throw). */
+export function exportsOf(found: FoundModule): unknown {
+  return found.kind === 'loaded' ? found.exports : createRequire(found.file)(found.file);
+}
+
 /**
  * The `CubejsHandlerError` class of the gateway found: the loaded module's, or the resolved gateway's, which is
  * loaded now. Null when the module exports no such class. Throws what loading the gateway throws.
  */
-export function handlerErrorClass(found: FoundGateway): HandlerErrorClass | null {
-  const exports = found.kind === 'loaded' ? found.exports : createRequire(found.file)(found.file);
+export function handlerErrorClass(found: FoundModule): HandlerErrorClass | null {
+  const exports = exportsOf(found);
   const candidate = (exports as { CubejsHandlerError?: unknown } | undefined)?.CubejsHandlerError ?? exports;
   return typeof candidate === 'function' ? (candidate as HandlerErrorClass) : null;
 }

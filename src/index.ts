@@ -11,6 +11,8 @@ export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
 export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';
+export { logger } from './logger';
+export type { CubeLogger } from './logger';
 export type { AuthPath, RejectionCode } from './errors';
 export type {
   AcceptedEvent,

@@ -1,0 +1,82 @@
+/**
+ * A `logger` for `cube.js` (Cube's `logger(message, params)` option): writes what Cube's own default logger writes,
+ * with every value shaped like a token masked as the package masks its own messages (`[token]`), so a token in a
+ * query, an error or a security context never reaches the log. Opt-in: `module.exports = { checkAuth, logger }`.
+ */
+import { maskTokens } from './errors';
+import { exportsOf, findCubeLogger } from './host-cube';
+
+/** Cube's `logger` option. */
+export type CubeLogger = (message: string, params: Record<string, unknown>) => void;
+
+/** Cube's logger module: 1.x has `createLogger`, 0.33 only the two loggers it chooses between. */
+interface LoggerModule {
+  readonly createLogger?: (production: boolean, level?: string) => CubeLogger;
+  readonly devLogger?: (level?: string) => CubeLogger;
+  readonly prodLogger?: (level?: string) => CubeLogger;
+}
+
+/** Outside Cube (a script, a test): the line Cube's production logger writes. */
+const jsonLines: CubeLogger = (message, params) => console.log(JSON.stringify({ message, ...params }));
+
+/**
+ * Cube's default logger, made as that Cube makes it when `cube.js` gives none: its level from `CUBEJS_LOG_LEVEL`
+ * (the line's own default when unset), the production one when `NODE_ENV` is `production`.
+ */
+function cubeDefaultLogger(): CubeLogger {
+  const found = findCubeLogger(process.cwd());
+  let module: LoggerModule | undefined;
+  try {
+    module = found === undefined ? undefined : (exportsOf(found) as LoggerModule);
+  } catch {
+    // A logger module that does not load is no Cube that runs.
+  }
+  const production = process.env.NODE_ENV === 'production';
+  const level = process.env.CUBEJS_LOG_LEVEL || undefined;
+  if (typeof module?.createLogger === 'function') return module.createLogger(production, level);
+  const chosen = production ? module?.prodLogger : module?.devLogger;
+  return typeof chosen === 'function' ? chosen(level) : jsonLines;
+}
+
+/**
+ * A copy of `value` with every string's token-shaped text masked: arrays and plain objects member by member (a
+ * structure met again is the same copy, so a cycle ends), an error as an error of the same class with its message
+ * and stack masked; anything else as it is.
+ */
+function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
+  if (typeof value === 'string') return maskTokens(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return seen.get(value);
+  if (value instanceof Error) {
+    const copy = Object.create(Object.getPrototypeOf(value) as object) as Error;
+    seen.set(value, copy);
+    for (const key of ['message', 'stack'] as const) {
+      if (typeof value[key] === 'string') Object.defineProperty(copy, key, { value: maskTokens(value[key]), writable: true, configurable: true });
+    }
+    for (const [key, member] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[key] = masked(member, seen);
+    return copy;
+  }
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(masked(item, seen));
+    return copy;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = Object.create(prototype) as Record<string, unknown>;
+  seen.set(value, copy);
+  for (const [key, member] of Object.entries(value)) Object.defineProperty(copy, key, { value: masked(member, seen), writable: true, enumerable: true, configurable: true });
+  return copy;
+}
+
+let cubeLogger: CubeLogger | undefined;
+
+/**
+ * Cube's `logger` option: the message and params masked, then written by Cube's own default logger (found and made
+ * at the first line, when Cube has loaded it).
+ */
+export function logger(message: string, params: Record<string, unknown> = {}): void {
+  cubeLogger ??= cubeDefaultLogger();
+  cubeLogger(maskTokens(String(message)), masked(params) as Record<string, unknown>);
+}

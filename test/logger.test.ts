@@ -1,0 +1,121 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signToken } from './support/tokens';
+
+const TOKEN = signToken({ sub: 'u-1' }, { alg: 'HS256', key: 'k'.repeat(32) });
+
+/** A Cube project whose logger module records what it is asked to make and to write (in `globalThis.cubeLog`). */
+function cubeProject(loggerSource: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cda-logger-')));
+  const core = join(dir, 'node_modules/@cubejs-backend/server-core/dist/src/core');
+  mkdirSync(core, { recursive: true });
+  writeFileSync(join(dir, 'node_modules/@cubejs-backend/server-core/package.json'), '{"name": "@cubejs-backend/server-core", "version": "0.0.0"}');
+  writeFileSync(join(core, 'logger.js'), loggerSource);
+  writeFileSync(join(dir, 'package.json'), '{}');
+  return dir;
+}
+
+/** Cube 1.x's logger module: createLogger(production, level). */
+const CUBE_1 = `const log = (globalThis.cubeLog ??= []);
+exports.createLogger = (production, level = 'info') => (message, params) => log.push({ made: { production, level }, message, params });`;
+/** Cube 0.33's: devLogger(level) or prodLogger(level), chosen by NODE_ENV. */
+const CUBE_033 = `const log = (globalThis.cubeLog ??= []);
+exports.devLogger = (level) => (message, params) => log.push({ made: { dev: level }, message, params });
+exports.prodLogger = (level) => (message, params) => log.push({ made: { prod: level }, message, params });`;
+
+const written = () => (globalThis as { cubeLog?: unknown[] }).cubeLog ?? [];
+let dirs: string[] = [];
+
+async function freshLogger(project?: string) {
+  if (project !== undefined) vi.spyOn(process, 'cwd').mockReturnValue(project);
+  vi.resetModules();
+  return (await import('../src/logger')).logger;
+}
+
+beforeEach(() => {
+  delete (globalThis as { cubeLog?: unknown[] }).cubeLog;
+  vi.stubEnv('CUBEJS_LOG_LEVEL', '');
+  vi.stubEnv('NODE_ENV', 'development');
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  // The logger prefers a Cube logger module already loaded (the running Cube's): forget the fake ones.
+  const { cache } = createRequire(import.meta.url);
+  for (const dir of dirs) {
+    for (const file of Object.keys(cache)) if (file.startsWith(dir)) delete cache[file];
+    rmSync(dir, { recursive: true, force: true });
+  }
+  dirs = [];
+});
+
+describe('logger: what Cube writes, tokens masked', () => {
+  it("writes through Cube 1.x's own default logger, made as Cube makes it, with every token masked", async () => {
+    const project = cubeProject(CUBE_1);
+    dirs.push(project);
+    vi.stubEnv('NODE_ENV', 'production');
+    vi.stubEnv('CUBEJS_LOG_LEVEL', 'trace');
+    const logger = await freshLogger(project);
+    const error = new TypeError(`bad token ${TOKEN}`);
+    const params = {
+      requestId: 'r-1',
+      query: { filters: [{ member: 'orders.token', operator: 'equals', values: [TOKEN, 'plain'] }] },
+      authorization: `Bearer ${TOKEN}`,
+      error,
+      duration: 12,
+    };
+    logger(`Token ${TOKEN} seen`, params);
+    expect(written()).toEqual([{
+      made: { production: true, level: 'trace' },
+      message: 'Token [token] seen',
+      params: {
+        requestId: 'r-1',
+        query: { filters: [{ member: 'orders.token', operator: 'equals', values: ['[token]', 'plain'] }] },
+        authorization: 'Bearer [token]',
+        error: expect.any(TypeError),
+        duration: 12,
+      },
+    }]);
+    const [{ params: logged }] = written() as [{ params: { error: TypeError } }];
+    expect(logged.error.message).toBe('bad token [token]');
+    expect(logged.error.stack).not.toContain(TOKEN);
+    // What the caller passed is left as it was.
+    expect(params.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(error.message).toContain(TOKEN);
+  });
+
+  it("uses the line's own default level when CUBEJS_LOG_LEVEL is unset", async () => {
+    const project = cubeProject(CUBE_1);
+    dirs.push(project);
+    (await freshLogger(project))('Performing query', {});
+    expect(written()).toEqual([{ made: { production: false, level: 'info' }, message: 'Performing query', params: {} }]);
+  });
+
+  it("chooses Cube 0.33's devLogger or prodLogger by NODE_ENV, as 0.33 does", async () => {
+    const project = cubeProject(CUBE_033);
+    dirs.push(project);
+    (await freshLogger(project))('a', {});
+    vi.stubEnv('NODE_ENV', 'production');
+    vi.stubEnv('CUBEJS_LOG_LEVEL', 'warn');
+    (await freshLogger(project))('b', {});
+    expect(written()).toEqual([
+      { made: { dev: undefined }, message: 'a', params: {} },
+      { made: { prod: 'warn' }, message: 'b', params: {} },
+    ]);
+  });
+
+  it('outside Cube writes the JSON line of Cube\'s production logger; a cycle is copied, not followed forever', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'cda-logger-'));
+    dirs.push(elsewhere);
+    const lines = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const params: Record<string, unknown> = { token: TOKEN };
+    params.self = params;
+    const logger = await freshLogger(elsewhere);
+    logger('Cycle', { list: [TOKEN, 1, null] });
+    expect(() => logger('Cycle', params)).toThrow(TypeError); // JSON.stringify of a cycle, as Cube's own would
+    expect(lines.mock.calls[0]).toEqual([JSON.stringify({ message: 'Cycle', list: ['[token]', 1, null] })]);
+  });
+});
