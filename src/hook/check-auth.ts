@@ -244,7 +244,10 @@ export function createCheckAuth(options: DualAuthOptions): CheckAuth {
   return createNamedCheckAuth(options, OPTION_NAMES);
 }
 
-/** Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made hook and the CLI). */
-export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames): CheckAuth {
-  return build(new Authenticator(resolveOptions(options, names)));
+/**
+ * Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made
+ * hook and the CLI), and judging tokens by `clock` (epoch ms), which tests set instead of moving the system's time.
+ */
+export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames, clock?: () => number): CheckAuth {
+  return build(new Authenticator(resolveOptions(options, names), clock));
 }

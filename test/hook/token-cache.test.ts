@@ -1,20 +1,23 @@
 import { createHmac } from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCheckAuth, type AuthEvent, type DualAuthOptions } from '../../src';
+import { OPTION_NAMES } from '../../src/config/options';
+import { createNamedCheckAuth } from '../../src/hook/check-auth';
 import { TokenCache } from '../../src/hook/token-cache';
 import { randomSecret, timed } from '../support/claims';
+import { createClock } from '../support/clock';
 import { appRequest, contextOf, rejectionOf, serviceRequest } from '../support/requests';
 import { signToken } from '../support/tokens';
 
 const secret = randomSecret();
+/** An instant for tests that set the clock: epoch ms, in 2027. */
+const T0 = 1_800_000_000_000;
 const hs = (payload: Record<string, unknown>, expiresIn = 300) => signToken(timed(payload, { expiresIn }), { alg: 'HS256', key: secret });
 
 function recorder() {
   const events: AuthEvent[] = [];
   return { events, onEvent: (event: AuthEvent) => events.push(event), cached: () => events.map((e) => e.type === 'accepted' && e.cached) };
 }
-
-afterEach(() => vi.useRealTimers());
 
 describe('TokenCache', () => {
   it('answers only on the path that verified the token', () => {
@@ -121,11 +124,11 @@ describe('checkAuth with the verified-token cache', () => {
   });
 
   it('re-checks expiry on every hit', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const checkAuth = createCheckAuth({ apiSecret: secret, clockTolerance: 0 });
-    const token = hs({}, 10);
+    const clock = createClock(T0);
+    const checkAuth = createNamedCheckAuth({ apiSecret: secret, clockTolerance: 0 }, OPTION_NAMES, clock.now);
+    const token = signToken(timed({}, { now: T0 / 1000, expiresIn: 10 }), { alg: 'HS256', key: secret });
     await checkAuth(serviceRequest(), token);
-    vi.setSystemTime(Date.now() + 11_000);
+    clock.advance(11_000);
     expect((await rejectionOf(checkAuth(serviceRequest(), token))).code).toBe('ERR_TOKEN_EXPIRED');
   });
 

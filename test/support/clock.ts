@@ -1,4 +1,7 @@
-/** A monotonic millisecond clock that moves only when told to, for code that takes a `clock: () => number`. */
+/**
+ * A millisecond clock that moves only forward and only when told to, for code that takes a `clock: () => number` (a
+ * monotonic clock from 0, or epoch milliseconds from `start`), so that no test moves the system's time or sleeps.
+ */
 export interface FakeClock {
   /** The current time; a plain function, so it can be passed as the clock itself. */
   readonly now: () => number;
