@@ -1,0 +1,145 @@
+// Issue 21, proven in real Cube 1.7.43: authorization from cube-dual-auth with Cube's own data access policies. The
+// fixture's cube.js is `{ checkAuth, contextToGroups, contextToAppId, logger }` from the installed package (and the
+// SQLite driver); its JavaScript model holds access_policy: a row-level filter on securityContext.tenant for two groups,
+// member-level includes for `analyst`, every member for `admin` (test/fixtures/authorization/cube-1/). Policies are
+// evaluated by Cube's own CompilerApi (applyRowLevelSecurity), untouched by the preload (scripts/lib/cube-1-preload.cjs).
+// Service tokens are `{ tenant, roles }` signed with the API secret; the identity provider's tokens come from a real
+// OpenID provider with tenant and groups under a namespaced claim, read by RFC 6901 pointers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthorizationStack, type AuthorizationStack } from '../support/authorization-stack';
+import { loadOverHttp, STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
+import { rowsOf } from './real-cube-scenarios';
+
+const INSTALL_AND_START_TIMEOUT_MS = 15 * 60_000;
+const JWT_SHAPED = /eyJ[\w-]*\.eyJ[\w-]*\.[\w-]+/;
+
+const COUNT_BY_TENANT_AND_REGION = {
+  measures: ['orders.count'],
+  dimensions: ['orders.tenant', 'orders.region'],
+  order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
+};
+const TOTALS_BY_TENANT_AND_REGION = {
+  measures: ['orders.count', 'orders.total_amount'],
+  dimensions: ['orders.tenant', 'orders.region'],
+  order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
+};
+const COMPILED_FOR = { dimensions: ['compilation.compiled_for'] };
+
+const ACME_COUNTS = [
+  { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2 },
+  { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2 },
+];
+const ACME_TOTALS = [
+  { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2, 'orders.total_amount': 320 },
+  { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 200 },
+];
+const GLOBEX_TOTALS = [
+  { 'orders.tenant': 'globex', 'orders.region': 'apac', 'orders.count': 1, 'orders.total_amount': 45 },
+  { 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 1035 },
+];
+
+describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth gives both callers', () => {
+  let stack: AuthorizationStack;
+
+  beforeAll(async () => {
+    stack = await startAuthorizationStack('1', 'cube-1');
+  }, INSTALL_AND_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const load = (query: object, headers: Record<string, string>): Promise<CubeAnswer> => loadOverHttp(stack.cube.apiUrl, query, headers);
+  const asService = (context: object) => ({ Authorization: stack.serviceToken(context), ...stack.serviceHeaders });
+  const asIdp = async (app: Parameters<AuthorizationStack['idpToken']>[0]) => ({ Authorization: await stack.idpToken(app) });
+
+  function expectRows(answer: CubeAnswer, rows: unknown[]): void {
+    expect(answer.status, answer.text).toBe(200);
+    expect(rowsOf(answer.body)).toEqual(rows);
+  }
+
+  // Cube's denial (CompilerApi.applyRowLevelSecurity): no policy grants a queried member, so the query gets a
+  // `1 = 0` segment and answers no rows.
+  const expectDenied = (answer: CubeAnswer) => expectRows(answer, []);
+
+  describe('the service (HS256, Request-Origin: embeddable), { tenant: "acme", roles: ["analyst"] }', () => {
+    it("sees acme's rows of the analyst's members", async () => {
+      expectRows(await load(COUNT_BY_TENANT_AND_REGION, asService({ tenant: 'acme', roles: ['analyst'] })), ACME_COUNTS);
+    });
+
+    it('is denied a member the analyst policy does not include, as Cube denies', async () => {
+      expectDenied(await load(TOTALS_BY_TENANT_AND_REGION, asService({ tenant: 'acme', roles: ['analyst'] })));
+    });
+
+    it('gains nothing from a groups claim of its own: the hook gives the groups, from roles', async () => {
+      const context = { tenant: 'acme', roles: ['analyst'], groups: ['admin'] };
+      expectDenied(await load(TOTALS_BY_TENANT_AND_REGION, asService(context)));
+      expectRows(await load(COUNT_BY_TENANT_AND_REGION, asService(context)), ACME_COUNTS);
+    });
+
+    it('sees its own tenant only, whatever it filters on', async () => {
+      const query = { ...COUNT_BY_TENANT_AND_REGION, filters: [{ member: 'orders.tenant', operator: 'equals', values: ['globex'] }] };
+      expectDenied(await load(query, asService({ tenant: 'acme', roles: ['analyst'] })));
+    });
+  });
+
+  describe("the identity provider's tokens (RS256), tenant and groups under a namespaced claim", () => {
+    it("an admin sees its tenant's rows with every member", async () => {
+      expectRows(await load(TOTALS_BY_TENANT_AND_REGION, await asIdp('acme-admin')), ACME_TOTALS);
+      expectRows(await load(TOTALS_BY_TENANT_AND_REGION, await asIdp('globex-admin')), GLOBEX_TOTALS);
+    });
+
+    it("an analyst sees its tenant's rows of the analyst's members, and is denied the others", async () => {
+      expectRows(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('acme-analyst')), ACME_COUNTS);
+      expectDenied(await load(TOTALS_BY_TENANT_AND_REGION, await asIdp('acme-analyst')));
+    });
+
+    it('a group no policy names is denied, as Cube denies', async () => {
+      expectDenied(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('acme-intern')));
+    });
+  });
+
+  describe('a token without the tenant is refused at the hook', () => {
+    function expectTenantMissing(answer: CubeAnswer, claim: string): void {
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.body).toEqual({ error: `The token has no tenant claim ${JSON.stringify(claim)}` });
+      expect(answer.text).not.toMatch(STACK_TRACE_LINE);
+    }
+
+    it("from the service (ERR_TENANT_MISSING: no claim 'tenant')", async () => {
+      expectTenantMissing(await load(COUNT_BY_TENANT_AND_REGION, asService({ roles: ['analyst'] })), 'tenant');
+    });
+
+    it('from the identity provider (ERR_TENANT_MISSING: nothing at the pointer)', async () => {
+      expectTenantMissing(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('no-tenant')), '/https:~1~1cube.example~1claims/tenant');
+    });
+  });
+
+  describe('contextToAppId: one compiled model per tenant, whichever caller asks', () => {
+    // Cube compiles a model per contextToAppId answer, with the first request's context as COMPILE_CONTEXT; the
+    // fixture's `compilation` cube says whose. Each tenant here is first asked for in this test.
+    it('answers the service from the model the identity provider compiled for the same tenant, and the other way round', async () => {
+      expectRows(await load(COMPILED_FOR, await asIdp('initech-admin')), [{ 'compilation.compiled_for': 'initech by identity-provider' }]);
+      expectRows(await load(COMPILED_FOR, asService({ tenant: 'initech', roles: ['analyst'] })), [{ 'compilation.compiled_for': 'initech by identity-provider' }]);
+      expectRows(await load(COMPILED_FOR, asService({ tenant: 'umbrella', roles: ['analyst'] })), [{ 'compilation.compiled_for': 'umbrella by service' }]);
+      expectRows(await load(COMPILED_FOR, await asIdp('umbrella-admin')), [{ 'compilation.compiled_for': 'umbrella by service' }]);
+    });
+  });
+
+  describe("the package's logger", () => {
+    it('keeps every token out of Cube\'s output after a run of refusals with tokens', async () => {
+      const refusals = [
+        { Authorization: stack.serviceToken({ tenant: 'acme', roles: ['analyst'] }) }, // no Request-Origin: HS256 on the key-set path
+        { Authorization: await stack.idpToken('acme-admin'), ...stack.serviceHeaders }, // RS256 on the shared-secret path
+        asService({ roles: ['analyst'] }), // no tenant
+        await asIdp('no-tenant'),
+      ];
+      for (const headers of refusals) expect((await load(COUNT_BY_TENANT_AND_REGION, headers)).status).toBe(403);
+      // Cube logs what it refuses (its 'Auth Error' line carries the request's token), through the logger of cube.js.
+      const output = stack.cube.recentLogs();
+      expect(output).toMatch(/\[token\]/);
+      expect(output).not.toMatch(JWT_SHAPED);
+      for (const token of stack.tokens) expect(output).not.toContain(token);
+    });
+  });
+});
