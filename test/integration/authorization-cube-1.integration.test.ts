@@ -99,6 +99,28 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
   });
 
+  describe("/meta: the members each caller's policies show (CompilerApi.patchVisibilityByAccessPolicy)", () => {
+    async function ordersMembers(headers: Record<string, string>): Promise<{ measures: string[]; dimensions: string[] }> {
+      const response = await fetch(`${stack.cube.apiUrl}/meta`, { headers, signal: AbortSignal.timeout(15_000) });
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      type Member = { name: string };
+      const { cubes } = JSON.parse(text) as { cubes: Array<{ name: string; measures: Member[]; dimensions: Member[] }> };
+      const orders = cubes.find(({ name }) => name === 'orders');
+      return { measures: orders?.measures.map(({ name }) => name) ?? [], dimensions: orders?.dimensions.map(({ name }) => name) ?? [] };
+    }
+
+    it("shows the service's analyst the analyst's members only, and an admin of the identity provider every one", async () => {
+      expect(await ordersMembers(asService({ tenant: 'acme', roles: ['analyst'] }))).toEqual({
+        measures: ['orders.count'],
+        dimensions: ['orders.tenant', 'orders.region'],
+      });
+      const admin = await ordersMembers(await asIdp('acme-admin'));
+      expect(admin.measures).toEqual(['orders.count', 'orders.total_amount']);
+      expect(admin.dimensions).toEqual(expect.arrayContaining(['orders.tenant', 'orders.region', 'orders.product']));
+    });
+  });
+
   describe('a token without the tenant is refused at the hook', () => {
     function expectTenantMissing(answer: CubeAnswer, claim: string): void {
       expect(answer.status, answer.text).toBe(403);
