@@ -11,6 +11,9 @@ import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cub
 import type { IdentityProvider } from '../config/identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../config/secret-strength';
+import type { Authorization, ClaimRules } from '../config/authorization';
+import { readClaim } from '../config/claim-pointer';
+import { decodeToken } from '../hook/token';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -33,6 +36,8 @@ type CheckId =
   | 'jwks-keys'
   | 'audience'
   | 'issuer'
+  | 'authorization'
+  | 'example-token'
   | 'cube-gateway';
 
 interface Diagnosis {
@@ -184,6 +189,70 @@ function issuerCheck(issuers: readonly string[] | undefined): Check {
   return check('issuer', 'ok', `${ENV.issuer}: ${issuers.map((value) => JSON.stringify(value)).join(' or ')}`);
 }
 
+/** Names and group lists as a message shows them: JSON strings, escaped (the operator's text, but a variable's). */
+const quoted = (values: readonly string[]): string => values.map((value) => JSON.stringify(value)).join(', ');
+
+/** One path's (or provider's) claims: where the tenant and the groups are read, and the groups configuration adds. */
+function describeRules(rules: ClaimRules): string {
+  const tenant = rules.tenantClaim === undefined ? 'no tenant claim' : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}`;
+  const fixed = rules.fixedGroups.length === 0 ? '' : `, plus groups ${quoted(rules.fixedGroups)}`;
+  return `${tenant}, groups claim ${JSON.stringify(rules.groupsClaim.text)}${fixed}`;
+}
+
+/** The authorization in force: off, or the claims read on each path (per identity provider) and the groups given. */
+function authorizationCheck(authorization: Authorization | undefined, providers: readonly IdentityProvider[], several: boolean): Check {
+  if (authorization === undefined) {
+    return check(
+      'authorization',
+      'ok',
+      `off: none of ${ENV.tenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+    );
+  }
+  const keySet = several
+    ? authorization.keySet.map((rules, i) => `identity provider ${JSON.stringify(providers[i]?.issuer ?? '')}: ${describeRules(rules)}`)
+    : authorization.keySet.map((rules) => `identity-provider tokens: ${describeRules(rules)}`);
+  const defaults = authorization.defaultGroups.length === 0 ? 'no default groups' : `default groups ${quoted(authorization.defaultGroups)}`;
+  return check('authorization', 'ok', `service tokens: ${describeRules(authorization.sharedSecret)}; ${keySet.join('; ')}; ${defaults}`);
+}
+
+/**
+ * An example token's tenant, read from its payload (not verified: an example may have expired) as the hook reads it:
+ * on the shared-secret path when it is signed with HS256 (the service's tokens), else with the rules of the identity
+ * provider its `iss` names. Never prints the token, nor any of its values but the path and the issuer.
+ */
+function exampleTokenCheck(token: string, authorization: Authorization | undefined, providers: readonly IdentityProvider[], several: boolean): Check {
+  let header: { readonly alg?: unknown };
+  let payload: Record<string, unknown>;
+  try {
+    const decoded = decodeToken(token);
+    header = decoded.header;
+    payload = decoded.payload;
+  } catch (error) {
+    return check('example-token', 'fail', `the example token is not one: ${error instanceof DualAuthError ? error.detail : String(error)}`);
+  }
+  const shared = header.alg === 'HS256';
+  const where = shared ? 'a service token (HS256, shared-secret path)' : 'an identity-provider token (key-set path)';
+  if (authorization === undefined) return check('example-token', 'ok', `${where}; authorization is off, so no tenant claim is read`);
+  let rules: ClaimRules | undefined;
+  let provider = '';
+  if (shared) rules = authorization.sharedSecret;
+  else if (!several) rules = authorization.keySet[0];
+  else {
+    const index = providers.findIndex((candidate) => candidate.issuer === payload.iss);
+    if (index === -1) return check('example-token', 'fail', `${where} whose "iss" names no identity provider of ${ENV.providers}: it would be refused (ERR_ISSUER_UNKNOWN)`);
+    rules = authorization.keySet[index];
+    provider = ` of identity provider ${JSON.stringify(providers[index]?.issuer ?? '')}`;
+  }
+  if (rules === undefined || rules.tenantClaim === undefined) return check('example-token', 'ok', `${where}${provider}: no tenant claim is configured for it`);
+  const value = readClaim(payload, rules.tenantClaim);
+  const claim = `${JSON.stringify(rules.tenantClaim.text)} (${rules.tenantOption})`;
+  if (value === undefined) return check('example-token', 'fail', `${where}${provider} without the tenant claim ${claim}: tokens like it are refused (ERR_TENANT_MISSING)`);
+  if (typeof value !== 'string' || value.trim() === '') {
+    return check('example-token', 'fail', `${where}${provider} whose tenant claim ${claim} is not a non-empty string: tokens like it are refused (ERR_TENANT_INVALID)`);
+  }
+  return check('example-token', 'ok', `${where}${provider} carries the tenant claim ${claim}`);
+}
+
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
  * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
@@ -217,12 +286,13 @@ function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | 
 }
 
 /**
- * Checks the environment a deployment would run with, and whether Cube resolves from `cwd`. Never throws
+ * Checks the environment a deployment would run with, and whether Cube resolves from `cwd`; with `exampleToken`,
+ * whether a token like it carries the tenant claim its path reads. Never throws
  * for a bad configuration: that is a `fail` check. Checks that need a valid configuration are left out
  * until it is valid; a weak API secret alone, which stops the hook too, leaves them in, so that one run
  * shows all there is to fix.
  */
-export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Diagnosis> {
+export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken?: string): Promise<Diagnosis> {
   const checks: Check[] = [];
   let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
@@ -249,6 +319,9 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string): Promise<Dia
     for (const provider of providers) checks.push(...(await providerChecks(resolved, provider, resolved.providers !== undefined)));
     const [only] = providers;
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
+    const several = resolved.providers !== undefined;
+    checks.push(authorizationCheck(resolved.authorization, providers, several));
+    if (exampleToken !== undefined) checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
   checks.push(gatewayCheck(cwd));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };

@@ -105,6 +105,13 @@ function severalProviders(): Scene {
   };
 }
 
+/** The acme deployment with authorization on: the tenant in "tenant", groups in "roles", service tokens' "embeddable". */
+function acmeTenants(): Scene {
+  writeFileSync(join(project, 'service.token'), `${acme.variables.SERVICE_TOKEN}\n`);
+  const env = { ...acme.env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant', CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable' };
+  return { ...acme, env };
+}
+
 const PROBE = `probe "$CUBE_API_URL" --claims '{"tenant":"acme"}' --token-file .cache/cube-dual-auth/demo/customer.token`;
 
 /** The runs behind the README, in its order but for the last, which needs the identity provider down. */
@@ -115,6 +122,9 @@ const RUNS: Run[] = [
   { line: 'verify "$ID_TOKEN"', scene: () => acme },
   { line: 'verify "$SERVICE_TOKEN"', scene: () => acme },
   { line: 'doctor', scene: () => acme },
+  { line: 'verify "$ID_TOKEN"', scene: acmeTenants },
+  { line: 'verify "$SERVICE_TOKEN" --origin', scene: acmeTenants },
+  { line: 'doctor --token-file service.token', scene: acmeTenants },
   { line: PROBE, scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${acmeCube.url}/cubejs-api/v1` } }) },
   { line: PROBE, scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${naiveCube.url}/cubejs-api/v1` } }) },
   {

@@ -40,6 +40,7 @@ describe('diagnose', () => {
       'jwks-keys ok',
       'audience ok',
       'issuer ok',
+      'authorization ok',
       'cube-gateway ok',
     ]);
     expect(diagnosis.ok).toBe(true);
@@ -71,6 +72,7 @@ describe('diagnose', () => {
       'jwks-keys ok',
       'audience warn',
       'issuer warn',
+      'authorization ok',
       'cube-gateway ok',
     ]);
     expect(diagnosis.checks[0]?.message).toBe('the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)');

@@ -2,9 +2,10 @@ import { diagnose } from '../../doctor';
 import { ENV } from '../../config/env';
 import { parseCommandLine } from '../args';
 import { checklist, plural } from '../format';
-import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';
+import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+import { readIdpToken } from './probe';
 
-const HELP = `Usage: cube-dual-auth doctor [--json]
+const HELP = `Usage: cube-dual-auth doctor [--token-file <file> | --token -] [--json]
 
 Checks the environment a deployment would run with, using the checkAuth hook's own code:
   configuration           every variable is valid (the hook would start)
@@ -20,13 +21,22 @@ Checks the environment a deployment would run with, using the checkAuth hook's o
   audience, issuer        ${ENV.audience} and ${ENV.issuer} are set (key-set path)
 With ${ENV.providers}, discovery or jwks-url, jwks-keys and audience come once per identity
 provider, each with its "issuer".
+  authorization           off, or the tenant and groups claims read on each path (per identity
+                          provider) and the groups given: default (${ENV.defaultGroups}),
+                          service (${ENV.serviceGroups}) and providers' "groups"
+  example-token           with --token-file or --token: whether a token like it carries the
+                          tenant claim its path reads (HS256: the service's, else the identity
+                          provider's its "iss" names); its signature and times are not checked
   cube-gateway            @cubejs-backend/api-gateway is found as the hook finds it (from the
                           current directory, else from cube-dual-auth's own), so that rejections
                           become HTTP 403 inside Cube, not 500
 Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
 
 Options:
-  --json   print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail", "message", "issuer"?}]}
+  --token-file <file>  an example token, read from <file> ("Bearer " prefix allowed)
+  --token -            the same, read from standard input (never from the command line)
+  --json               print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail",
+                       "message", "issuer"?}]}
 
 Exit status:
   0  nothing failed (warnings allowed)
@@ -37,13 +47,18 @@ Examples:
   cube-dual-auth doctor
   (set -a; . ./.env; cube-dual-auth doctor)
   cube-dual-auth doctor --json | jq '.checks[] | select(.status != "ok")'
+  cube-dual-auth doctor --token-file ./id-token.txt
 `;
 
-const OPTIONS = { json: { type: 'boolean', default: false } } as const;
+const OPTIONS = { json: { type: 'boolean', default: false }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const { json } = parseCommandLine(argv, { options: OPTIONS, positionals: [] }).values;
-  const diagnosis = await diagnose(io.env, io.cwd);
+  const { json, token, 'token-file': tokenFile } = parseCommandLine(argv, { options: OPTIONS, positionals: [] }).values;
+  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
+  if (token !== undefined && token !== '-') throw new UsageError('--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -');
+  if (token !== undefined && tokenFile !== undefined) throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  const example = await readIdpToken(tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined, io);
+  const diagnosis = await diagnose(io.env, io.cwd, example);
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {
     writeJson(io.stdout, diagnosis);

@@ -130,8 +130,11 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
   };
 }
 
-/** The identity provider's token, trimmed and without a `Bearer ` prefix; a usage error when unreadable or not one token. */
-async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): Promise<string | undefined> {
+/**
+ * The token of `--token-file <file>` or `--token -` (probe's identity-provider token, doctor's example token), trimmed
+ * and without a `Bearer ` prefix; a usage error when unreadable or not one token.
+ */
+export async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): Promise<string | undefined> {
   if (from === undefined) return undefined;
   let text: string;
   const source = from === 'stdin' ? 'standard input' : from.file;

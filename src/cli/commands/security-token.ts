@@ -1,6 +1,8 @@
 import { EmbeddableValidationError } from '../../service';
-import { forTerminal } from '../../terminal-text';
-import { readStdin, type Command } from '../io';
+import { claimPointer, readClaim } from '../../config/claim-pointer';
+import { ENV, readEnv } from '../../config/env';
+import { forTerminal, jsonForTerminal } from '../../terminal-text';
+import { readStdin, type CliIO, type Command } from '../io';
 import { required } from '../args';
 import { CONNECTION_OPTIONS, connectionOptionsHelp, parseServiceArgs, runService, SERVICE_ENVIRONMENT_HELP, serviceExitHelp } from '../service-options';
 
@@ -27,6 +29,11 @@ ${connectionOptionsHelp(26)}
 
 Environment:
 ${SERVICE_ENVIRONMENT_HELP}
+  ${ENV.tenantClaim}
+                       the deployment's tenant claim, when it has one: a security context
+                       without it (or whose tenant is not a non-empty string) gets a warning
+                       on standard error, as the deployment would refuse the dashboard's
+                       queries; the token is printed and the exit status kept all the same
 
 ${serviceExitHelp()}
 
@@ -54,6 +61,35 @@ function securityContext(text: string): unknown {
   }
 }
 
+/**
+ * The service signs the security context as the payload of its token for the deployment, and the hook reads the
+ * tenant claim from that whole payload (hook/tenant-and-groups.ts): so the claim is looked up in the context itself,
+ * as the hook will. The warning names the refusal the deployment would answer with; never the context's values.
+ */
+function tenantWarning(context: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  const text = readEnv(env, ENV.tenantClaim);
+  if (text === undefined || typeof context !== 'object' || context === null || Array.isArray(context)) return undefined;
+  // A claim that is no pointer stops the deployment at start: the caller says so (warnAboutTenant).
+  const claim = claimPointer(text, (why) => {
+    throw new Error(why);
+  });
+  const value = readClaim(context as Record<string, unknown>, claim);
+  const name = `${jsonForTerminal(claim.text)} (${ENV.tenantClaim})`;
+  if (value === undefined) return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
+  if (typeof value !== 'string' || value.trim() === '') return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
+  return undefined;
+}
+
+function warnAboutTenant(context: unknown, io: CliIO): void {
+  let warning: string | undefined;
+  try {
+    warning = tenantWarning(context, io.env);
+  } catch {
+    warning = `${ENV.tenantClaim} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
+  }
+  if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
+}
+
 /** `cube-dual-auth security-token`. */
 export const securityToken: Command = {
   help,
@@ -63,9 +99,10 @@ export const securityToken: Command = {
     const contextArg = required(values['security-context'], '--security-context');
     const expiry = values['expiry-seconds'];
     return runService('security-token', io, values, async (client, output) => {
+      const context = securityContext(contextArg === '-' ? await readStdin(io.stdin) : contextArg);
       const answer = await client.createSecurityToken({
         embeddableId: positionals[0] ?? '',
-        securityContext: securityContext(contextArg === '-' ? await readStdin(io.stdin) : contextArg) as Record<string, unknown>,
+        securityContext: context as Record<string, unknown>,
         dataProvider,
         ...(values['saved-version'] !== undefined && { savedVersion: values['saved-version'] }),
         ...(expiry !== undefined && { expiryInSeconds: Number(expiry) }),
@@ -73,6 +110,8 @@ export const securityToken: Command = {
       // The token is the service's answer: a real one has nothing to escape.
       const { token } = answer;
       output.result(answer, token === undefined ? undefined : () => `${forTerminal(token)}\n`);
+      // After the answer: the token was issued, and what it will meet at the deployment is worth knowing.
+      warnAboutTenant(context, io);
     });
   },
 };

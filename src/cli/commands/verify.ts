@@ -1,6 +1,6 @@
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
 import { withoutBearer } from '../../hook/request';
-import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../../config/options';
+import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions } from '../../config/options';
 import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../config/env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
@@ -14,8 +14,11 @@ const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-or
 Runs the same verification as the checkAuth hook, with the same environment variables
 (${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), and explains the outcome: the path
 chosen and why, the token's header and claims (times as dates), the key used, and either
-the security context Cube would receive or the rejection with a one-line fix. The secret is never
-printed; the token only shortened.
+the security context Cube would receive or the rejection with a one-line fix. With authorization
+configured (${ENV.tenantClaim}, ${ENV.groupsClaim}, ...), the tenant and groups the context
+carries come on lines of their own, and a token refused for them gets ERR_TENANT_MISSING,
+ERR_TENANT_INVALID or ERR_GROUPS_INVALID with its fix. The secret is never printed; the token
+only shortened.
 
 Arguments:
   <token>            the token, with or without "Bearer "; - reads it from standard input
@@ -26,7 +29,8 @@ Options:
                      (${ENV.origin}, default "${DEFAULTS.origin}"), i.e. the shared-secret path
   --no-origin        send no Request-Origin header: the key-set path (the default)
   --json             print the result as JSON: {"accepted", "token", "requestOrigin", "path",
-                     "pathReason", "header", "claims", "times", "key", "securityContext", "error"}
+                     "pathReason", "header", "claims", "times", "key", "authorization",
+                     "securityContext", "error"}
 
 Exit status:
   0  accepted
@@ -75,6 +79,11 @@ interface VerifyReport {
   readonly claims: Record<string, unknown> | null;
   readonly times: Partial<Record<'exp' | 'nbf' | 'iat', TimeInfo>>;
   readonly key: KeyInfo | null;
+  /**
+   * The tenant and groups the hook gave, as the security context it reports carries them; null when no authorization
+   * is configured or the token was refused (tenant null: the token's path reads no tenant).
+   */
+  readonly authorization: { readonly tenant: string | null; readonly groups: readonly string[] } | null;
   readonly securityContext: Record<string, unknown> | null;
   readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
 }
@@ -154,7 +163,20 @@ function shownToken(token: string): string {
   return shortenToken(withoutBearer(token));
 }
 
-function report(args: VerifyArgs, requestOrigin: string | undefined, explanation: Explanation, options: DualAuthOptions, secrets: readonly ApiSecret[]): VerifyReport {
+/**
+ * The tenant and groups of the context the hook reports: only the hook writes them there when authorization is on
+ * (hook/tenant-and-groups.ts), so they are read back from it, never worked out again here.
+ */
+function authorizationOf(context: Record<string, unknown> | undefined, on: boolean): VerifyReport['authorization'] {
+  if (!on || context === undefined) return null;
+  const { tenant, groups } = context;
+  return {
+    tenant: typeof tenant === 'string' ? tenant : null,
+    groups: Array.isArray(groups) ? groups.filter((group): group is string => typeof group === 'string') : [],
+  };
+}
+
+function report(args: VerifyArgs, requestOrigin: string | undefined, explanation: Explanation, options: DualAuthOptions, secrets: readonly ApiSecret[], authorizing: boolean): VerifyReport {
   const { error } = explanation;
   return {
     accepted: explanation.accepted,
@@ -166,6 +188,7 @@ function report(args: VerifyArgs, requestOrigin: string | undefined, explanation
     claims: explanation.payload ?? null,
     times: times(explanation.payload, Date.now() / 1000),
     key: keyInfo(explanation, secrets),
+    authorization: explanation.accepted ? authorizationOf(explanation.securityContext, authorizing) : null,
     securityContext: explanation.securityContext ?? null,
     error: error ? { ...error, hint: hintFor(error.code, explanation.path, configuredOrigin(options)) } : null,
   };
@@ -182,6 +205,7 @@ function configurationReport(args: VerifyArgs, error: DualAuthConfigError): Veri
     claims: null,
     times: {},
     key: null,
+    authorization: null,
     securityContext: null,
     error: { code: error.code, message: error.message, hint: hintFor(error.code, undefined, DEFAULTS.origin) },
   };
@@ -242,6 +266,12 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
     entries.push(['Fix', paint('yellow', forTerminal(result.error.hint))]);
   } else {
     entries.push(['Verdict', `${paint('green', 'OK')}, accepted on the ${result.path} path`]);
+    if (result.authorization) {
+      const { tenant, groups } = result.authorization;
+      // Claim values the token's issuer chose.
+      entries.push(['Tenant', tenant === null ? `none (no tenant claim for the ${result.path} path)` : jsonForTerminal(tenant)]);
+      entries.push(['Groups', groups.length === 0 ? 'none' : groups.map((group) => jsonForTerminal(group)).join(', ')]);
+    }
     entries.push(['Context', jsonForTerminal(result.securityContext, 2)]);
   }
   io.stdout.write(rows(entries, paint));
@@ -260,7 +290,9 @@ async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth:
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
   const explanation = await checkAuth.explain({ headers }, args.token);
-  return report(args, requestOrigin, explanation, options, apiSecretsInForce(env));
+  // The hook took these options already: resolving them again cannot throw.
+  const authorizing = resolveOptions(options, ENV_NAMES).authorization !== undefined;
+  return report(args, requestOrigin, explanation, options, apiSecretsInForce(env), authorizing);
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
-import { randomSecret } from '../../support/claims';
+import { randomSecret, timed } from '../../support/claims';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
+import { signToken } from '../../support/tokens';
 
 /** The `--json` document of doctor, as documented in docs/cli-output.md. */
 interface DoctorJson {
@@ -73,6 +74,7 @@ describe('cube-dual-auth doctor', () => {
       ['jwks-keys', 'ok'],
       ['audience', 'ok'],
       ['issuer', 'ok'],
+      ['authorization', 'ok'],
       ['cube-gateway', 'ok'],
     ]);
     expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (32 bytes of key material)');
@@ -113,7 +115,7 @@ describe('cube-dual-auth doctor', () => {
       '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
     ]);
     expect(jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: 'too-short-0123' })).checks.map((c) => c.id)).toEqual([
-      'configuration', 'api-secret', 'origin', 'jwks-url', 'jwks-keys', 'audience', 'issuer', 'cube-gateway',
+      'configuration', 'api-secret', 'origin', 'jwks-url', 'jwks-keys', 'audience', 'issuer', 'authorization', 'cube-gateway',
     ]);
   });
 
@@ -344,5 +346,91 @@ describe('cube-dual-auth doctor: what servers answer is printed escaped, never r
     } finally {
       await idp.close();
     }
+  });
+});
+
+describe('cube-dual-auth doctor: authorization', () => {
+  const exampleFile = (token: string): string => {
+    const file = join(elsewhere, `example-${randomBytes(4).toString('hex')}.token`);
+    writeFileSync(file, `Bearer ${token}\n`);
+    return file;
+  };
+  /** doctor with an example token, which is never printed, nor its tenant. */
+  const withToken = (env: Record<string, string>, token: string, args: string[] = ['--json']): Promise<CliResult> =>
+    runCli(['doctor', '--token-file', exampleFile(token), ...args], { env, cwd: cubeProject, secrets: [SECRET, token, 'secret-tenant-7'] });
+  const idToken = (payload: Record<string, unknown>): string => signToken(timed({ sub: 'u', ...payload }), { key });
+  const serviceToken = (payload: Record<string, unknown>): string => signToken(timed(payload), { alg: 'HS256', key: SECRET });
+
+  it('says authorization is off when no variable of it is set', async () => {
+    const json = jsonOf<DoctorJson>(await doctor(good));
+    expect(checkOf(json, 'authorization')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, /) });
+  });
+
+  it('names the claims read on each path and the groups given', async () => {
+    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_GROUPS_CLAIM: '/realm_access/roles', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable', CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer' };
+    const result = await doctor(env, []);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  OK    authorization  service tokens: tenant claim "tenant_id", groups claim "roles", plus groups "embeddable"; identity-provider tokens: tenant claim "tenant_id", groups claim "/realm_access/roles"; default groups "viewer"\n',
+    );
+  });
+
+  it('names them per identity provider', async () => {
+    const providers = JSON.stringify([
+      { issuer: 'https://a.example/', jwksUri: server.url, audience: 'cube' },
+      { issuer: 'https://b.example/', jwksUri: server.url, audience: 'cube', tenantClaim: 'org', groups: ['workforce'] },
+    ]);
+    const json = jsonOf<DoctorJson>(await doctor({ CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: providers }));
+    expect(checkOf(json, 'authorization')?.message).toBe(
+      'service tokens: no tenant claim, groups claim "roles"; identity provider "https://a.example/": no tenant claim, groups claim "groups"; identity provider "https://b.example/": tenant claim "org", groups claim "groups", plus groups "workforce"; no default groups',
+    );
+  });
+
+  it('fails an example token without the tenant claim its path reads, exit 1, naming the refusal', async () => {
+    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
+    const result = await withToken(env, idToken({ tenant: 'secret-tenant-7' }), []);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n');
+    const ok = jsonOf<DoctorJson>(await withToken(env, idToken({ tenant_id: 'secret-tenant-7' })));
+    expect(checkOf(ok, 'example-token')).toEqual({ id: 'example-token', status: 'ok', message: 'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)' });
+  });
+
+  it('reads a service token (HS256) as the shared-secret path does: the claim in its payload, a JSON Pointer followed', async () => {
+    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: '/org/id' };
+    const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ org: { id: 'secret-tenant-7' } })));
+    expect(checkOf(json, 'example-token')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^a service token \(HS256, shared-secret path\) carries/) });
+    const invalid = await withToken(env, serviceToken({ org: { id: 7 } }));
+    expect(invalid.code).toBe(1);
+    expect(checkOf(jsonOf<DoctorJson>(invalid), 'example-token')?.message).toMatch(/is not a non-empty string: tokens like it are refused \(ERR_TENANT_INVALID\)$/);
+  });
+
+  it("uses the rules of the provider the token's iss names, and fails one naming none", async () => {
+    const providers = JSON.stringify([
+      { issuer: 'https://a.example/', jwksUri: server.url, audience: 'cube' },
+      { issuer: 'https://b.example/', jwksUri: server.url, audience: 'cube', tenantClaim: 'org' },
+    ]);
+    const env = { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: providers };
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://a.example/' }))), 'example-token')?.message).toBe(
+      'an identity-provider token (key-set path) of identity provider "https://a.example/": no tenant claim is configured for it',
+    );
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://b.example/' }))), 'example-token')).toMatchObject({ status: 'fail', message: expect.stringContaining('of identity provider "https://b.example/" without the tenant claim "org"') });
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://c.example/' }))), 'example-token')?.message).toMatch(/ERR_ISSUER_UNKNOWN/);
+  });
+
+  it('reads the token from standard input with --token -, never from the command line', async () => {
+    const token = idToken({ tenant_id: 'secret-tenant-7' });
+    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
+    const piped = await runCli(['doctor', '--token', '-', '--json'], { env, cwd: cubeProject, stdin: token, secrets: [SECRET, token] });
+    expect(checkOf(jsonOf<DoctorJson>(piped), 'example-token')?.status).toBe('ok');
+    const given = await runCli(['doctor', '--token', token], { env, cwd: cubeProject, secrets: [SECRET, token] });
+    expect(given.code).toBe(2);
+    expect(given.stderr).toContain('--token takes only -');
+    expect((await runCli(['doctor', '--token', '-', '--token-file', 'x'], { env, cwd: cubeProject })).code).toBe(2);
+  });
+
+  it('fails a file that holds no token, and leaves the example out while the configuration is invalid', async () => {
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(good, 'not.a-token')), 'example-token')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^the example token is not one: /) });
+    const json = jsonOf<DoctorJson>(await withToken({ ...good, CUBEJS_JWT_ALGS: 'HS256' }, idToken({})));
+    expect(checkOf(json, 'example-token')).toBeUndefined();
   });
 });

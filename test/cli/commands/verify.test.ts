@@ -20,6 +20,7 @@ interface VerifyJson {
     | { source: 'jwks'; kid: string | null; jwksUri: string | null; provider: { issuer: string | null; reason: string } | null }
     | { source: 'api-secret'; secrets: number }
     | null;
+  authorization: { tenant: string | null; groups: string[] } | null;
   securityContext: Record<string, unknown> | null;
   error: { code: string; message: string; hint: string } | null;
 }
@@ -291,5 +292,57 @@ describe('cube-dual-auth verify: what the token holds is printed escaped, never 
     expect(result.code).toBe(1);
     expect(terminalControlsIn(result.stdout + result.stderr)).toEqual([]);
     expect(result.stdout).toMatch(/^Token {4}…\(70 chars\)…$/m);
+  });
+});
+
+describe('cube-dual-auth verify: authorization', () => {
+  const authorizing = (): Record<string, string> => ({ ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable', CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer' });
+
+  it('shows the tenant and groups of the context the hook reports, a line each', async () => {
+    const token = idpToken({ groups: ['analyst', 'admin'] });
+    const result = await verify(token, [token], { env: authorizing() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Tenant +"acme"$/m);
+    expect(result.stdout).toMatch(/^Groups +"analyst", "admin"$/m);
+    const { json } = await verifyJson(token, [], { env: authorizing() });
+    expect(json).toMatchObject({ authorization: { tenant: 'acme', groups: ['analyst', 'admin'] }, securityContext: { tenant: 'acme', groups: ['analyst', 'admin'] } });
+  });
+
+  it('gives a service token the configured groups; without authorization there are no such lines', async () => {
+    const token = serviceToken({ tenant: 'beta' });
+    const { json } = await verifyJson(token, ['--origin'], { env: authorizing() });
+    expect(json.authorization).toEqual({ tenant: 'beta', groups: ['viewer', 'embeddable'] });
+    const plain = await verify(token, [token, '--origin']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/^(Tenant|Groups) /m);
+    expect((await verifyJson(token, ['--origin'])).json.authorization).toBeNull();
+  });
+
+  it('a path without a tenant claim gives no tenant, said so', async () => {
+    const token = idpToken();
+    const result = await verify(token, [token], { env: { ...env, CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles' } });
+    expect(result.stdout).toMatch(/^Tenant +none \(no tenant claim for the key-set path\)$/m);
+    expect(result.stdout).toMatch(/^Groups +none$/m);
+  });
+
+  it.each([
+    ['ERR_TENANT_MISSING', { tenant: undefined }, /Have the identity provider put the tenant in the claim CUBE_DUAL_AUTH_TENANT_CLAIM/],
+    ['ERR_TENANT_INVALID', { tenant: 42 }, /must hold the tenant as a non-empty string/],
+    ['ERR_GROUPS_INVALID', { groups: ['embeddable'] }, /must hold a group name or a list of them/],
+  ])('names %s with its fix, and no tenant or groups lines', async (code, claims, fix) => {
+    const token = idpToken(claims);
+    const result = await verify(token, [token], { env: authorizing() });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(new RegExp(`^Verdict +REJECTED ${code}: `, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^Fix +.*${fix.source}`, 'm'));
+    expect(result.stdout).not.toMatch(/^(Tenant|Groups) /m);
+  });
+
+  it('escapes a tenant and groups the token chose', async () => {
+    const token = idpToken({ tenant: 'ac\u001b[2Jme', groups: ['\u202eadmin'] });
+    const result = await verify(token, [token], { env: authorizing() });
+    expect(result.code).toBe(0);
+    expect(terminalControlsIn(result.stdout)).toEqual([]);
+    expect(result.stdout).toMatch(/^Tenant +"ac\\u001b\[2Jme"$/m);
   });
 });
