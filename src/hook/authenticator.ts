@@ -109,10 +109,8 @@ export class Authenticator {
     } catch (error) {
       return this.refuse(error, { path, pathReason });
     }
-    // Outcomes are built field by field: spreading a shared object costs more than the rest of the flow.
     const seen: Seen = { path, pathReason, header: decoded.header, decoded, now };
     try {
-      // Chosen by comparison, not looked up by the path's name, which V8 does in a global table once it has seen two.
       const verified = (path === 'key-set' ? this.keySet : this.sharedSecret).verify(decoded, now);
       if (verified instanceof Promise) {
         return verified.then((done) => this.accept(token, done, seen, cache), (error: unknown) => this.refuse(error, seen));

@@ -3,13 +3,12 @@
  * any (within a deadline), given the tenant and groups when authorization is configured, and holding every required
  * claim.
  */
-import type { Authorization } from '../config/authorization';
 import type { ResolvedOptions } from '../config/options';
 import { DualAuthError, faultMessage, type AuthPath } from '../errors';
 import { emit } from '../events';
 import { isObject } from '../http/json';
 import type { Verified } from './paths/path';
-import { tenantAndGroupsOf, withTenantAndGroups } from './tenant-and-groups';
+import { tenantAndGroupsOf, withTenantAndGroups, type TenantAndGroups } from './tenant-and-groups';
 
 /** A security context: the object Cube hands to `queryRewrite`, the data model and `contextToAppId`. */
 export type SecurityContext = Record<string, unknown>;
@@ -18,42 +17,33 @@ type Shape = (verified: Verified, path: AuthPath) => SecurityContext | Promise<S
 
 /**
  * The security context of a verified token: what its path made of it, or what the `securityContext` function
- * returns for it; then the required claims are checked. Synchronous unless there is a function to await.
+ * returns for it; then the tenant and groups are written, when authorization is configured, and the required claims
+ * are checked (so `tenant` may be one of them). Synchronous unless there is a function to await. The tenant and
+ * groups are read, and a token refused for them, before the function runs: it never sees a token refused for its
+ * tenant, and neither the token nor the function can replace them.
  */
 export function securityContextOf(options: ResolvedOptions): Shape {
-  const own = options.securityContext === undefined ? (verified: Verified) => verified.context : mapped(options);
-  const shape = options.authorization === undefined ? own : authorized(options.authorization, own);
-  const { requiredClaims } = options;
-  if (requiredClaims === undefined) return shape;
-  const check = (context: SecurityContext, path: AuthPath): SecurityContext => {
-    const missing = requiredClaims.find((claim) => !Object.hasOwn(context, claim));
+  const { authorization, requiredClaims } = options;
+  const read = (verified: Verified, path: AuthPath): TenantAndGroups | undefined =>
+    authorization === undefined ? undefined : tenantAndGroupsOf(authorization, verified, path);
+  const complete = (context: SecurityContext, path: AuthPath, found: TenantAndGroups | undefined): SecurityContext => {
+    const done = found === undefined ? context : withTenantAndGroups(context, found);
+    const missing = requiredClaims?.find((claim) => !Object.hasOwn(done, claim));
     if (missing !== undefined) {
       throw new DualAuthError('ERR_CLAIM_MISSING', `The security context has no ${JSON.stringify(missing)} claim, which this deployment requires`, path);
     }
-    return context;
+    return done;
   };
-  return (verified, path) => {
-    const context = shape(verified, path);
-    return context instanceof Promise ? context.then((done) => check(done, path)) : check(context, path);
-  };
-}
-
-/**
- * Authorization's step. The tenant and groups are read from the verified payload, and a token refused for them,
- * before the `securityContext` function runs (it never sees a token refused for its tenant); they are written after
- * it, so neither the token nor the function can replace them; the required claims are checked after that, so
- * `tenant` may be one of them.
- */
-function authorized(authorization: Authorization, shape: Shape): Shape {
-  return (verified, path) => {
-    const found = tenantAndGroupsOf(authorization, verified, path);
-    const context = shape(verified, path);
-    return context instanceof Promise ? context.then((done) => withTenantAndGroups(done, found)) : withTenantAndGroups(context, found);
+  if (options.securityContext === undefined) return (verified, path) => complete(verified.context, path, read(verified, path));
+  const map = mapped(options);
+  return async (verified, path) => {
+    const found = read(verified, path);
+    return complete(await map(verified, path), path, found);
   };
 }
 
 /** The operator's function, within `securityContextTimeoutMs`; anything it throws but a `DualAuthError` is reported. */
-function mapped(options: ResolvedOptions): Shape {
+function mapped(options: ResolvedOptions): (verified: Verified, path: AuthPath) => Promise<SecurityContext> {
   const { securityContext: mapper, securityContextTimeoutMs: timeoutMs, onEvent } = options;
   const refuse = (path: AuthPath, why: string, problem: string): never => {
     emit(onEvent, { type: 'internal-error', message: `securityContext function ${why}` });

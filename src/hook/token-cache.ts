@@ -78,9 +78,9 @@ function payloadContext(token: string, claim: string | undefined): Record<string
 
 /**
  * The number a token is filed under: its length and the end of its signature, where verified tokens differ at
- * random. A map compares number keys in place, while string keys are each read from the heap on every lookup and
- * every growth of the map, which with a new token per request cost more than the rest of the hook. Two tokens may
- * share a number: an entry answers only for its own token, and the newer of two replaces the older.
+ * random. Each request brings its token as a new string, which a map keyed by the token would hash whole, hundreds
+ * of characters, on every lookup. Two tokens may share a number: an entry answers only for its own token, and the
+ * newer of two replaces the older.
  */
 function fingerprint(token: string): number {
   let hash = token.length;
@@ -89,111 +89,18 @@ function fingerprint(token: string): number {
   return hash & 0x3fffffff;
 }
 
-/** A slot of a generation's table: the number filed there plus one, or one of these. */
-const FREE = 0;
-const REMOVED = -1;
-
-/**
- * One generation: a table of entries filed by number, open addressing with linear probing. Unlike a `Map`, it is
- * cleared and reused when its generation is replaced, so a cache under churn allocates no tables, and a lookup
- * that misses reads a few neighbouring numbers of one small array. At most half of its slots are taken (removed
- * ones count until it is rebuilt), so every probe ends at a free slot.
- */
-class Generation {
-  private filed = new Int32Array(8);
-  private entries: (Entry | undefined)[] = new Array<Entry | undefined>(8).fill(undefined);
-  /** Entries held. */
-  size = 0;
-  /** Slots taken: entries held and entries removed. */
-  private taken = 0;
-
-  get(number: number): Entry | undefined {
-    const slot = this.slotOf(number);
-    return slot === -1 ? undefined : this.entries[slot];
-  }
-
-  delete(number: number): void {
-    const slot = this.slotOf(number);
-    if (slot !== -1) this.remove(slot);
-  }
-
-  /** Files `entry` under `number`, in place of the entry filed there, if any. */
-  set(number: number, entry: Entry): void {
-    const slot = this.slotOf(number);
-    if (slot !== -1) {
-      this.entries[slot] = entry;
-      return;
-    }
-    if ((this.taken + 1) * 2 > this.filed.length) this.rebuild();
-    const mask = this.filed.length - 1;
-    let free = number & mask;
-    while ((this.filed[free] as number) > FREE) free = (free + 1) & mask;
-    if (this.filed[free] === FREE) this.taken++;
-    this.filed[free] = number + 1;
-    this.entries[free] = entry;
-    this.size++;
-  }
-
-  /** Removes every entry `drop` is true for. */
-  deleteWhere(drop: (entry: Entry) => boolean): void {
-    for (let slot = 0; slot < this.entries.length; slot++) {
-      const entry = this.entries[slot];
-      if (entry !== undefined && drop(entry)) this.remove(slot);
-    }
-  }
-
-  clear(): void {
-    this.filed.fill(FREE);
-    this.entries.fill(undefined);
-    this.size = 0;
-    this.taken = 0;
-  }
-
-  /** The slot of `number`, -1 when none. */
-  private slotOf(number: number): number {
-    const { filed } = this;
-    const mask = filed.length - 1;
-    const wanted = number + 1;
-    for (let slot = number & mask; ; slot = (slot + 1) & mask) {
-      const at = filed[slot];
-      if (at === wanted) return slot;
-      if (at === FREE) return -1;
-    }
-  }
-
-  private remove(slot: number): void {
-    this.filed[slot] = REMOVED;
-    this.entries[slot] = undefined;
-    this.size--;
-  }
-
-  /** Files the entries anew without removed slots, in twice the slots when they would fill a quarter. */
-  private rebuild(): void {
-    const { filed, entries } = this;
-    const capacity = (this.size + 1) * 4 > filed.length ? filed.length * 2 : filed.length;
-    this.filed = new Int32Array(capacity);
-    this.entries = new Array<Entry | undefined>(capacity).fill(undefined);
-    this.size = 0;
-    this.taken = 0;
-    for (let slot = 0; slot < filed.length; slot++) {
-      const entry = entries[slot];
-      if (entry !== undefined) this.set((filed[slot] as number) - 1, entry);
-    }
-  }
-}
-
 /**
  * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
  * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
  * clock tolerance the verification allowed), its maximum age by `iat`, and the cache's own maximum age.
  *
  * Two generations of half the size each, as in quick-lru: a hit in the older one moves the entry to the newer one,
- * and a full newer generation replaces the older one whole. Evicting one entry at a time from a single `Map` would
- * walk the holes that deletions leave at its front, which made every miss under churn cost microseconds.
+ * and a full newer generation replaces the older one whole. Evicting one entry at a time from a single `Map` instead
+ * would make every insertion under churn walk the holes that earlier evictions left at its front.
  */
 export class TokenCache {
-  private current = new Generation();
-  private previous = new Generation();
+  private current = new Map<number, Entry>();
+  private previous = new Map<number, Entry>();
   private readonly generationSize: number;
 
   /**
@@ -248,17 +155,15 @@ export class TokenCache {
    * under the same `kid` takes the tokens it verified with it.
    */
   forgetKeysOtherThan(thumbprints: ReadonlySet<string>): void {
-    const gone = (entry: Entry): boolean => entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint);
-    this.current.deleteWhere(gone);
-    this.previous.deleteWhere(gone);
+    for (const generation of [this.current, this.previous]) {
+      for (const [number, entry] of generation) if (entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint)) generation.delete(number);
+    }
   }
 
   private add(number: number, entry: Entry): void {
-    if (this.current.size >= this.generationSize && this.current.get(number) === undefined) {
-      const emptied = this.previous;
-      emptied.clear();
+    if (this.current.size >= this.generationSize && !this.current.has(number)) {
       this.previous = this.current;
-      this.current = emptied;
+      this.current = new Map();
     }
     this.current.set(number, entry);
   }
