@@ -17,7 +17,7 @@ export interface CubeQuery {
   measures?: unknown[];
   dimensions?: unknown[];
   segments?: unknown[];
-  timeDimensions?: { dimension?: unknown }[];
+  timeDimensions?: { dimension?: unknown; granularity?: unknown; dateRange?: unknown }[];
   filters?: unknown[];
   order?: unknown;
   joinHints?: unknown[];
