@@ -1,4 +1,5 @@
 import { createServer } from 'node:https';
+import { checkServerIdentity } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
@@ -188,12 +189,18 @@ describe('fetchJwks through the proxy the environment names', () => {
       expect(proxy.tunnels.slice(before)).toEqual([new URL(tls.url).host]);
     });
 
-    it('tunnels to an IPv6 literal and verifies the certificate against that address', async () => {
+    it('tunnels to an IPv6 literal and verifies the certificate against that address, as Node checks one', async () => {
       const v6 = await startHttpsJwksServer(jwks(key), '::1');
       try {
         const before = proxy.tunnels.length;
         const answer = await fetchInChild(v6.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: v6.caFile });
-        expect(answer).toEqual({ document: jwks(key), maxAgeMs: 120_000 });
+        // Node 22.23 matches no IPv6 address of a certificate (its own https fails alike); 20 and 24 match this one.
+        const nodeRefuses = checkServerIdentity('::1', { subjectaltname: 'IP Address:0:0:0:0:0:0:0:1', subject: {} } as never);
+        expect(answer).toEqual(
+          nodeRefuses === undefined
+            ? { document: jwks(key), maxAgeMs: 120_000 }
+            : { code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${v6.url} unreachable: ERR_TLS_CERT_ALTNAME_INVALID` },
+        );
         expect(proxy.tunnels.slice(before)).toEqual([new URL(v6.url).host]);
       } finally {
         await v6.close();
