@@ -38,6 +38,7 @@ export interface Authorization {
 /** The options read here, as checked by the options table (claims as configured, group lists as lists). */
 export interface AuthorizationSettings {
   readonly tenantClaim: string | undefined;
+  readonly serviceTenantClaim: string | undefined;
   readonly groupsClaim: string;
   readonly serviceGroupsClaim: string;
   readonly defaultGroups: readonly string[] | undefined;
@@ -45,10 +46,10 @@ export interface AuthorizationSettings {
   readonly providers: readonly { readonly issuer: string; readonly tenantClaim?: string; readonly groupsClaim?: string; readonly groups?: readonly string[] }[] | undefined;
 }
 
-type Names = Readonly<Record<'tenantClaim' | 'groupsClaim' | 'serviceGroupsClaim' | 'defaultGroups' | 'serviceGroups' | 'providers', string>>;
+type Names = Readonly<Record<'tenantClaim' | 'serviceTenantClaim' | 'groupsClaim' | 'serviceGroupsClaim' | 'defaultGroups' | 'serviceGroups' | 'providers', string>>;
 
 /** The options that turn authorization on, each by being set; the claims' defaults alone do not. */
-export const AUTHORIZATION_OPTIONS = ['tenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
+export const AUTHORIZATION_OPTIONS = ['tenantClaim', 'serviceTenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
 
 /** The fields of a `providers` entry that turn authorization on. */
 export const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
@@ -95,11 +96,12 @@ export function authorizationOf(given: Readonly<Record<string, unknown>>, settin
   if (taken !== undefined) {
     throw new DualAuthConfigError(names.defaultGroups, `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`);
   }
+  const serviceTenantClaim = settings.serviceTenantClaim === undefined ? tenantClaim : parse(settings.serviceTenantClaim, names.serviceTenantClaim);
   const sharedSecret: ClaimRules = {
-    tenantClaim,
+    tenantClaim: serviceTenantClaim,
     groupsClaim: parse(settings.serviceGroupsClaim, names.serviceGroupsClaim),
     fixedGroups: serviceGroups,
-    tenantOption: names.tenantClaim,
+    tenantOption: settings.serviceTenantClaim === undefined ? names.tenantClaim : names.serviceTenantClaim,
     groupsOption: names.serviceGroupsClaim,
   };
   return { sharedSecret, keySet, defaultGroups, reserved, tenant: [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined) };

@@ -124,6 +124,14 @@ export interface DualAuthOptions {
    */
   tenantClaim?: string;
   /**
+   * Where a service token carries the tenant (shared-secret path), when not where `tenantClaim` says: the service signs
+   * the `securityContext` it was given as the token's payload, while an identity provider often nests its claims
+   * (`tenantClaim: '/https:~1~1example.com~1claims/tenant'` beside `serviceTenantClaim: 'tenant'`). A claim name or a
+   * JSON Pointer. Setting it turns authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM`.
+   * @default `tenantClaim`
+   */
+  serviceTenantClaim?: string;
+  /**
    * Where an identity provider's token lists its groups (key-set path): a claim name or a JSON Pointer
    * (`/realm_access/roles`), holding a group name or a list of them. Setting it turns authorization on; the security
    * context's `groups` are then these. Env: `CUBE_DUAL_AUTH_GROUPS_CLAIM`.
@@ -316,6 +324,7 @@ export const OPTIONS = {
     check: (value, fail) => (Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names')),
   },
   tenantClaim: { env: ['CUBE_DUAL_AUTH_TENANT_CLAIM'], format: 'text', check: claimText },
+  serviceTenantClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM'], format: 'text', check: claimText },
   groupsClaim: { env: ['CUBE_DUAL_AUTH_GROUPS_CLAIM'], format: 'text', default: 'groups', check: claimText },
   serviceGroupsClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM'], format: 'text', default: 'roles', check: claimText },
   defaultGroups: { env: ['CUBE_DUAL_AUTH_DEFAULT_GROUPS'], format: 'list', check: groupList },

@@ -14,6 +14,7 @@ import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } fro
 import type { Authorization, ClaimRules } from '../config/authorization';
 import { readClaim } from '../config/claim-pointer';
 import { decodeToken } from '../hook/token';
+import { isLoopback } from '../http/url';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -46,7 +47,6 @@ interface Diagnosis {
   readonly checks: readonly Check[];
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_KIDS_SHOWN = 5;
 
 const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ id, status, message });
@@ -113,8 +113,8 @@ function originCheck(options: ResolvedOptions): Check {
 
 /** Plain http is fine on this machine only: elsewhere, whoever sits on the network path can swap the keys. */
 function plainHttp(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'http:' && !LOOPBACK.has(hostname);
+  const parsed = new URL(url);
+  return parsed.protocol === 'http:' && !isLoopback(parsed);
 }
 
 function jwksUrlCheck(jwksUri: string | undefined): Check {
@@ -205,7 +205,7 @@ function authorizationCheck(authorization: Authorization | undefined, providers:
     return check(
       'authorization',
       'ok',
-      `off: none of ${ENV.tenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
     );
   }
   const keySet = several

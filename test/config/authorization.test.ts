@@ -28,6 +28,7 @@ describe('authorization: configured when one of its options is set', () => {
 
   it.each<[string, DualAuthOptions]>([
     ['tenantClaim', { tenantClaim: 'org_id' }],
+    ['serviceTenantClaim', { serviceTenantClaim: 'tenant' }],
     ['groupsClaim', { groupsClaim: 'groups' }],
     ['serviceGroupsClaim', { serviceGroupsClaim: 'roles' }],
     ['defaultGroups', { defaultGroups: [] }],
@@ -80,6 +81,16 @@ describe("authorization per identity provider", () => {
     expect(resolved?.tenant).toBe(true);
   });
 
+  it("reads a service token's tenant where serviceTenantClaim says, and the identity providers' where tenantClaim says", () => {
+    const resolved = authorization({ tenantClaim: '/https:~1~1cube.example~1claims/tenant', serviceTenantClaim: 'tenant' });
+    expect(resolved?.sharedSecret).toMatchObject({ tenantClaim: { path: ['tenant'] }, tenantOption: 'option "serviceTenantClaim"' });
+    expect(resolved?.keySet).toMatchObject([{ tenantClaim: { path: ['https://cube.example/claims', 'tenant'] }, tenantOption: 'option "tenantClaim"' }]);
+    const fromEnv = resolveOptions({ apiSecret: SECRET, ...optionsFromEnv({ CUBEJS_JWK_URL: 'https://idp.example/jwks', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' }) }, ENV_NAMES).authorization;
+    expect(fromEnv?.sharedSecret).toMatchObject({ tenantClaim: { text: 'tenant' }, tenantOption: 'CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM' });
+    expect(fromEnv?.keySet).toMatchObject([{ tenantClaim: undefined }]);
+    expect(fromEnv?.tenant).toBe(true);
+  });
+
   it('has no tenant anywhere when no tenant claim is set', () => {
     expect(authorization({ serviceGroups: ['embeddable'] })?.tenant).toBe(false);
   });
@@ -90,6 +101,7 @@ describe('authorization options that cannot work stop the start, naming the opti
     [{ tenantClaim: '/org~2id' }, 'cube-dual-auth: option "tenantClaim" is not a JSON Pointer (RFC 6901): "/org~2id" has a "~" that is not "~0" or "~1"'],
     [{ groupsClaim: '' }, 'cube-dual-auth: option "groupsClaim" must be a claim name or a JSON Pointer'],
     [{ serviceGroupsClaim: '/a~' }, 'cube-dual-auth: option "serviceGroupsClaim" is not a JSON Pointer'],
+    [{ serviceTenantClaim: '' }, 'cube-dual-auth: option "serviceTenantClaim" must be a claim name or a JSON Pointer'],
     [{ defaultGroups: [''] }, 'cube-dual-auth: option "defaultGroups" must list non-empty group names only'],
     [{ serviceGroups: 7 as unknown as string }, 'cube-dual-auth: option "serviceGroups" must be a group name or a list of group names'],
     [{ serviceGroups: ['embeddable'], defaultGroups: ['viewer', 'embeddable'] }, 'cube-dual-auth: option "defaultGroups" holds "embeddable", a group configuration gives to one caller only'],

@@ -29,8 +29,9 @@ ${connectionOptionsHelp(26)}
 
 Environment:
 ${SERVICE_ENVIRONMENT_HELP}
-  ${ENV.tenantClaim}
-                       the deployment's tenant claim, when it has one: a security context
+  ${ENV.serviceTenantClaim}, ${ENV.tenantClaim}
+                       the deployment's tenant claim for service tokens, when it has one
+                       (the first set of the two): a security context
                        without it (or whose tenant is not a non-empty string) gets a warning
                        on standard error, as the deployment would refuse the dashboard's
                        queries; the token is printed and the exit status kept all the same
@@ -66,26 +67,28 @@ function securityContext(text: string): unknown {
  * tenant claim from that whole payload (hook/tenant-and-groups.ts): so the claim is looked up in the context itself,
  * as the hook will. The warning names the refusal the deployment would answer with; never the context's values.
  */
-function tenantWarning(context: unknown, env: NodeJS.ProcessEnv): string | undefined {
-  const text = readEnv(env, ENV.tenantClaim);
+function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEnv): string | undefined {
+  const text = readEnv(env, variable);
   if (text === undefined || typeof context !== 'object' || context === null || Array.isArray(context)) return undefined;
   // A claim that is no pointer stops the deployment at start: the caller says so (warnAboutTenant).
   const claim = claimPointer(text, (why) => {
     throw new Error(why);
   });
   const value = readClaim(context as Record<string, unknown>, claim);
-  const name = `${jsonForTerminal(claim.text)} (${ENV.tenantClaim})`;
+  const name = `${jsonForTerminal(claim.text)} (${variable})`;
   if (value === undefined) return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
   if (typeof value !== 'string' || value.trim() === '') return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
   return undefined;
 }
 
 function warnAboutTenant(context: unknown, io: CliIO): void {
+  // Service tokens read the tenant where the service's own claim says, else where the claim of both paths does.
+  const variable = readEnv(io.env, ENV.serviceTenantClaim) === undefined ? ENV.tenantClaim : ENV.serviceTenantClaim;
   let warning: string | undefined;
   try {
-    warning = tenantWarning(context, io.env);
+    warning = tenantWarning(context, variable, io.env);
   } catch {
-    warning = `${ENV.tenantClaim} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
+    warning = `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
   }
   if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
 }

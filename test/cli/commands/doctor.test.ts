@@ -363,7 +363,7 @@ describe('cube-dual-auth doctor: authorization', () => {
 
   it('says authorization is off when no variable of it is set', async () => {
     const json = jsonOf<DoctorJson>(await doctor(good));
-    expect(checkOf(json, 'authorization')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, /) });
+    expect(checkOf(json, 'authorization')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, /) });
   });
 
   it('names the claims read on each path and the groups given', async () => {
@@ -373,6 +373,15 @@ describe('cube-dual-auth doctor: authorization', () => {
     expect(result.stdout).toContain(
       '  OK    authorization  service tokens: tenant claim "tenant_id", groups claim "roles", plus groups "embeddable"; identity-provider tokens: tenant claim "tenant_id", groups claim "/realm_access/roles"; default groups "viewer"\n',
     );
+  });
+
+  it("names the service's own tenant claim, and judges an example service token by it", async () => {
+    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' };
+    const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ tenant: 'secret-tenant-7' })));
+    expect(checkOf(json, 'authorization')?.message).toBe(
+      'service tokens: tenant claim "tenant", groups claim "roles"; identity-provider tokens: tenant claim "/https:~1~1cube.example~1claims/tenant", groups claim "groups"; no default groups',
+    );
+    expect(checkOf(json, 'example-token')?.message).toBe('a service token (HS256, shared-secret path) carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)');
   });
 
   it('names them per identity provider', async () => {

@@ -80,6 +80,12 @@ describe('security-token: the deployment tenant claim', () => {
     expect((await request('{"tenantId":"acme"}', {})).stderr).toBe('');
   });
 
+  test("reads CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM before CUBE_DUAL_AUTH_TENANT_CLAIM, as the hook reads a service token's tenant", async () => {
+    const nested = { CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' };
+    expect((await request('{"tenant":"acme"}', nested)).stderr).toBe('');
+    expect((await request('{"tenantId":"acme"}', nested)).stderr).toContain('no tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)');
+  });
+
   test('a refused request gets no warning; the exit status stays the service\'s', async () => {
     const result = await cli(['security-token', id, '--data-provider', 'nope', '--security-context', '{}'], env({ CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' }));
     expect(result.code).toBe(1);
