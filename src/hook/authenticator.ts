@@ -12,7 +12,7 @@ import type { ProviderChoice, Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
 import { extractToken, pathChooser, type PathChoice } from './request';
 import { SECRET_ADVICE } from '../config/secret-strength';
-import { securityContextOf, type SecurityContext } from './security-context';
+import { securityContextShaper, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
 
@@ -64,7 +64,7 @@ export class Authenticator {
   private readonly keySet: KeySetPath;
   private readonly sharedSecret: VerificationPath;
   private readonly cache: TokenCache | undefined;
-  private readonly shape: ReturnType<typeof securityContextOf>;
+  private readonly shape: ReturnType<typeof securityContextShaper>;
 
   /** @param clock epoch milliseconds, for every time a token is judged by */
   constructor(
@@ -87,7 +87,7 @@ export class Authenticator {
       // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
       console.warn(`cube-dual-auth: ${options.secretWeakness}: ${SECRET_ADVICE} (RFC 7518 3.2)`);
     }
-    this.shape = securityContextOf(options);
+    this.shape = securityContextShaper(options);
   }
 
   /**

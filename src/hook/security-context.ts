@@ -22,7 +22,7 @@ type Shape = (verified: Verified, path: AuthPath) => SecurityContext | Promise<S
  * groups are read, and a token refused for them, before the function runs: it never sees a token refused for its
  * tenant, and neither the token nor the function can replace them.
  */
-export function securityContextOf(options: ResolvedOptions): Shape {
+export function securityContextShaper(options: ResolvedOptions): Shape {
   const { authorization, requiredClaims } = options;
   const read = (verified: Verified, path: AuthPath): TenantAndGroups | undefined =>
     authorization === undefined ? undefined : tenantAndGroupsOf(authorization, verified, path);

@@ -29,7 +29,7 @@ function rulesFor(authorization: Authorization, verified: Verified, path: AuthPa
   return authorization.keySet[verified.provider?.index ?? 0] as ClaimRules;
 }
 
-function tenantOf(rules: ClaimRules, payload: Readonly<Record<string, unknown>>, path: AuthPath): string | undefined {
+function claimedTenant(rules: ClaimRules, payload: Readonly<Record<string, unknown>>, path: AuthPath): string | undefined {
   const claim = rules.tenantClaim;
   if (claim === undefined) return undefined;
   const value = readClaim(payload, claim);
@@ -73,7 +73,7 @@ function ownGroups(rules: ClaimRules, authorization: Authorization, payload: Rea
  */
 export function tenantAndGroupsOf(authorization: Authorization, verified: Verified, path: AuthPath): TenantAndGroups {
   const rules = rulesFor(authorization, verified, path);
-  const tenant = tenantOf(rules, verified.payload, path);
+  const tenant = claimedTenant(rules, verified.payload, path);
   const own = ownGroups(rules, authorization, verified.payload, path);
   const groups = [...new Set([...(own.length > 0 ? own : authorization.defaultGroups), ...rules.fixedGroups])];
   return { tenant, groups };

@@ -83,7 +83,8 @@ export class DecodedToken {
 const headerCache = new Map<string, TokenHeader>();
 const HEADER_CACHE_SIZE = 64;
 
-function malformed(detail: string, path?: AuthPath): DualAuthError {
+/** The refusal of a token that is not a JWS as this package reads one; `detail` says what is wrong with it. */
+export function malformed(detail: string, path?: AuthPath): DualAuthError {
   return new DualAuthError('ERR_TOKEN_MALFORMED', `Malformed token: ${detail}`, path);
 }
 

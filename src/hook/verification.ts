@@ -9,7 +9,7 @@ import { algorithmFacts, type Algorithm } from '../algorithms';
 import { checkClaims, claimRejections, jsonwebtokenChecks, type ClaimPolicy } from './claims';
 import { DualAuthError, quote } from '../errors';
 import { keyMisfit, type KeyMisfit } from '../keys/key-facts';
-import type { DecodedToken } from './token';
+import { malformed, type DecodedToken } from './token';
 
 type Payload = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ type Meaning = (token: DecodedToken, policy: ClaimPolicy, invalidSignature: Sign
 
 const INVALID_SIGNATURE = 'invalid signature';
 
-const malformed = (path: ClaimPolicy['path']): DualAuthError => new DualAuthError('ERR_TOKEN_MALFORMED', 'Malformed token: not a compact JWS', path);
+const notCompact = (path: ClaimPolicy['path']): DualAuthError => malformed('not a compact JWS', path);
 
 /**
  * The messages of jsonwebtoken 9 that the mapping reads, because one class of its errors stands for several failures
@@ -46,9 +46,9 @@ export const JSONWEBTOKEN_MESSAGES: readonly {
   { error: JsonWebTokenError, text: 'jwt issuer invalid', prefix: true, means: (token, policy) => claimRejections.issuer(token.payload, policy) },
   { error: JsonWebTokenError, text: 'jwt subject invalid', prefix: true, means: (token, policy) => claimRejections.subject(token.payload, policy) },
   // The token's form, which decoding has vetted before: should jsonwebtoken still find fault with it, it is malformed.
-  { error: JsonWebTokenError, text: 'jwt malformed', means: (_, { path }) => malformed(path) },
-  { error: JsonWebTokenError, text: 'invalid token', means: (_, { path }) => malformed(path) },
-  { error: JsonWebTokenError, text: 'jwt signature is required', means: (_, { path }) => malformed(path) },
+  { error: JsonWebTokenError, text: 'jwt malformed', means: (_, { path }) => notCompact(path) },
+  { error: JsonWebTokenError, text: 'invalid token', means: (_, { path }) => notCompact(path) },
+  { error: JsonWebTokenError, text: 'jwt signature is required', means: (_, { path }) => notCompact(path) },
 ];
 
 /** Verifies tokens of one algorithm for one path's claim policy. */
@@ -100,7 +100,7 @@ export class TokenVerifier {
       throw this.rejection(error, token);
     }
     // A payload that opened like an object but was not valid JSON comes back from jsonwebtoken as a string.
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? malformed(this.policy.path);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? notCompact(this.policy.path);
     return { payload: payload as Payload, refusedFrom: checkClaims(payload as Payload, this.policy, nowSeconds) };
   }
 

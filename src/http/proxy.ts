@@ -74,7 +74,7 @@ function covers(name: string, host: string): boolean {
 }
 
 /** A request to send: a GET unless said otherwise. */
-interface Outgoing {
+interface RequestToSend {
   readonly method?: string;
   readonly headers: http.OutgoingHttpHeaders;
   readonly body?: string | undefined;
@@ -87,7 +87,7 @@ interface Outgoing {
  * is read: the proxy's CONNECT, the TLS handshake through the tunnel, the request, the answer. A pending step that
  * nobody could end would outlive the caller's deadline and hold everyone waiting on that request.
  */
-export async function send(url: URL, outgoing: Outgoing, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+export async function send(url: URL, outgoing: RequestToSend, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
   // The caller's deadline may have passed while this module loaded: an abort listener added now would never run.
   if (signal.aborted) throw signal.reason;
   const { method = 'GET', headers, body } = outgoing;

@@ -13,6 +13,13 @@ interface UrlRule {
 
 const HTTP = (url: URL): boolean => url.protocol === 'https:' || url.protocol === 'http:';
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether `url` names this machine, the one place plain http crosses no network where someone could read or swap it. */
+export function isLoopback(url: URL): boolean {
+  return LOOPBACK.has(url.hostname);
+}
+
 /**
  * The one rule for a URL we send requests to (an option's JWKS URL or issuer, a discovered `jwks_uri`, `probe`'s
  * deployment, the service's base URL, a data provider's instance URL): it parses, its scheme is allowed, it carries no

@@ -55,11 +55,11 @@ export function keyMisfit(key: KeyObject, alg: string): KeyMisfit | undefined {
   let known = verdicts.get(key);
   if (known === undefined) verdicts.set(key, (known = {}));
   let verdict = known[alg as Algorithm];
-  if (verdict === undefined) known[alg as Algorithm] = verdict = judge(key, alg, facts) ?? null;
+  if (verdict === undefined) known[alg as Algorithm] = verdict = misfitOf(key, alg, facts) ?? null;
   return verdict ?? undefined;
 }
 
-function judge(key: KeyObject, alg: string, facts: AlgorithmFacts): KeyMisfit | undefined {
+function misfitOf(key: KeyObject, alg: string, facts: AlgorithmFacts): KeyMisfit | undefined {
   if (!fits(key, facts)) return UNFIT;
   const boundTo = recorded.get(key)?.boundTo;
   return boundTo === undefined || boundTo === alg ? undefined : { kind: 'bound', alg: boundTo };

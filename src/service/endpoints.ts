@@ -44,10 +44,10 @@ export interface Endpoint {
 const documented = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
 const assumed = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: true });
 
-const dashboard = (embeddableId: string, operation: string | undefined) => `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
-const savedVersion = (embeddableId: string, version: string, operation: string | undefined) =>
-  `${dashboard(embeddableId, operation)}/saved-versions/${pathSegment('version', version, operation)}`;
-const dataProvider = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
+const dashboardPath = (embeddableId: string, operation: string | undefined) => `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
+const savedVersionPath = (embeddableId: string, version: string, operation: string | undefined) =>
+  `${dashboardPath(embeddableId, operation)}/saved-versions/${pathSegment('version', version, operation)}`;
+const dataProviderPath = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
 
 /**
  * Builders for each endpoint. A path parameter that {@link pathSegment} refuses throws an
@@ -55,21 +55,21 @@ const dataProvider = (name: string, operation: string | undefined) => `${API}/da
  */
 export const endpoints = {
   /** Part 4.1. */
-  listSavedVersions: (embeddableId: string, operation?: string) => documented('GET', `${dashboard(embeddableId, operation)}/saved-versions`),
+  listSavedVersions: (embeddableId: string, operation?: string) => documented('GET', `${dashboardPath(embeddableId, operation)}/saved-versions`),
   /** Part 4.3. */
-  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => documented('GET', `${savedVersion(embeddableId, version, operation)}/metadata`),
+  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => documented('GET', `${savedVersionPath(embeddableId, version, operation)}/metadata`),
   /** Part 4.2. */
-  publishVersion: (embeddableId: string, version: string, operation?: string) => documented('POST', `${savedVersion(embeddableId, version, operation)}/publish`),
+  publishVersion: (embeddableId: string, version: string, operation?: string) => documented('POST', `${savedVersionPath(embeddableId, version, operation)}/publish`),
   /** Part 4.4. */
   createDataProvider: () => documented('POST', `${API}/data-providers`),
   /** Part 4.5. */
-  updateDataProvider: (name: string, operation?: string) => documented('PUT', dataProvider(name, operation)),
+  updateDataProvider: (name: string, operation?: string) => documented('PUT', dataProviderPath(name, operation)),
   /** Assumed (part 4.6 does not show it). */
   listDataProviders: () => assumed('GET', `${API}/data-providers`),
   /** Assumed (part 4.6 does not show it). */
-  getDataProvider: (name: string, operation?: string) => assumed('GET', dataProvider(name, operation)),
+  getDataProvider: (name: string, operation?: string) => assumed('GET', dataProviderPath(name, operation)),
   /** Assumed (part 4.6 does not show it). */
-  deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', dataProvider(name, operation)),
+  deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', dataProviderPath(name, operation)),
   /** Part 4.7 (given relative in the reference; sent to the same base URL as the rest). */
   createSecurityToken: () => documented('POST', `${API}/security-token`),
 } as const;

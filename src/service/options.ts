@@ -1,6 +1,6 @@
 /** The client's options, checked once when the client is created and turned into its settings. */
 import { fetchThroughProxy, type Fetch } from '../http/fetch';
-import { checkedUrl } from '../http/url';
+import { checkedUrl, isLoopback } from '../http/url';
 import { DEFAULT_MAX_RESPONSE_BYTES, EMBEDDABLE_SERVICE_DOMAIN, MAX_MAX_RESPONSE_BYTES } from './constants';
 import { EmbeddableValidationError } from './errors';
 import { quote } from './validate';
@@ -67,7 +67,6 @@ const DEFAULT_RETRY_DELAY_MS = 250;
 
 const API_KEY = /^[\x21-\x7e]+$/;
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function fail(field: string, message: string): never {
   throw new EmbeddableValidationError(field, message);
@@ -97,7 +96,7 @@ function explicitBaseUrl(value: unknown): string {
     credentials: 'must not contain credentials; the API key goes in apiKey',
     'query-or-fragment': `must not have a query or fragment, got ${quote(value)}`,
   };
-  const scheme = (url: URL): boolean => url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+  const scheme = (url: URL): boolean => url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url));
   const url = checkedUrl(value, wording, (message) => fail('baseUrl', message), { scheme, bare: true });
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${quote(value)}`);

@@ -109,7 +109,7 @@ function serviceMessage(text: string): string | undefined {
   return found as string | undefined;
 }
 
-function explain(outgoing: Outgoing, status: number, code: string | undefined, location: string | null): string {
+function explanationOf(outgoing: Outgoing, status: number, code: string | undefined, location: string | null): string {
   const known = code === undefined ? undefined : BUILDER_CODE_EXPLANATIONS[code];
   if (known) return known;
   if (status >= 300 && status < 400) return `the service answered with a redirect${location ? ` to ${location}` : ''}; check the base URL`;
@@ -129,7 +129,7 @@ function apiError(outgoing: Outgoing, text: string, received: Received, attempts
     operation: outgoing.operation,
     status: received.status,
     code,
-    explanation: explain(outgoing, received.status, code, location === null ? null : clean(location, secrets)),
+    explanation: explanationOf(outgoing, received.status, code, location === null ? null : clean(location, secrets)),
     serviceMessage: said ? clean(said, secrets) || undefined : undefined,
     attempts,
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkedUrl, type UrlWording } from '../../src/http/url';
+import { checkedUrl, isLoopback, type UrlWording } from '../../src/http/url';
 
 const WORDING: UrlWording = { 'not-a-url': 'not-a-url', scheme: 'scheme', credentials: 'credentials', 'query-or-fragment': 'query-or-fragment' };
 
@@ -39,5 +39,18 @@ describe('checkedUrl: the one rule for a URL requests are sent to', () => {
     const loopbackOnly = (url: URL) => url.protocol === 'https:' || url.hostname === 'localhost';
     expect(check('http://localhost:3000', { scheme: loopbackOnly })).toBe('http://localhost:3000/');
     expect(check('http://user:pw@api.example', { scheme: loopbackOnly })).toBe('problem: scheme');
+  });
+});
+
+describe('isLoopback: the hosts plain http may go to', () => {
+  it.each([
+    ['http://localhost:3000', true],
+    ['http://127.0.0.1:4000/x', true],
+    ['http://[::1]:8080', true],
+    ['http://localhost.example', false],
+    ['http://127.0.0.2', false],
+    ['https://api.example', false],
+  ])('%s: %s', (text, loopback) => {
+    expect(isLoopback(new URL(text))).toBe(loopback);
   });
 });

@@ -167,7 +167,7 @@ function shownToken(token: string): string {
  * The tenant and groups of the context the hook reports: only the hook writes them there when authorization is on
  * (hook/tenant-and-groups.ts), so they are read back from it, never worked out again here.
  */
-function authorizationOf(context: Record<string, unknown> | undefined, on: boolean): VerifyReport['authorization'] {
+function reportedAuthorization(context: Record<string, unknown> | undefined, on: boolean): VerifyReport['authorization'] {
   if (!on || context === undefined) return null;
   const { tenant, groups } = context;
   return {
@@ -188,7 +188,7 @@ function report(args: VerifyArgs, requestOrigin: string | undefined, explanation
     claims: explanation.payload ?? null,
     times: times(explanation.payload, Date.now() / 1000),
     key: keyInfo(explanation, secrets),
-    authorization: explanation.accepted ? authorizationOf(explanation.securityContext, authorizing) : null,
+    authorization: explanation.accepted ? reportedAuthorization(explanation.securityContext, authorizing) : null,
     securityContext: explanation.securityContext ?? null,
     error: error ? { ...error, hint: hintFor(error.code, explanation.path, configuredOrigin(options)) } : null,
   };
