@@ -49,10 +49,10 @@ export interface AuthorizationSettings {
 type Names = Readonly<Record<'tenantClaim' | 'serviceTenantClaim' | 'groupsClaim' | 'serviceGroupsClaim' | 'defaultGroups' | 'serviceGroups' | 'providers', string>>;
 
 /** The options that turn authorization on, each by being set; the claims' defaults alone do not. */
-export const AUTHORIZATION_OPTIONS = ['tenantClaim', 'serviceTenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
+const AUTHORIZATION_OPTIONS = ['tenantClaim', 'serviceTenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
 
 /** The fields of a `providers` entry that turn authorization on. */
-export const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
+const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
 
 /** A list of groups as an option gives it: one group, or a list of them (empty: none); duplicates count once. */
 export function groupList(value: unknown, fail: Fail): readonly string[] {

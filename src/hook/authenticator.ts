@@ -37,7 +37,7 @@ interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
   readonly now?: number;
 }
 
-export interface Accepted extends Reported {
+interface Accepted extends Reported {
   readonly accepted: true;
   readonly path: AuthPath;
   readonly context: SecurityContext;
@@ -45,7 +45,7 @@ export interface Accepted extends Reported {
   readonly cached: boolean;
 }
 
-export interface Refused extends Reported {
+interface Refused extends Reported {
   readonly accepted: false;
   readonly error: DualAuthError;
 }

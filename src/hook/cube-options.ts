@@ -30,7 +30,7 @@ export type QueryRewrite = (query: CubeQuery, context: CubeContext) => CubeQuery
 
 /** The names of {@link CubeOptions}, in the order the README lists them. */
 export const CUBE_OPTION_NAMES = ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const;
-export type CubeOptionName = (typeof CUBE_OPTION_NAMES)[number];
+type CubeOptionName = (typeof CUBE_OPTION_NAMES)[number];
 
 /** The Cube options of a `checkAuth`, read from the same options; see {@link cubeOptionsOf}. */
 export interface CubeOptions {

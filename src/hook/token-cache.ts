@@ -22,14 +22,14 @@ interface Entry {
 }
 
 /** What a hit returns: a private copy of the security context, and the kid and identity provider that verified it. */
-export interface CachedVerification {
+interface CachedVerification {
   readonly context: Record<string, unknown>;
   readonly kid: string | undefined;
   readonly provider: ProviderChoice | undefined;
 }
 
 /** What the cache keeps of a verification besides the context. */
-export type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'thumbprint' | 'provider' | 'claimsNamespace'>>;
+type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'thumbprint' | 'provider' | 'claimsNamespace'>>;
 
 type Container = Record<string, unknown> | unknown[];
 

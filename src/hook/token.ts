@@ -3,7 +3,7 @@ import { DualAuthError, type AuthPath } from '../errors';
 import { isObject } from '../http/json';
 
 /** Longest token accepted. Node refuses request headers over 16 KiB by default, so a real token fits. */
-export const MAX_TOKEN_LENGTH = 16_384;
+const MAX_TOKEN_LENGTH = 16_384;
 
 /** The protected header of a JWS, as far as this package reads it. */
 export interface TokenHeader {

@@ -14,9 +14,9 @@ import { malformed, type DecodedToken } from './token';
 type Payload = Record<string, unknown>;
 
 /** A path's rejection of a token whose signature does not match the key. */
-export type SignatureRejection = (token: DecodedToken) => DualAuthError;
+type SignatureRejection = (token: DecodedToken) => DualAuthError;
 /** A path's rejection of a key that may not verify the token's algorithm, and why ({@link keyMisfit}). */
-export type MisfitRejection = (token: DecodedToken, misfit: KeyMisfit) => DualAuthError;
+type MisfitRejection = (token: DecodedToken, misfit: KeyMisfit) => DualAuthError;
 
 type Meaning = (token: DecodedToken, policy: ClaimPolicy, invalidSignature: SignatureRejection) => DualAuthError;
 

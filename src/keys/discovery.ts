@@ -23,7 +23,7 @@ export function discoveryUrls(issuer: string): readonly [openid: string, authori
 }
 
 /** What one discovery found. */
-export interface Discovered {
+interface Discovered {
   readonly jwksUri: string;
   /** The document that named it. */
   readonly documentUrl: string;
@@ -68,7 +68,7 @@ export async function discover(issuer: string, fetch: FetchDocumentOptions): Pro
 }
 
 /** How long a discovered JWKS URL is used, and how long past that it serves while discovery fails: the key store's own rules. */
-export interface DiscoveryOptions {
+interface DiscoveryOptions {
   readonly maxAgeMs: number;
   readonly staleIfErrorMs: number;
   /** A document's shorter `Cache-Control: max-age` is honoured, but never below this. */

@@ -14,7 +14,7 @@ export interface FetchDocumentOptions {
 }
 
 /** A JSON document as the identity provider answered it. */
-export interface FetchedDocument {
+interface FetchedDocument {
   /** The parsed JSON of a 2xx answer. */
   readonly json: unknown;
   /**
@@ -79,7 +79,7 @@ function parseJson(body: string, contentType: string | undefined, wording: Failu
 }
 
 /** `max-age` of a `Cache-Control` header in ms; 0 when the answer must not be reused; undefined when not said. */
-export function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
+function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
   if (cacheControl === undefined) return undefined;
   const directives = cacheControl.toLowerCase().split(',').map((part) => part.trim());
   if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache')) return 0;

@@ -8,7 +8,7 @@ export interface JwksDocument {
 }
 
 /** A key set as the identity provider answered it. */
-export interface JwksAnswer {
+interface JwksAnswer {
   readonly document: JwksDocument;
   /** The answer's own lifetime from `Cache-Control`, in ms; undefined when it says nothing. */
   readonly maxAgeMs: number | undefined;

@@ -6,7 +6,7 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { algorithmFacts, type Algorithm, type AlgorithmFacts } from '../algorithms';
 
-export interface KeyFacts {
+interface KeyFacts {
   /** SHA-256 of the public key's SPKI encoding, base64url: a key replaced under the same `kid` is told apart by it. */
   readonly thumbprint: string;
 }

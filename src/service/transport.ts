@@ -14,7 +14,7 @@ import {
 import type { ClientSettings } from './options';
 
 /** One operation to send. */
-export interface Outgoing {
+interface Outgoing {
   /** Client method name, used in messages. */
   readonly operation: string;
   readonly endpoint: Endpoint;

@@ -11,7 +11,7 @@ export type Answer =
   /** No answer: connection refused, name unknown, TLS failure, reset, or no complete answer in time. */
   | { readonly kind: 'unanswered'; readonly reason: string; readonly ms: number };
 
-export interface GetOptions {
+interface GetOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Deadline for the whole exchange, connection (through the proxy too) to last byte. */
   readonly timeoutMs: number;

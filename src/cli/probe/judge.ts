@@ -12,7 +12,7 @@ export interface Expectation {
   readonly body?: Readonly<Record<string, string>>;
 }
 
-export interface Judgement {
+interface Judgement {
   readonly verdict: Verdict;
   readonly reason: string;
 }

@@ -11,12 +11,12 @@ import type { ProviderChoice, Verified, VerificationPath } from './path';
 const PATH = 'key-set';
 
 /** Where the key-set path gets one identity provider's public keys: its key store, keyed by `kid` only. */
-export interface KeySource {
+interface KeySource {
   getKey(kid: string): KeyObject | Promise<KeyObject>;
 }
 
 /** An identity provider with the keys it verifies with. */
-export interface ProviderKeys {
+interface ProviderKeys {
   readonly provider: IdentityProvider;
   readonly keys: KeySource;
 }
