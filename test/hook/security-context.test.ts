@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCheckAuth, type AuthEvent, type CheckAuth, type DualAuthOptions } from '../../src';
 import { randomSecret, timed } from '../support/claims';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
@@ -10,7 +10,13 @@ const secret = randomSecret();
 const hs = (payload: Record<string, unknown>) => signToken(timed(payload), { alg: 'HS256', key: secret });
 
 describe('the securityContext function has a deadline', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('refuses with ERR_SECURITY_CONTEXT_TIMEOUT when it never settles, and the event log says why', async () => {
+    // The deadline's timer is the test's to run: only setTimeout is replaced, the system's time is left alone.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const events: AuthEvent[] = [];
     const checkAuth = createCheckAuth({
       apiSecret: secret,
@@ -19,7 +25,9 @@ describe('the securityContext function has a deadline', () => {
       onEvent: (event) => events.push(event),
     });
     const started = performance.now();
-    const error = await rejectionOf(checkAuth(serviceRequest(), hs({})));
+    const refused = rejectionOf(checkAuth(serviceRequest(), hs({})));
+    await vi.advanceTimersByTimeAsync(30);
+    const error = await refused;
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(error).toMatchObject({ status: 403, code: 'ERR_SECURITY_CONTEXT_TIMEOUT', message: 'The securityContext function did not answer in time' });
     expect(events).toContainEqual({ type: 'internal-error', message: 'securityContext function did not settle within 30 ms' });

@@ -62,9 +62,11 @@ describe('readBody', () => {
 describe('exchange', () => {
   let server: Server;
   let url: URL;
+  /** Told when the server receives a request to /hang, which it never answers. */
+  let hung = (): void => undefined;
   beforeAll(async () => {
     server = createServer((request, response) => {
-      if (request.url === '/hang') return;
+      if (request.url === '/hang') return hung();
       if (request.url === '/redirect') return void response.writeHead(302, { location: '/elsewhere' }).end();
       response.end('ok');
     });
@@ -94,8 +96,11 @@ describe('exchange', () => {
 
   it("ends at once when the caller's signal is aborted, or was before it began", async () => {
     const abort = new AbortController();
+    const received = new Promise<void>((resolve) => (hung = resolve));
     const pending = text('/hang', { timeoutMs: 10_000, signal: abort.signal }).catch((e: unknown) => e);
-    setTimeout(() => abort.abort(), 20);
+    // Aborted once the request is under way, so the abort ends an exchange and does not race its start.
+    await received;
+    abort.abort();
     expect(await pending).toMatchObject({ by: 'signal' });
     expect(await text('/', { signal: abort.signal }).catch((e: unknown) => e)).toMatchObject({ by: 'signal' });
   });

@@ -111,8 +111,11 @@ describe('fetchJwks', () => {
   it('aborting ends the request at once', async () => {
     server.mode = { kind: 'hang' };
     const abort = new AbortController();
+    const before = server.requests;
     const pending = failureOf({ ...LIMITS, timeoutMs: 10_000, signal: abort.signal });
-    setTimeout(() => abort.abort(), 50);
+    // Aborted once the request is under way, so the abort ends a request and does not race its start.
+    await server.received(before + 1);
+    abort.abort();
     const { error, ms } = await pending;
     expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
     expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: key store closed`);
