@@ -1,11 +1,12 @@
 import type { CheckAuth, Explanation } from './hook/check-auth';
-import { readyMadeCubeOptions, validatedCheckAuth } from './hook/ready-made';
+import { readyMadeCubeOptions, readyMadeSqlAuth, validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
 export type { KeySetAlgorithm } from './algorithms';
 export { createCheckAuth } from './hook/check-auth';
 export type { CheckAuth, Explanation, SecurityContext } from './hook/check-auth';
 export type { CubeContext, CubeOptions, CubeQuery, QueryRewrite } from './hook/cube-options';
+export type { SqlAuth, SqlLogin } from './hook/sql-login';
 /** @deprecated Renamed {@link Explanation}, what `explain` returns (its verdict is `accepted`, or `error`); kept so that code naming it still compiles. */
 export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
@@ -44,3 +45,12 @@ Object.defineProperty(exports, 'checkAuth', { enumerable: true, get: validatedCh
  * is the whole set-up on Cube 1.x. `createCheckAuth` users take the same members of the hook they made.
  */
 export const { contextToGroups, contextToAppId, contextToOrchestratorId, tenantFilter } = readyMadeCubeOptions;
+
+/**
+ * Cube's SQL API login for BI tools, configured from the environment as `checkAuth` is:
+ * `module.exports = { checkAuth, checkSqlAuth, canSwitchSqlUser }`. The password is a token of the identity provider
+ * whose user claim (`CUBE_DUAL_AUTH_SQL_USER_CLAIM`, default `sub`) is the user name; Cube's static
+ * `CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD` login keeps working. Needs Cube 0.34.27 or later. `createCheckAuth` users
+ * take the same members of the hook they made.
+ */
+export const { checkSqlAuth, canSwitchSqlUser } = readyMadeSqlAuth;

@@ -158,6 +158,27 @@ export interface DualAuthOptions {
    */
   serviceGroups?: string | readonly string[];
   /**
+   * The SQL API's login (`checkSqlAuth`): the claim of an identity provider's token, given as the password, that must
+   * equal the user name the SQL client signs in with. A claim name or a JSON Pointer (`/preferred_username`); `*`
+   * accepts any user name. Env: `CUBE_DUAL_AUTH_SQL_USER_CLAIM`.
+   * @default 'sub'
+   */
+  sqlUserClaim?: string;
+  /**
+   * The user name of Cube's static SQL API login, which `checkSqlAuth` keeps beside token logins when `sqlPassword` is
+   * set too; that user's password is then compared with `sqlPassword`, never read as a token. Env: `CUBEJS_SQL_USER`.
+   * @default none: no static login
+   */
+  sqlUser?: string;
+  /** The password of the static SQL API login of `sqlUser`. Env: `CUBEJS_SQL_PASSWORD`. @default none: no static login */
+  sqlPassword?: string;
+  /**
+   * The SQL user that may switch to another user (`canSwitchSqlUser`, as Cube's own default allows). Env:
+   * `CUBEJS_SQL_SUPER_USER`.
+   * @default none: a user may only stay itself
+   */
+  sqlSuperUser?: string;
+  /**
    * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
    * public one, which names the failure only. For development; the event log and `explain()` always have it all.
    * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
@@ -259,6 +280,9 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
 /** A claim as configured, once {@link claimPointer} has found it to be a claim name or a JSON Pointer. */
 const claimText = (value: unknown, fail: Fail): string => claimPointer(value, fail).text;
 
+/** The `sqlUserClaim` that accepts any user name: the token alone decides who signs in. */
+export const ANY_SQL_USER = '*';
+
 /** The fields of a provider entry, each checked as the top-level option of the same name. */
 const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value: unknown, fail: Fail) => unknown } = {
   issuer: nonEmptyString,
@@ -329,6 +353,15 @@ export const OPTIONS = {
   serviceGroupsClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM'], format: 'text', default: 'roles', check: claimText },
   defaultGroups: { env: ['CUBE_DUAL_AUTH_DEFAULT_GROUPS'], format: 'list', check: groupList },
   serviceGroups: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS'], format: 'list', check: groupList },
+  sqlUserClaim: {
+    env: ['CUBE_DUAL_AUTH_SQL_USER_CLAIM'],
+    format: 'text',
+    default: 'sub',
+    check: (value, fail) => (value === ANY_SQL_USER ? value : claimText(value, fail)),
+  },
+  sqlUser: { env: ['CUBEJS_SQL_USER'], format: 'text', check: nonEmptyString },
+  sqlPassword: { env: ['CUBEJS_SQL_PASSWORD'], format: 'text', check: nonEmptyString },
+  sqlSuperUser: { env: ['CUBEJS_SQL_SUPER_USER'], format: 'text', check: nonEmptyString },
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),

@@ -8,6 +8,7 @@ import { emit } from '../events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
 import { cubeOptionsOf, type CubeOptions } from './cube-options';
+import { sqlAuthOf, type SqlAuth } from './sql-login';
 
 export type { SecurityContext } from './security-context';
 
@@ -53,13 +54,14 @@ export interface Explanation {
  * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
  *
  * Its `contextToGroups`, `contextToAppId`, `contextToOrchestratorId` and `tenantFilter` are Cube's options reading the
- * tenant and groups it puts in the security context ({@link CubeOptions}).
+ * tenant and groups it puts in the security context ({@link CubeOptions}); its `checkSqlAuth` and `canSwitchSqlUser`
+ * are Cube's SQL API login, identity-provider tokens as the password ({@link SqlAuth}).
  *
  * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
  * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
  * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
  */
-export interface CheckAuth extends CubeOptions {
+export interface CheckAuth extends CubeOptions, SqlAuth {
   /**
    * @param req what Cube passes: an Express request, a Node request, or `{ isSubscription, protocol: 'ws' }`
    * @param auth the token or `Authorization` value Cube passes; when absent it is read from the request headers
@@ -146,7 +148,8 @@ function cubeNamespaces(claimsNamespace: string | undefined): string[] {
 
 function build(authenticator: Authenticator): CheckAuth {
   const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
-  const forCube = answerToNamespaces(cubeNamespaces(claimsNamespace));
+  const namespaces = cubeNamespaces(claimsNamespace);
+  const forCube = answerToNamespaces(namespaces);
 
   function refuse(error: DualAuthError, outcome: Pick<Outcome, 'kid' | 'provider'> | undefined, started: number): Promise<never> {
     if (onEvent) {
@@ -233,7 +236,9 @@ function build(authenticator: Authenticator): CheckAuth {
     close: () => authenticator.close(),
     explain,
   });
-  return Object.defineProperties(hook, cubeOptionsOf(authenticator.options));
+  const { checkSqlAuth, canSwitchSqlUser } = sqlAuthOf(authenticator, { namespaces });
+  // Not enumerable, as the Cube options: a hook listed or copied shows the function and its controls only.
+  return Object.defineProperties(hook, { ...cubeOptionsOf(authenticator.options), checkSqlAuth: { value: checkSqlAuth }, canSwitchSqlUser: { value: canSwitchSqlUser } });
 }
 
 /**

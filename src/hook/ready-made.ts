@@ -8,6 +8,7 @@ import { boolean, ENV, optionsFromEnv, readEnv } from '../config/env';
 import { DualAuthConfigError, DualAuthError, faultMessage, toThrowable } from '../errors';
 import type { SecurityContext } from './security-context';
 import { CUBE_OPTION_NAMES, type CubeOptions } from './cube-options';
+import type { SqlAuth } from './sql-login';
 
 let fromEnv: CheckAuth | undefined;
 let fromEnvError: DualAuthError | undefined;
@@ -144,4 +145,20 @@ export const readyMadeCubeOptions: CubeOptions = {
   contextToAppId: (context) => contextOption('contextToAppId')(context),
   contextToOrchestratorId: (context) => contextOption('contextToOrchestratorId')(context),
   tenantFilter: (members) => validatedCheckAuth().tenantFilter(members),
+};
+
+/**
+ * The SQL API's login the package root exports, configured from the environment as the ready-made `checkAuth` is:
+ * the instance in force answers. A configuration that cannot work refuses every login, as it refuses every request,
+ * and is printed once to the Cube log.
+ */
+export const readyMadeSqlAuth: SqlAuth = {
+  checkSqlAuth(req, user, password) {
+    try {
+      return environmentInstance().checkSqlAuth(req, user, password);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  },
+  canSwitchSqlUser: async (current, newUser) => environmentInstance().canSwitchSqlUser(current, newUser),
 };
