@@ -1,8 +1,8 @@
 /** What changed between two saved versions: the pure comparison, and `diffVersions` against the contract server. */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { diffDefinitions, EmbeddableApiError, EmbeddableResponseError, EmbeddableValidationError, type DashboardDefinition, type EmbeddableClient } from '../../src/service';
 import { definitionAt, type ContractServer } from '../support/contract-server';
-import { clientFor, serverWithDashboard } from '../support/service-client';
+import { withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 /** The contract server's definition of `label`, as a typed copy to change. */
@@ -111,11 +111,7 @@ describe('diffVersions', () => {
   let id: string;
   let client: EmbeddableClient;
 
-  beforeEach(async () => {
-    ({ server, id } = await serverWithDashboard(8));
-    client = clientFor(server);
-  });
-  afterEach(() => server.close());
+  withDashboard((made) => ({ server, id, client } = made), { versions: 8 });
 
   test('fetches both definitions (two requests) and compares them', async () => {
     const v8 = sample('v7');

@@ -4,19 +4,15 @@
  * sent; every other value reaches the service percent-encoded, as exactly one path segment. The
  * contract server records the request target as it arrived, before any URL handling of its own.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { embeddableEndpoints, EmbeddableApiError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, SECRET, serverWithDashboard } from '../support/service-client';
+import { SECRET, withDashboard } from '../support/service-client';
 
 let server: ContractServer;
 let client: EmbeddableClient;
 
-beforeAll(async () => {
-  ({ server } = await serverWithDashboard());
-  client = clientFor(server);
-});
-afterAll(() => server.close());
+withDashboard((made) => ({ server, client } = made), { once: true });
 beforeEach(() => server.dataProviders.clear());
 
 /** Inputs, and the segment each must become; `undefined`: refused before sending. */

@@ -4,22 +4,20 @@
  * field itself. Before, `{ expiryInSeconds: -5 }` or `{ savedVersion: '../x' }` reached the service
  * whenever the checked field was left out.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { EmbeddableValidationError, type EmbeddableClient, type SecurityTokenRequest } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { expectNoSecrets, SECRET, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
 
+withDashboard((made) => ({ server, id, client } = made), { once: true });
 beforeAll(async () => {
-  ({ server, id } = await serverWithDashboard());
-  client = clientFor(server);
   await client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } });
 });
-afterAll(() => server.close());
 beforeEach(() => {
   server.requests.length = 0;
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   BUILDER_CODE_EXPLANATIONS,
   createEmbeddableClient,
@@ -10,18 +10,14 @@ import {
   type EmbeddableClient,
 } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { API_KEY, clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { API_KEY, clientFor, expectNoSecrets, SECRET, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
 
-beforeEach(async () => {
-  ({ server, id } = await serverWithDashboard(5));
-  client = clientFor(server);
-});
-afterEach(() => server.close());
+withDashboard((made) => ({ server, id, client } = made), { versions: 5 });
 
 const provider = { name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } };
 

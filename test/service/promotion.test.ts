@@ -2,21 +2,17 @@
  * Promote and rollback as a library, against the contract server: what is read and published, how many
  * requests, and the refusals (tag not set, no older version, bad input, service errors).
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { EmbeddableApiError, EmbeddableResponseError, EmbeddableStateError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, serverWithDashboard } from '../support/service-client';
+import { expectNoSecrets, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
 
-beforeEach(async () => {
-  ({ server, id } = await serverWithDashboard(8));
-  client = clientFor(server);
-});
-afterEach(() => server.close());
+withDashboard((made) => ({ server, id, client } = made), { versions: 8 });
 
 /** The requests sent since the test's own set-up, as `METHOD path-after-the-dashboard`. */
 function sent(from = 0): string[] {

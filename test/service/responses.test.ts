@@ -3,21 +3,17 @@
  * (sent as raw JSON text: JSON.parse makes it an own key, which plain assignment would then turn into
  * a prototype) is an ordinary key: it never makes a missing tag look set, and a tag so named is kept.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { EmbeddableStateError, type EmbeddableClient } from '../../src/service';
 import { definitionAt, type ContractServer } from '../support/contract-server';
-import { clientFor, serverWithDashboard } from '../support/service-client';
+import { withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
 
-beforeEach(async () => {
-  ({ server, id } = await serverWithDashboard(5));
-  client = clientFor(server);
-});
-afterEach(() => server.close());
+withDashboard((made) => ({ server, id, client } = made), { versions: 5 });
 
 const AT = '2024-03-01T10:00:00.000Z';
 

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
-import { clientFor, expectNoSecrets, SECRET, serverWithDashboard } from '../support/service-client';
+import { expectNoSecrets, SECRET, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 
 let server: ContractServer;
 let id: string;
 let client: EmbeddableClient;
 
-beforeAll(async () => {
-  ({ server, id } = await serverWithDashboard());
-  client = clientFor(server);
-});
-afterAll(() => server.close());
+withDashboard((made) => ({ server, id, client } = made), { once: true });
 
 /** Runs a call that must be refused by our own validation, and checks nothing was sent. */
 async function refused(call: () => Promise<unknown>, field: string, code?: string): Promise<EmbeddableValidationError> {
