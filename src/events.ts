@@ -52,6 +52,21 @@ export interface KeySetRefreshFailedEvent {
   readonly durationMs: number;
 }
 
+/**
+ * An issuer's discovery document was asked for its JWKS URL (an identity provider configured by its issuer alone). A
+ * failure here fails the key set's fetch too, unless the URL found last still serves.
+ */
+export interface DiscoveryEvent {
+  readonly type: 'discovery';
+  /** The configured issuer discovered from. */
+  readonly issuer: string;
+  /** The JWKS URL the document named; absent when discovery failed. */
+  readonly jwksUri?: string;
+  /** Why discovery failed; absent when it succeeded. */
+  readonly code?: KeySetRefreshFailedEvent['code'];
+  readonly durationMs: number;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -59,7 +74,7 @@ export interface InternalErrorEvent {
 }
 
 /** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
-export type AuthEvent = AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | InternalErrorEvent;
+export type AuthEvent = AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
 export type AuthEventListener = (event: AuthEvent) => void;

@@ -118,7 +118,8 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
     level = 'rejected';
   }
   const all = level === 'all';
-  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed']);
+  // A discovery that fails matters when the key set's fetch fails with it, and that failure is logged.
+  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery']);
   // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
     if (all || !quiet.has(event.type)) process.stderr.write(`${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);

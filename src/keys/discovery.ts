@@ -6,6 +6,7 @@
 import { quote } from '../errors';
 import { httpUrl } from '../config/option-checks';
 import { isObject } from '../http/json';
+import type { DiscoveryEvent } from '../events';
 import { discoveryWording, type JwksFailure } from './errors';
 import { fetchDocument, HttpStatus, statusProblem, type FetchDocumentOptions } from './fetch-document';
 
@@ -75,6 +76,8 @@ interface DiscoveryOptions {
   readonly cooldownMs: number;
   /** Monotonic milliseconds (the key store's clock). */
   readonly clock: () => number;
+  /** Told of every discovery asked, for the event log and metrics. */
+  readonly report?: (event: DiscoveryEvent) => void;
 }
 
 /** A snapshot for diagnostics. */
@@ -107,9 +110,11 @@ export class IssuerDiscovery {
   /** The JWKS URL to fetch keys from now. Rejects with the `JwksFailure` of discovery when no URL can be served. */
   async jwksUri(fetch: FetchDocumentOptions): Promise<string> {
     if (this.found !== undefined && this.options.clock() < this.freshUntil) return this.found.jwksUri;
+    const { maxAgeMs, cooldownMs, staleIfErrorMs, clock, report } = this.options;
+    const started = clock();
     try {
       const found = await discover(this.issuer, fetch);
-      const { maxAgeMs, cooldownMs, staleIfErrorMs, clock } = this.options;
+      report?.({ type: 'discovery', issuer: this.issuer, jwksUri: found.jwksUri, durationMs: Math.round(clock() - started) });
       this.found = found;
       this.freshUntil = clock() + (found.maxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, found.maxAgeMs)));
       this.servableUntil = this.freshUntil + staleIfErrorMs;
@@ -117,6 +122,7 @@ export class IssuerDiscovery {
       return found.jwksUri;
     } catch (error) {
       this.lastFailure = error as JwksFailure;
+      report?.({ type: 'discovery', issuer: this.issuer, code: this.lastFailure.code, durationMs: Math.round(clock() - started) });
       // The issuer's discovery is down but its keys may not be: keep using the URL it last named.
       if (this.found !== undefined && this.options.clock() < this.servableUntil) return this.found.jwksUri;
       throw error;

@@ -105,7 +105,7 @@ export class KeyStore {
     const { jwksUri } = options;
     this.discovery = typeof jwksUri === 'string'
       ? undefined
-      : new IssuerDiscovery(jwksUri.discoverFrom, { ...options, clock: this.now });
+      : new IssuerDiscovery(jwksUri.discoverFrom, { ...options, clock: this.now, report: (event) => this.report(event) });
   }
 
   /** The JWKS URL for messages: configured, or discovered last; before discovery, the first document discovery asks. */
