@@ -13,12 +13,14 @@ export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from
 export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';
 export { logger } from './logger';
+export { metrics } from './metrics';
 export type { CubeLogger } from './logger';
 export type { AuthPath, RejectionCode } from './errors';
 export type {
   AcceptedEvent,
   AuthEvent,
   AuthEventListener,
+  DiscoveryEvent,
   InternalErrorEvent,
   KeySetRefreshedEvent,
   KeySetRefreshFailedEvent,

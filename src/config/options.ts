@@ -219,6 +219,22 @@ export interface DualAuthOptions {
    */
   tokenCacheMaxAgeMs?: number;
   /**
+   * Serves the hook's metrics in the Prometheus text format at `GET /metrics` on this port, from the Cube process but
+   * on a listener of its own (never Cube's API port, so callers of the API never see it). Turns metrics on. A port
+   * that cannot be bound (in use, not allowed) stops `createCheckAuth`, and Cube at start, with a
+   * `DualAuthConfigError`. Env: `CUBE_DUAL_AUTH_METRICS_PORT`.
+   * @default none: no listener
+   */
+  metricsPort?: number;
+  /** The address the metrics listener binds. Env: `CUBE_DUAL_AUTH_METRICS_HOST`. @default '127.0.0.1' */
+  metricsHost?: string;
+  /**
+   * Records metrics without serving them: into the package's `metrics`, to mount on a server of your own, and into
+   * OpenTelemetry's meter provider when one is registered. Env: `CUBE_DUAL_AUTH_METRICS` (`true` or `false`).
+   * @default false; on whenever `metricsPort` is set
+   */
+  metrics?: boolean;
+  /**
    * Receives an event per accepted or refused request and per JWKS refresh, for logs and metrics.
    * Env: `CUBE_DUAL_AUTH_LOG` (`rejected` or `all`) logs them as JSON lines to stderr.
    * @default silent
@@ -257,6 +273,12 @@ const atLeast = (min: number) => (value: unknown, fail: Fail): number => {
 
 const bool = (value: unknown, fail: Fail): boolean => {
   if (typeof value !== 'boolean') fail('must be true or false');
+  return value;
+};
+
+/** A TCP port to listen on: 0 would bind a port nobody could be told to scrape. */
+const port = (value: unknown, fail: Fail): number => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_535) fail('must be a port number from 1 to 65535');
   return value;
 };
 
@@ -375,6 +397,9 @@ export const OPTIONS = {
     check: (value, fail) => Math.floor(atLeast(0)(value, fail)),
   },
   tokenCacheMaxAgeMs: ms('CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS', 60_000, 0),
+  metricsPort: { env: ['CUBE_DUAL_AUTH_METRICS_PORT'], format: 'number', check: port },
+  metricsHost: { env: ['CUBE_DUAL_AUTH_METRICS_HOST'], format: 'text', default: '127.0.0.1', check: nonEmptyString },
+  metrics: { env: ['CUBE_DUAL_AUTH_METRICS'], format: 'boolean', default: false, check: bool },
   onEvent: { env: ['CUBE_DUAL_AUTH_LOG'], format: 'log', check: func<AuthEventListener> },
 } as const satisfies { readonly [K in OptionKey]-?: OptionSpec<unknown> };
 

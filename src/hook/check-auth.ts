@@ -4,10 +4,11 @@ import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } fro
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from '../config/options';
 import { quotedText, toThrowable, type AuthPath, type DualAuthError } from '../errors';
 import { ENV, readEnv } from '../config/env';
-import { emit } from '../events';
+import { emit, type AuthEventListener } from '../events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
 import { cubeOptionsOf, type CubeOptions } from './cube-options';
+import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
 
 export type { SecurityContext } from './security-context';
@@ -146,7 +147,7 @@ function cubeNamespaces(claimsNamespace: string | undefined): string[] {
   return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter((name): name is string => name !== undefined);
 }
 
-function build(authenticator: Authenticator): CheckAuth {
+function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
   const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
   const namespaces = cubeNamespaces(claimsNamespace);
   const forCube = answerToNamespaces(namespaces);
@@ -233,7 +234,10 @@ function build(authenticator: Authenticator): CheckAuth {
   // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
   const hook = Object.assign(checkAuth as CheckAuth, {
     prefetch: () => authenticator.prefetch(),
-    close: () => authenticator.close(),
+    close: () => {
+      authenticator.close();
+      metrics?.close();
+    },
     explain,
   });
   const { checkSqlAuth, canSwitchSqlUser } = sqlAuthOf(authenticator, { namespaces });
@@ -246,13 +250,24 @@ function build(authenticator: Authenticator): CheckAuth {
  * `DualAuthConfigError` naming the option when something cannot work.
  */
 export function createCheckAuth(options: DualAuthOptions): CheckAuth {
-  return createNamedCheckAuth(options, OPTION_NAMES);
+  return createNamedCheckAuth(options, OPTION_NAMES, undefined, true);
 }
 
 /**
  * Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made
  * hook and the CLI), and judging tokens by `clock` (epoch ms), which tests set instead of moving the system's time.
+ * @param withMetrics whether the options' metrics are recorded (and their listener started): by the hook Cube runs,
+ *   not by the CLI, which judges tokens beside a Cube that may hold the metrics port
  */
-export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames, clock?: () => number): CheckAuth {
-  return build(new Authenticator(resolveOptions(options, names), clock));
+export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames, clock?: () => number, withMetrics = false): CheckAuth {
+  const resolved = resolveOptions(options, names);
+  const metrics = withMetrics ? hookMetrics(resolved) : undefined;
+  if (metrics === undefined) return build(new Authenticator(resolved, clock), undefined);
+  // The metrics hear every event first, so that a listener of the operator's that throws cannot keep one from them.
+  const { onEvent } = resolved;
+  const measured: AuthEventListener = onEvent === undefined ? metrics.listener : (event) => {
+    metrics.listener(event);
+    onEvent(event);
+  };
+  return build(new Authenticator({ ...resolved, onEvent: measured }, clock), metrics);
 }

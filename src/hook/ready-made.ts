@@ -19,7 +19,7 @@ let fromEnvError: DualAuthError | undefined;
  * variable) while Cube evaluates `cube.js`, and Cube stops before it listens.
  */
 export function validatedCheckAuth(): CheckAuth {
-  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES);
+  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
   return checkAuth;
 }
 
@@ -46,7 +46,7 @@ function environmentInstance(): CheckAuth {
   if (fromEnv) return fromEnv;
   if (!fromEnvError) {
     try {
-      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES);
+      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
       return fromEnv;
     } catch (error) {
       const message = faultMessage(error);
