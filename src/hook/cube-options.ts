@@ -12,7 +12,10 @@ export interface CubeContext {
   readonly securityContext?: unknown;
 }
 
-/** A query as Cube hands it to `queryRewrite` (normalized: filters use `member`); other members are kept as they are. */
+/**
+ * What `tenantFilter` reads of a query as Cube hands it to `queryRewrite` (normalized: filters use `member`); other
+ * members are kept as they are. No index signature: Cube's own `Query` interface has none, and must fit this type.
+ */
 export interface CubeQuery {
   measures?: unknown[];
   dimensions?: unknown[];
@@ -22,11 +25,10 @@ export interface CubeQuery {
   order?: unknown;
   joinHints?: unknown[];
   subqueryJoins?: unknown[];
-  [member: string]: unknown;
 }
 
-/** Cube's `queryRewrite` option. */
-export type QueryRewrite = (query: CubeQuery, context: CubeContext) => CubeQuery;
+/** Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in, its `Query` out). */
+export type QueryRewrite = <Query extends CubeQuery>(query: Query, context: CubeContext) => Query & { filters: unknown[] };
 
 /** The names of {@link CubeOptions}, in the order the README lists them. */
 export const CUBE_OPTION_NAMES = ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const;

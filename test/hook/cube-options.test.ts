@@ -72,7 +72,8 @@ describe('tenantFilter', () => {
   const tenantFilters = (query: CubeQuery) => (rewrite(query, ACME).filters ?? []).filter((filter) => (filter as { values?: unknown[] }).values?.[0] === 'acme');
 
   it('adds the tenant filter of every cube a query touches, once each, keeping the query', () => {
-    const query: CubeQuery = {
+    // A member tenantFilter does not read (limit) is kept, with the query's own type.
+    const query: CubeQuery & { limit: number } = {
       measures: ['orders.count'],
       dimensions: ['customers.city'],
       filters: [{ member: 'orders.status', operator: 'equals', values: ['paid'] }],
@@ -81,6 +82,7 @@ describe('tenantFilter', () => {
       limit: 100,
     };
     const rewritten = rewrite(query, ACME);
+    expect(rewritten.limit).toBe(100);
     expect(rewritten).toEqual({
       ...query,
       filters: [

@@ -60,7 +60,7 @@ export const readyMadeConfig: CreateOptions = { checkAuth };
 `;
 
 describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube line %s)", (line) => {
-  it('compiles with checkAuth from cube-dual-auth, without a cast', { timeout: INSTALL_TIMEOUT_MS }, async () => {
+  it('compiles with checkAuth, contextToAppId and tenantFilter from cube-dual-auth, without a cast', { timeout: INSTALL_TIMEOUT_MS }, async () => {
     const { projectDir } = await ensureCube({ line });
     expect(typeErrors(projectDir, example)).toEqual([]);
   });
