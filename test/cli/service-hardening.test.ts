@@ -4,23 +4,15 @@
  * the one rule of terminal-text.ts, `--json` included), and the API secret that create and upsert register
  * (read as the hook reads it). Run in-process against the contract server.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../support/cli';
-import { startContractServer, type ContractServer } from '../support/contract-server';
+import type { ContractServer } from '../support/contract-server';
+import { contractServerPerFile } from '../support/service-commands';
 
 const API_KEY = 'emb_cli_hardening_7d2e4b91c0a5f638';
 
 let server: ContractServer;
-
-beforeAll(async () => {
-  server = await startContractServer({ apiKey: API_KEY });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.faults.length = 0;
-  server.dataProviders.clear();
-});
+contractServerPerFile({ apiKey: API_KEY }, (started) => (server = started));
 
 async function cli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, ...env }, secrets: [API_KEY] });

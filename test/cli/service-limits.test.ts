@@ -4,9 +4,10 @@
  * answer far larger than the limit: exit 1 with a message naming the limit and how to raise it, and the
  * server sees the connection closed long before it has sent everything.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { jsonOf, runCli, type CliResult } from '../support/cli';
-import { startContractServer, type ContractServer, type StreamOutcome } from '../support/contract-server';
+import type { ContractServer, StreamOutcome } from '../support/contract-server';
+import { contractServerPerFile } from '../support/service-commands';
 
 const API_KEY = 'emb_cli_limits_5b8c1e0d7a2f9364';
 const MiB = 1024 * 1024;
@@ -16,15 +17,8 @@ const IN_FLIGHT = 8 * MiB;
 
 let server: ContractServer;
 let id: string;
-
-beforeAll(async () => {
-  server = await startContractServer({ apiKey: API_KEY });
-});
-afterAll(() => server.close());
+contractServerPerFile({ apiKey: API_KEY }, (started) => (server = started));
 beforeEach(() => {
-  server.requests.length = 0;
-  server.faults.length = 0;
-  server.streamed.length = 0;
   id = server.addDashboard(3);
 });
 

@@ -2,19 +2,14 @@
  * What the service commands share (service-options.ts): the Environment section of their help, and the connection
  * to the service (API key, base URL or region, failures to reach it). In-process against the contract server.
  */
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonOf } from '../support/cli';
 import type { ContractServer } from '../support/contract-server';
 import { serviceCommandsBed } from '../support/service-commands';
 
-const bed = serviceCommandsBed();
-const { cli, env, without } = bed;
 let server: ContractServer;
 let id: string;
-
-beforeEach(() => {
-  ({ server, id } = bed);
-});
+const { cli, env, without } = serviceCommandsBed((bed) => ({ server, id } = bed));
 
 describe('help', () => {
   test('the overview lists the service commands', async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { runCli, type CliResult } from './cli';
-import { startContractServer, type ContractServer } from './contract-server';
+import { startContractServer, type ContractServer, type ContractServerOptions } from './contract-server';
 
 export const API_KEY = 'emb_cli_4c1d9e7a2b8f6053aa91';
 export const SECRET = 'cube-main-secret-8d3F2kQ9';
@@ -28,24 +28,42 @@ export interface ServiceCommandsBed {
   cli(args: readonly string[], environment?: Record<string, string>, stdin?: string): Promise<CliResult>;
 }
 
-/** Registers the server's hooks in the calling test file, and returns the bed its tests use. */
-export function serviceCommandsBed(): ServiceCommandsBed {
+/**
+ * A contract server (with `options`) for the calling test file, handed to `use` once it has started, closed after the
+ * file's tests; before each test, what earlier tests left is forgotten (requests, faults, streamed answers, data
+ * providers), so each test sees only its own.
+ */
+export function contractServerPerFile(options: ContractServerOptions, use: (server: ContractServer) => void): void {
+  let server: ContractServer | undefined;
+  beforeAll(async () => {
+    server = await startContractServer(options);
+    use(server);
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    if (server === undefined) return;
+    server.requests.length = 0;
+    server.faults.length = 0;
+    server.streamed.length = 0;
+    server.dataProviders.clear();
+  });
+}
+
+/**
+ * Registers the server's hooks in the calling test file, and returns the bed its tests use; `use`, when given, is
+ * handed the bed before each test, once its dashboard is made.
+ */
+export function serviceCommandsBed(use?: (bed: ServiceCommandsBed) => void): ServiceCommandsBed {
   let server: ContractServer | undefined;
   let id = '';
   const started = (): ContractServer => {
     if (server === undefined) throw new Error('the contract server starts in beforeAll');
     return server;
   };
-  beforeAll(async () => {
-    server = await startContractServer({ apiKey: API_KEY, echoSecretKey: true });
-  });
-  afterAll(() => server?.close());
+  contractServerPerFile({ apiKey: API_KEY, echoSecretKey: true }, (running) => (server = running));
   beforeEach(() => {
-    const running = started();
-    running.requests.length = 0;
-    running.faults.length = 0;
-    running.dataProviders.clear();
-    id = running.addDashboard(35);
+    id = started().addDashboard(35);
+    use?.(bed);
   });
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
     EMBEDDABLE_API_KEY: API_KEY,
@@ -54,7 +72,7 @@ export function serviceCommandsBed(): ServiceCommandsBed {
     PREVIEW_SECRET,
     ...extra,
   });
-  return {
+  const bed: ServiceCommandsBed = {
     get server() {
       return started();
     },
@@ -65,4 +83,5 @@ export function serviceCommandsBed(): ServiceCommandsBed {
     without: (name) => Object.fromEntries(Object.entries(env()).filter(([key]) => key !== name)),
     cli: (args, environment = env(), stdin) => runCli(args, { env: environment, secrets: SECRETS, ...(stdin !== undefined && { stdin }) }),
   };
+  return bed;
 }

@@ -1,16 +1,11 @@
 /** `cube-dual-auth provider`, in-process against the contract server; no run prints the API key or a secret. */
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonOf } from '../../support/cli';
 import type { ContractServer } from '../../support/contract-server';
 import { CREATE_MAIN, PREVIEW_SECRET, SECRET, serviceCommandsBed } from '../../support/service-commands';
 
-const bed = serviceCommandsBed();
-const { cli, without } = bed;
 let server: ContractServer;
-
-beforeEach(() => {
-  ({ server } = bed);
-});
+const { cli, without } = serviceCommandsBed((bed) => ({ server } = bed));
 
 describe('provider', () => {
   test('create reads the secret from CUBEJS_API_SECRET and trims the Cube suffix', async () => {

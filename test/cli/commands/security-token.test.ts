@@ -4,14 +4,9 @@ import { jsonOf } from '../../support/cli';
 import type { ContractServer } from '../../support/contract-server';
 import { CREATE_MAIN, serviceCommandsBed } from '../../support/service-commands';
 
-const bed = serviceCommandsBed();
-const { cli, env } = bed;
 let server: ContractServer;
 let id: string;
-
-beforeEach(() => {
-  ({ server, id } = bed);
-});
+const { cli, env } = serviceCommandsBed((bed) => ({ server, id } = bed));
 
 describe('security-token', () => {
   beforeEach(() => cli(CREATE_MAIN));

@@ -1,17 +1,12 @@
 /** `cube-dual-auth versions`, in-process against the contract server; no run prints the API key or a secret. */
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonOf, terminalControlsIn } from '../../support/cli';
 import { definitionAt, type ContractServer } from '../../support/contract-server';
 import { API_KEY, serviceCommandsBed } from '../../support/service-commands';
 
-const bed = serviceCommandsBed();
-const { cli, env } = bed;
 let server: ContractServer;
 let id: string;
-
-beforeEach(() => {
-  ({ server, id } = bed);
-});
+const { cli, env } = serviceCommandsBed((bed) => ({ server, id } = bed));
 
 describe('versions', () => {
   test('list prints a table with the tags pointing at each version', async () => {
