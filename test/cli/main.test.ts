@@ -7,24 +7,18 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, jsonOf, runBin, runBinThroughHead, type CliOptions, type CliResult } from '../support/cli';
+import { describe, expect, it } from 'vitest';
+import { CLI, jsonOf, keySetDeploymentPerFile, runBin, runBinThroughHead, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, type TestKeyPair } from '../support/keys';
+import type { JwksServer } from '../support/jwks-server';
+import type { TestKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
 
 const SECRET = randomSecret(32);
 let server: JwksServer;
 let key: TestKeyPair;
 let env: Record<string, string>;
-
-beforeAll(async () => {
-  key = generateKeyPair('RS256', { kid: 'k1' });
-  server = await startJwksServer({ keys: [key.jwk] });
-  env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url };
-});
-afterAll(() => server.close());
+keySetDeploymentPerFile(SECRET, (deployment) => ({ key, server, env } = deployment));
 
 /** Runs the bin and checks that neither the secret nor a whole token reached its output. */
 async function bin(args: string[], tokens: string[] = [], options: CliOptions = {}): Promise<CliResult> {

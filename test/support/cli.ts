@@ -3,8 +3,10 @@ import { existsSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { run } from '../../src/cli/run';
+import { startJwksServer, type JwksServer } from './jwks-server';
+import { generateKeyPair, type TestKeyPair } from './keys';
 
 /**
  * The built CLI, as `npx cube-dual-auth` runs it. `CUBE_DUAL_AUTH_TEST_CLI` points the tests at another build
@@ -145,4 +147,24 @@ const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\
 /** The characters of `text` that would reach a terminal raw, as code points: `[]` when there are none. */
 export function terminalControlsIn(text: string): string[] {
   return [...text].filter((c) => TERMINAL_CONTROLS.test(c)).map((c) => `U+${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}
+
+/** A deployment the CLI can be pointed at: an identity provider's key and the JWKS server that serves it. */
+export interface KeySetDeployment {
+  /** RS256, `kid` "k1". */
+  readonly key: TestKeyPair;
+  readonly server: JwksServer;
+  /** The deployment's environment: `secret` as CUBEJS_API_SECRET, the server as CUBEJS_JWK_URL. */
+  readonly env: Record<string, string>;
+}
+
+/** Serves a new key set for the calling test file, handed to `use` before its tests, and stops it after them. */
+export function keySetDeploymentPerFile(secret: string, use: (deployment: KeySetDeployment) => void): void {
+  let server: JwksServer | undefined;
+  beforeAll(async () => {
+    const key = generateKeyPair('RS256', { kid: 'k1' });
+    server = await startJwksServer({ keys: [key.jwk] });
+    use({ key, server, env: { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: server.url } });
+  });
+  afterAll(() => server?.close());
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
+import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
@@ -24,15 +24,11 @@ let cubeProject: string;
 let elsewhere: string;
 let good: Record<string, string>;
 
-beforeAll(async () => {
-  key = generateKeyPair('RS256', { kid: 'k1' });
-  server = await startJwksServer({ keys: [key.jwk] });
-  good = {
-    CUBEJS_API_SECRET: SECRET,
-    CUBEJS_JWK_URL: server.url,
-    CUBEJS_JWT_AUDIENCE: 'cube-api',
-    CUBEJS_JWT_ISSUER: 'https://idp.example/',
-  };
+keySetDeploymentPerFile(SECRET, (deployment) => {
+  ({ key, server } = deployment);
+  good = { ...deployment.env, CUBEJS_JWT_AUDIENCE: 'cube-api', CUBEJS_JWT_ISSUER: 'https://idp.example/' };
+});
+beforeAll(() => {
   cubeProject = mkdtempSync(join(tmpdir(), 'doctor-cube-'));
   const gateway = join(cubeProject, 'node_modules/@cubejs-backend/api-gateway');
   mkdirSync(gateway, { recursive: true });
@@ -40,8 +36,7 @@ beforeAll(async () => {
   writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
   elsewhere = mkdtempSync(join(tmpdir(), 'doctor-empty-'));
 });
-afterAll(async () => {
-  await server.close();
+afterAll(() => {
   rmSync(cubeProject, { recursive: true, force: true });
   rmSync(elsewhere, { recursive: true, force: true });
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
+import { describe, expect, it } from 'vitest';
+import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
@@ -29,13 +29,7 @@ const SECRET = randomSecret(32);
 let server: JwksServer;
 let key: TestKeyPair;
 let env: Record<string, string>;
-
-beforeAll(async () => {
-  key = generateKeyPair('RS256', { kid: 'k1' });
-  server = await startJwksServer({ keys: [key.jwk] });
-  env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url };
-});
-afterAll(() => server.close());
+keySetDeploymentPerFile(SECRET, (deployment) => ({ key, server, env } = deployment));
 
 const idpToken = (payload: Record<string, unknown> = {}, options: Parameters<typeof signToken>[1] = {}): string =>
   signToken(timed({ sub: 'user-1', tenant: 'acme', ...payload }), { key, ...options });
