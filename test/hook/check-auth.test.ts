@@ -149,14 +149,19 @@ function modelContext(context: unknown, namespace: string): unknown {
   return {};
 }
 
-describe('checkAuth: what it resolves to', () => {
+/** Makes hooks of both paths (the cache on) for the calling `describe` block, and closes them after its tests. */
+function hookMaker(): (options?: Parameters<typeof createCheckAuth>[0]) => CheckAuth {
   const hooks: CheckAuth[] = [];
   afterAll(() => hooks.forEach((hook) => hook.close()));
-  function make(options: Parameters<typeof createCheckAuth>[0] = {}): CheckAuth {
+  return (options = {}) => {
     const hook = createCheckAuth({ apiSecret: secret, jwksUri: idp.url, tokenCacheSize: 10, ...options });
     hooks.push(hook);
     return hook;
-  }
+  };
+}
+
+describe('checkAuth: what it resolves to', () => {
+  const make = hookMaker();
 
   it.each([
     ['shared-secret', serviceRequest, () => hs({ tenant: 'acme' })],
@@ -223,13 +228,7 @@ describe('checkAuth: what it resolves to', () => {
 
 describe('checkAuth: the data model sees the context queryRewrite sees (CUBEJS_JWT_CLAIMS_NAMESPACE)', () => {
   const ns = 'https://cube.example/claims';
-  const hooks: CheckAuth[] = [];
-  afterAll(() => hooks.forEach((hook) => hook.close()));
-  function make(options: Parameters<typeof createCheckAuth>[0] = {}): CheckAuth {
-    const hook = createCheckAuth({ apiSecret: secret, jwksUri: idp.url, tokenCacheSize: 10, ...options });
-    hooks.push(hook);
-    return hook;
-  }
+  const make = hookMaker();
 
   it("answers to the namespace with itself, even when the namespace claim holds a member of the namespace's name (fresh and cached)", async () => {
     const events: AuthEvent[] = [];
