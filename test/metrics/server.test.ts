@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError, type CheckAuth } from '../../src';
 import { randomSecret } from '../support/claims';
 import { withEnv } from '../support/cube';
+import { freePort } from '../support/ports';
 
 const secret = randomSecret();
 const opened: CheckAuth[] = [];
@@ -23,14 +24,6 @@ async function portInUse(): Promise<number> {
   held.push(server);
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function hookServing(port: number): CheckAuth {
