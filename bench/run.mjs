@@ -7,6 +7,9 @@
 // --against DIR: a second build of the package (a directory like dist/, e.g. a copy of it made at another commit) runs
 // the hook's four ways in the same rounds, and each is divided by this build's round by round. Against a copy of the
 // same build, that ratio is the method's own noise; against another design, it is what the design changes.
+// --metrics: this build's hooks record metrics (createCheckAuth's `metrics: true`, as CUBE_DUAL_AUTH_METRICS or
+// CUBE_DUAL_AUTH_METRICS_PORT turn on), so the targets hold with metrics on; the --against build's never do, so
+// `--metrics --against <a copy of dist/>` divides metrics on by metrics off, round by round.
 import { createHmac, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -24,6 +27,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
 const againstAt = process.argv.indexOf('--against');
 const against = againstAt === -1 ? undefined : resolve(process.argv[againstAt + 1] ?? '');
+const withMetrics = process.argv.includes('--metrics');
 // Many very short rounds rather than a few long ones: on a shared machine the speed of the whole machine drifts by
 // tens of percent within seconds. Each round runs every way once, for about SLICE_MS, in an order rotated by one per
 // round, so the two ways a target divides are timed milliseconds apart; each target is the median of its per-round
@@ -94,7 +98,7 @@ async function main() {
   const hsTokens = makeTokens(DISTINCT, { alg: 'HS256', typ: 'JWT' }, (input) => createHmac('sha256', secretKey).update(input).digest());
   const rsTokens = makeTokens(DISTINCT, { alg: 'RS256', typ: 'JWT', kid }, (input) => sign('sha256', Buffer.from(input), privateKey));
 
-  const options = { apiSecret: secret, jwksUri: jwks.url };
+  const options = { apiSecret: secret, jwksUri: jwks.url, ...(withMetrics && { metrics: true }) };
   const distinctAuth = createCheckAuth({ ...options, tokenCacheSize: CACHE_FOR_DISTINCT });
   const repeatedAuth = createCheckAuth(options);
   await distinctAuth.prefetch();
@@ -192,6 +196,8 @@ async function main() {
  */
 async function againstBuild(dir, options, ways) {
   const { createCheckAuth: create } = require(join(dir, 'index.js'));
+  // Metrics off in the other build, whatever this one does: with --metrics, the comparison is their cost.
+  options = { ...options, metrics: undefined };
   const auth = { distinct: create({ ...options, tokenCacheSize: CACHE_FOR_DISTINCT }), repeated: create(options) };
   await Promise.all(Object.values(auth).map((checkAuth) => checkAuth.prefetch()));
   const compared = ways
