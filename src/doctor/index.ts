@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config/options';
-import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../config/env';
+import { apiSecretsInForce, ENV, optionsFromEnv, readEnv, type ApiSecret } from '../config/env';
 import { DualAuthConfigError, DualAuthError } from '../errors';
 import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
 import type { IdentityProvider } from '../config/identity-providers';
@@ -14,6 +14,8 @@ import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } fro
 import type { Authorization, ClaimRules } from '../config/authorization';
 import { readClaim } from '../config/claim-pointer';
 import { decodeToken } from '../hook/token';
+import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
+import { ANY_SQL_USER } from '../config/options';
 import { isLoopback } from '../http/url';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -38,6 +40,7 @@ type CheckId =
   | 'audience'
   | 'issuer'
   | 'authorization'
+  | 'sql-api'
   | 'example-token'
   | 'cube-gateway';
 
@@ -253,6 +256,45 @@ function exampleTokenCheck(token: string, authorization: Authorization | undefin
   return check('example-token', 'ok', `${where}${provider} carries the tenant claim ${claim}`);
 }
 
+/** Cube's variables that turn its SQL API on (a port, unless "false"), as Cube's own env.js reads them. */
+const SQL_API_PORTS = ['CUBEJS_PG_SQL_PORT', 'CUBEJS_SQL_PORT'];
+
+/** True when `version` (x.y.z) is before `since`. */
+function before(version: string, since: string): boolean {
+  const parts = (text: string) => text.split(/[.+-]/).slice(0, 3).map(Number);
+  const [a, b] = [parts(version), parts(since)];
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return false;
+}
+
+/**
+ * The SQL API's login (`checkSqlAuth`), when this environment uses the SQL API or configures its login: who a token
+ * signs in as, the static login and the super user (never the password), and what refuses every login: a Cube that
+ * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have no SQL API.
+ */
+function sqlApiCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions, providers: readonly IdentityProvider[], cwd: string): Check | undefined {
+  const port = SQL_API_PORTS.find((name) => ![undefined, 'false'].includes(readEnv(env, name)));
+  if (port === undefined && [ENV.sqlUserClaim, ENV.sqlUser, ENV.sqlPassword, ENV.sqlSuperUser].every((name) => readEnv(env, name) === undefined)) return undefined;
+  const found = findGateway(cwd);
+  const version = found === undefined ? undefined : gatewayVersion(found.file);
+  if (version !== undefined && before(version, SQL_PASSWORD_SINCE)) {
+    return check('sql-api', 'fail', `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ${SQL_PASSWORD_SINCE} or later`);
+  }
+  const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
+  const user = sqlUserClaim === ANY_SQL_USER ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER})` : `the user name must be the token's claim ${JSON.stringify(sqlUserClaim)} (${ENV.sqlUserClaim})`;
+  const tokens = providers.length === 0
+    ? `no identity provider is configured (${ENV.jwksUri}, ${ENV.providers}), so every token login is refused`
+    : `an identity-provider token as the password, ${user}`;
+  const half = (sqlUser === undefined) !== (sqlPassword === undefined);
+  const staticLogin = sqlUser !== undefined && sqlPassword !== undefined
+    ? `static login ${JSON.stringify(sqlUser)} with ${ENV.sqlPassword} (never printed)`
+    : half ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}` : 'no static login';
+  const superUser = sqlSuperUser === undefined ? `no ${ENV.sqlSuperUser}: a user stays itself` : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
+  const where = port === undefined ? '' : ` on ${port}`;
+  const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
+  return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
+}
+
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
  * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
@@ -321,6 +363,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
     const several = resolved.providers !== undefined;
     checks.push(authorizationCheck(resolved.authorization, providers, several));
+    const sql = sqlApiCheck(env, resolved, providers, cwd);
+    if (sql !== undefined) checks.push(sql);
     if (exampleToken !== undefined) checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
   checks.push(gatewayCheck(cwd));

@@ -98,3 +98,50 @@ describe('diagnose', () => {
     expect(diagnosis.checks.map(({ id }) => id)).not.toContain('issuer');
   });
 });
+
+describe('diagnose: the SQL API login', () => {
+  const sqlOf = async (env: NodeJS.ProcessEnv, cwd = cubeProject) => (await diagnose(env, cwd)).checks.find(({ id }) => id === 'sql-api');
+
+  it('says nothing of it when the environment neither turns the SQL API on nor configures its login', async () => {
+    expect(await sqlOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: 'false' })).toBeUndefined();
+  });
+
+  it('reports who a token signs in as, the static login and the super user, never the password', async () => {
+    const password = randomSecret(16);
+    const env = { CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432', CUBEJS_SQL_USER: 'cube', CUBEJS_SQL_PASSWORD: password, CUBEJS_SQL_SUPER_USER: 'cube' };
+    const check = await sqlOf(env);
+    expect(check).toEqual({
+      id: 'sql-api',
+      status: 'ok',
+      message: 'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users',
+    });
+    expect(check?.message).not.toContain(password);
+    expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
+      'SQL API (checkSqlAuth in cube.js): an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself',
+    );
+  });
+
+  it('warns of a static login given half, and of token logins with no identity provider to verify them', async () => {
+    const half = await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_SQL_USER: 'cube' });
+    expect(half).toMatchObject({ status: 'warn', message: expect.stringContaining('no static login: CUBEJS_SQL_PASSWORD is not set, only CUBEJS_SQL_USER') as string });
+    const noProvider = await sqlOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_PG_SQL_PORT: '15432' });
+    expect(noProvider).toMatchObject({ status: 'warn', message: expect.stringContaining('no identity provider is configured (CUBEJS_JWK_URL, CUBE_DUAL_AUTH_PROVIDERS), so every token login is refused') as string });
+  });
+
+  it('fails on a Cube that passes no password to checkSqlAuth (0.33), naming the version it needs', async () => {
+    const cube033 = mkdtempSync(join(tmpdir(), 'diagnose-cube-033-'));
+    try {
+      const gateway = join(cube033, 'node_modules/@cubejs-backend/api-gateway');
+      mkdirSync(gateway, { recursive: true });
+      writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '0.33.65', main: 'index.js' }));
+      writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+      expect(await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, cube033)).toEqual({
+        id: 'sql-api',
+        status: 'fail',
+        message: 'Cube 0.33.65 passes no password to checkSqlAuth: every SQL login is refused; it needs Cube 0.34.27 or later',
+      });
+    } finally {
+      rmSync(cube033, { recursive: true, force: true });
+    }
+  });
+});

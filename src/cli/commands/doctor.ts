@@ -24,6 +24,10 @@ provider, each with its "issuer".
   authorization           off, or the tenant and groups claims read on each path (per identity
                           provider) and the groups given: default (${ENV.defaultGroups}),
                           service (${ENV.serviceGroups}) and providers' "groups"
+  sql-api                 when the SQL API is on or its login is configured: the claim a SQL
+                          user name must be (${ENV.sqlUserClaim}), the static login
+                          (${ENV.sqlUser}, ${ENV.sqlPassword}: never printed); fails on a
+                          Cube before 0.34.27
   example-token           with --token-file or --token: whether a token like it carries the
                           tenant claim its path reads (HS256: the service's, else the identity
                           provider's its "iss" names); its signature and times are not checked
