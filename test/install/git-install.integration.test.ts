@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diagnosticsOf, messageOf } from '../support/typescript';
 
 const root = join(__dirname, '../..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -91,17 +91,7 @@ export const used = [checkAuth, hook, client];
 function typeErrors(project: string, fileName: string, source: string): string[] {
   const file = join(project, fileName);
   writeFileSync(file, source);
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.Node16,
-    moduleResolution: ts.ModuleResolutionKind.Node16,
-    target: ts.ScriptTarget.ES2022,
-    // Whatever @types a project has; the package's own declarations are what is checked here.
-    skipLibCheck: true,
-    types: [],
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return diagnosticsOf(file).map((d) => `${d.file?.fileName ?? ''}: ${messageOf(d)}`);
 }
 
 /** The checks every install must pass: one `it` per way a user reaches the package. */

@@ -3,8 +3,8 @@
 // Cube line and of this package as installed from `npm pack`, in the installed example projects, as a user's would be.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, messageOf } from '../support/typescript';
 import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
@@ -19,19 +19,9 @@ function typeErrors(projectDir: string, source: string, fileName = 'cube.ts'): s
   mkdirSync(dir);
   const file = join(dir, fileName);
   writeFileSync(file, source);
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.Node16,
-    moduleResolution: ts.ModuleResolutionKind.Node16,
-    target: ts.ScriptTarget.ES2022,
-    // Cube's own declaration files are not this test's business; how this file uses them is.
-    skipLibCheck: true,
-    types: [],
-  });
-  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file === undefined || d.file.fileName === file);
+  const diagnostics = diagnosticsOf(file).filter((d) => d.file === undefined || d.file.fileName === file);
   rmSync(dir, { recursive: true, force: true });
-  return diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  return diagnostics.map(messageOf);
 }
 
 const example = readFileSync(join(repoRoot, 'examples/typescript/cube.ts'), 'utf8');
