@@ -10,7 +10,7 @@
 // model/, data/ and packages (jsonwebtoken 9 and jwks-rsa 3 are the ones cube-dual-auth brought
 // into the example; Cube 0.33's own jsonwebtoken 8.5.1 is not the one a project installing
 // jsonwebtoken today gets). Everything except checkAuth is the example's cube.js unchanged; the
-// script checks that queryRewrite is identical and that both Cubes return the same rows.
+// script checks that contextToAppId, logger and queryRewrite are identical and that both Cubes return the same rows.
 //
 // The integration tests also run it on each Cube line (scripts/lib/naive-cube.mjs), as the deployment that
 // `cube-dual-auth probe` must fail: its refusals are 500s with stack traces.
@@ -20,11 +20,16 @@ const jwksClient = require('jwks-rsa');
 const SqliteDriver = require('@cubejs-backend/sqlite-driver');
 const { openShopDatabase } = require('./data/shop-db');
 
-// The example's queryRewrite refuses with cube-dual-auth's forbidden(); this Cube does not load the package, so a
-// refusal is what a hook without one throws: a plain Error (Cube answers 500). The benchmark's tokens carry a tenant.
-const forbidden = (message) => new Error(message);
+// The example's Cube options from cube-dual-auth, as the example takes them: they read the security context, whichever
+// hook set it, so this Cube runs the same queries and logs as the example's while its checkAuth is another.
+const { contextToAppId, forbidden, logger, tenantFilter } = require('cube-dual-auth');
 
 const jwks = jwksClient({ jwksUri: process.env.CUBEJS_JWK_URL });
+
+// Every query keeps to the caller's tenant, whoever the caller is: the hook reads the tenant from each path's claim
+// into the security context (a token without one is refused there), and this adds `orders.tenant = <tenant>` for every
+// cube the query reads, refusing a query that reads a cube not listed here.
+const keepToTenant = tenantFilter({ orders: 'orders.tenant' });
 
 module.exports = {
   checkAuth: async (req, token) => {
@@ -42,15 +47,19 @@ module.exports = {
     req.securityContext = namespace ? payload[namespace] : payload;
   },
 
-  // Row-level security: whoever the caller is, they see only their tenant's orders (and only
-  // their region's, when their token names one). The security context has the same shape on
-  // both paths: the service signs `{ tenant }`, the identity provider puts `tenant` in its token.
-  queryRewrite: (query, { securityContext }) => {
-    const { tenant, region } = securityContext;
-    if (!tenant) throw forbidden('The security context has no tenant; refusing to query every tenant\'s data');
-    query.filters = [...(query.filters ?? []), { member: 'orders.tenant', operator: 'equals', values: [String(tenant)] }];
-    if (region) query.filters.push({ member: 'orders.region', operator: 'equals', values: [String(region)] });
-    return query;
+  // One compiled data model per tenant: the model's SECURITY_CONTEXT filter differs per tenant.
+  contextToAppId,
+  // Cube's own log lines, with every token in them masked.
+  logger,
+
+  // The tenant's rows, and only its region's when the context names one (the identity provider's tokens here do).
+  // forbidden() makes a refusal a 403; a plain Error would be a 500, with a stack on Cube 0.33.
+  queryRewrite: (query, context) => {
+    const kept = keepToTenant(query, context);
+    const { region } = context.securityContext;
+    if (region === undefined) return kept;
+    if (typeof region !== 'string' || region === '') throw forbidden('The security context\'s region must be a non-empty string');
+    return { ...kept, filters: [...kept.filters, { member: 'orders.region', operator: 'equals', values: [region] }] };
   },
 
   // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js). The database type comes from

@@ -6,7 +6,7 @@
 //
 // bench/e2e.mjs copies this file to .cache/shared-cube/cube.js, next to links to the example's model/, data/ and
 // packages, and passes the ceiling's two contexts in BENCH_CEILING_SECURITY_CONTEXTS, as for the ceiling.
-const { checkAuth, forbidden } = require('cube-dual-auth');
+const { checkAuth, contextToAppId, forbidden, logger, tenantFilter } = require('cube-dual-auth');
 
 const SqliteDriver = require('@cubejs-backend/sqlite-driver');
 const { openShopDatabase } = require('./data/shop-db');
@@ -19,19 +19,28 @@ function ceiling(req) {
   req.securityContext = req.headers['request-origin'] === 'embeddable' ? contexts.service : contexts.app;
 }
 
+// Every query keeps to the caller's tenant, whoever the caller is: the hook reads the tenant from each path's claim
+// into the security context (a token without one is refused there), and this adds `orders.tenant = <tenant>` for every
+// cube the query reads, refusing a query that reads a cube not listed here.
+const keepToTenant = tenantFilter({ orders: 'orders.tenant' });
+
 module.exports = {
   // Both hooks pay for this one header read.
   checkAuth: (req, auth) => (req.headers['x-bench-hook'] === 'ceiling' ? ceiling(req) : checkAuth(req, auth)),
 
-  // Row-level security: whoever the caller is, they see only their tenant's orders (and only
-  // their region's, when their token names one). The security context has the same shape on
-  // both paths: the service signs `{ tenant }`, the identity provider puts `tenant` in its token.
-  queryRewrite: (query, { securityContext }) => {
-    const { tenant, region } = securityContext;
-    if (!tenant) throw forbidden('The security context has no tenant; refusing to query every tenant\'s data');
-    query.filters = [...(query.filters ?? []), { member: 'orders.tenant', operator: 'equals', values: [String(tenant)] }];
-    if (region) query.filters.push({ member: 'orders.region', operator: 'equals', values: [String(region)] });
-    return query;
+  // One compiled data model per tenant: the model's SECURITY_CONTEXT filter differs per tenant.
+  contextToAppId,
+  // Cube's own log lines, with every token in them masked.
+  logger,
+
+  // The tenant's rows, and only its region's when the context names one (the identity provider's tokens here do).
+  // forbidden() makes a refusal a 403; a plain Error would be a 500, with a stack on Cube 0.33.
+  queryRewrite: (query, context) => {
+    const kept = keepToTenant(query, context);
+    const { region } = context.securityContext;
+    if (region === undefined) return kept;
+    if (typeof region !== 'string' || region === '') throw forbidden('The security context\'s region must be a non-empty string');
+    return { ...kept, filters: [...kept.filters, { member: 'orders.region', operator: 'equals', values: [region] }] };
   },
 
   // The data lives in an in-memory SQLite database seeded at start (data/shop-db.js).

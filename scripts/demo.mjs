@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import { ensureCube, repoRoot } from './ensure-cube.mjs';
 import { withNativeBinary } from './lib/cube-native.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from './lib/demo-env.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack } from './lib/stack.mjs';
+import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, TENANT_CLAIMS } from './lib/stack.mjs';
 import { style } from './lib/style.mjs';
 
 const argv = process.argv.slice(2);
@@ -64,7 +64,8 @@ async function main() {
   detail(`CUBEJS_JWT_AUDIENCE=${CUBE_AUDIENCE}`);
   detail(`CUBEJS_JWT_ISSUER=${identityProvider.issuer}`);
   detail(`CUBEJS_JWT_CLAIMS_NAMESPACE=${CLAIMS_NAMESPACE}`);
-  detail(`cube.js: ${style.cyan("const { checkAuth } = require('cube-dual-auth');")} and a queryRewrite filtering by tenant and region`);
+  for (const [name, value] of Object.entries(TENANT_CLAIMS)) detail(`${name}=${value}`);
+  detail(`cube.js: ${style.cyan("const { checkAuth, contextToAppId, logger, tenantFilter } = require('cube-dual-auth');")}, a queryRewrite keeping each caller to its tenant (and region)`);
 
   section("2. The embedding service's backend");
   say(`signs the viewer's security context ${json(SERVICE_VIEWER)} with the API secret (HS256)`);

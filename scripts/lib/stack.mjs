@@ -12,6 +12,14 @@ import { SERVICE_ORIGIN_HEADER, signServiceToken } from './service-token.mjs';
 export const CUBE_AUDIENCE = 'https://cube.example/api';
 /** Where the identity provider puts the claims meant for Cube (Auth0-style namespaced claim). */
 export const CLAIMS_NAMESPACE = 'https://cube.example/claims';
+/**
+ * Where the example's callers carry the tenant: the identity provider under its namespaced claim (an RFC 6901 pointer,
+ * its "/" written "~1"), the service at the top of the securityContext it signs.
+ */
+export const TENANT_CLAIMS = {
+  CUBE_DUAL_AUTH_TENANT_CLAIM: `/${CLAIMS_NAMESPACE.replace(/~/g, '~0').replace(/\//g, '~1')}/tenant`,
+  CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant',
+};
 /** Whose data the embedding service shows: the security context it signs. */
 export const SERVICE_VIEWER = { tenant: 'acme' };
 /** The customer's application registered at the identity provider, and the claims its tokens carry. */
@@ -53,7 +61,7 @@ export async function startStack({ projectDir, cubeDir, line, onCubeLine, env = 
       CUBEJS_JWT_ISSUER: identityProvider.issuer,
       CUBEJS_JWT_CLAIMS_NAMESPACE: CLAIMS_NAMESPACE,
       CUBE_DUAL_AUTH_CLOCK_TOLERANCE: String(CLOCK_TOLERANCE_SECONDS),
-      CUBE_DUAL_AUTH_REQUIRED_CLAIMS: 'tenant',
+      ...TENANT_CLAIMS,
       ...moreEnv,
     };
     cube = await startCube({ projectDir, cubeDir, line, redact, onLine: onCubeLine, env: authEnvironment });

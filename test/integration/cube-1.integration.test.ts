@@ -110,24 +110,36 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);
     cpSync(join(repoRoot, 'examples/cube-cloud/cube.js'), join(dir, 'cube.js'));
-    // Taking checkAuth checks the deployment's environment, as Cube Cloud would start with it: a strong API secret.
-    const saved = process.env.CUBEJS_API_SECRET;
-    process.env.CUBEJS_API_SECRET = randomSecret();
-    let config: { checkAuth: { close(): void }; queryRewrite: (query: object, context: { securityContext: object }) => { filters: unknown[] } };
+    // Taking checkAuth checks the deployment's environment, as Cube Cloud would start with it: a strong API secret and
+    // a tenant claim. The context options read that environment when Cube calls them, so they are called within it.
+    const environment: Record<string, string> = { CUBEJS_API_SECRET: randomSecret(), CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' };
+    const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, environment);
+    type Context = { securityContext: object };
+    let config: {
+      checkAuth: { close(): void };
+      contextToAppId: (context: Context) => string;
+      contextToGroups: (context: Context) => string[];
+      queryRewrite: (query: object, context: Context) => { filters: unknown[] };
+    };
     try {
       config = createRequire(join(dir, 'cube.js'))('./cube.js') as typeof config;
+      expect(Object.keys(config).sort()).toEqual(['checkAuth', 'contextToAppId', 'contextToGroups', 'queryRewrite']);
+      expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
+      expect(config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters).toEqual([
+        { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
+      ]);
+      expect(() => config.queryRewrite({}, { securityContext: {} })).toThrow(/no tenant/);
+      expect(config.contextToAppId({ securityContext: { tenant: 'acme', groups: [] } })).toBe('CUBE_APP_acme');
+      expect(config.contextToGroups({ securityContext: { tenant: 'acme', groups: ['analyst'] } })).toEqual(['analyst']);
     } finally {
-      if (saved === undefined) delete process.env.CUBEJS_API_SECRET;
-      else process.env.CUBEJS_API_SECRET = saved;
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       rmSync(dir, { recursive: true, force: true });
     }
     config.checkAuth.close();
-    expect(Object.keys(config).sort()).toEqual(['checkAuth', 'queryRewrite']);
-    expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
-    expect(config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters).toEqual([
-      { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
-    ]);
-    expect(() => config.queryRewrite({}, { securityContext: {} })).toThrow(/no tenant/);
     // What the example project's cube.js had before, and 1.7 refuses:
     expect(() => sanitize({ ...config, dbType: 'sqlite' })).toThrow(/CreateOptions\.dbType was removed in v1\.7\.0/);
   });

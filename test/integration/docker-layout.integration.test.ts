@@ -118,11 +118,11 @@ describe.each(['0.33', '1'])("Cube's Docker image layout (Cube line %s): Cube in
 
     // Cube 0.33 answers an error thrown while running a query with the error's `stack` beside its message; the hook
     // makes that one line without a trace.
-    it("refuses with forbidden() from cube.js's queryRewrite (a security context with an empty tenant)", async () => {
-      const answer = await load({ Authorization: stack.serviceToken({ tenant: '' }), ...stack.serviceHeaders });
+    it("refuses with forbidden() from cube.js's queryRewrite (a security context whose region is no string)", async () => {
+      const answer = await load({ Authorization: stack.serviceToken({ tenant: 'acme', region: 7 }), ...stack.serviceHeaders });
       expect(answer.status, answer.text).toBe(403);
       expect(Object.keys(answer.body).filter((key) => key !== 'stack')).toEqual(['error']);
-      expect(answer.body['error']).toMatch(/^The security context has no tenant/);
+      expect(answer.body['error']).toBe("The security context's region must be a non-empty string");
       expect(answer.text).not.toMatch(STACK_TRACE_LINE);
     });
 

@@ -108,6 +108,15 @@ export function realCubeScenarios(lineId: string): RealCube {
       expect(rowsOf(answer.body)).toEqual(GLOBEX_EMEA_ROWS);
     });
 
+    // The example's cube.js keeps every query to the tenant the hook read from each path's claim (tenantFilter,
+    // contextToAppId): a token without one never reaches the data, and a token's own `tenant` elsewhere decides nothing.
+    it('refuses a token without the tenant claim of its path at the hook, on both paths', async () => {
+      const service = stack.serviceToken({ region: 'emea' });
+      expectRefused(await load({ Authorization: service, ...stack.serviceHeaders }), /^The token has no tenant claim "tenant"$/, service);
+      const app = stack.identityProvider.signClaims({ aud: CUBE_AUDIENCE, iss: stack.identityProvider.issuer, tenant: 'acme', [CLAIMS_NAMESPACE]: { region: 'emea' } });
+      expectRefused(await load({ Authorization: app }), /^The token has no tenant claim "\/https:~1~1cube\.example~1claims\/tenant"$/, app);
+    });
+
     // Cube ≥ 0.35 takes a truthy `security_context` of the value checkAuth resolves to as the security context; the hook
     // resolves to { security_context: context } for such a context, so the context is the payload on every line.
     it('keeps the payload as the security context when it carries a security_context claim', async () => {

@@ -29,7 +29,8 @@ export function severalProvidersScenarios(lineId: string): void {
         CUBEJS_JWT_ISSUER: '',
         CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
           { issuer: customerIdp.issuer, audience: CUBE_AUDIENCE, claimsNamespace: CLAIMS_NAMESPACE },
-          { issuer: workforce.issuer, audience: WORKFORCE_AUDIENCE, claimsNamespace: WORKFORCE_NAMESPACE },
+          // Its own namespace, so its own tenant claim (the stack's is the customer-facing provider's).
+          { issuer: workforce.issuer, audience: WORKFORCE_AUDIENCE, claimsNamespace: WORKFORCE_NAMESPACE, tenantClaim: '/https:~1~1workforce.example~1claims/tenant' },
         ]),
       }),
     });

@@ -3,8 +3,8 @@
 // security context that cube-dual-auth resolved from the caller's token, and again here, from the
 // same context as the data model sees it (SECURITY_CONTEXT): a second lock on the same door. Cube
 // applies CUBEJS_JWT_CLAIMS_NAMESPACE to SECURITY_CONTEXT; cube-dual-auth makes that the very context
-// queryRewrite gets. A context without a tenant never gets here (CUBE_DUAL_AUTH_REQUIRED_CLAIMS=tenant,
-// and queryRewrite refuses an empty one); filter() would then filter nothing.
+// queryRewrite gets. A context without a tenant never gets here (the hook refuses a token without its path's tenant
+// claim, and tenantFilter a context without a tenant); filter() would then filter nothing.
 cube(`orders`, {
   sql: `SELECT * FROM orders WHERE ${SECURITY_CONTEXT.tenant.filter('tenant')}`,
 
