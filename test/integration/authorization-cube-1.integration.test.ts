@@ -6,7 +6,7 @@
 // Service tokens are `{ tenant, roles }` signed with the API secret; the identity provider's tokens come from a real
 // OpenID provider with tenant and groups under a namespaced claim, read by RFC 6901 pointers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationStack, type AuthorizationStack } from '../support/authorization-stack';
+import { startAuthorizationStack, WORKFORCE_GROUP, type AuthorizationStack } from '../support/authorization-stack';
 import { loadOverHttp, STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
 import { rowsOf } from './real-cube-scenarios';
 
@@ -96,6 +96,29 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
 
     it('a group no policy names is denied, as Cube denies', async () => {
       expectDenied(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('acme-intern')));
+    });
+  });
+
+  describe("two identity providers: one provider's fixed groups never reach another provider's tokens", () => {
+    const COUNT_BY_TENANT = { measures: ['orders.count'], dimensions: ['orders.tenant'] };
+
+    it("gives every workforce token the provider's group, and its policy's rows", async () => {
+      expectRows(await load(COUNT_BY_TENANT, { Authorization: await stack.workforceToken('workforce-acme') }), [{ 'orders.tenant': 'acme', 'orders.count': 4 }]);
+    });
+
+    it("never gives it to the other provider's tokens, nor to the service's", async () => {
+      expectDenied(await load(COUNT_BY_TENANT, await asIdp('acme-intern')));
+      expectDenied(await load(COUNT_BY_TENANT, asService({ tenant: 'acme', roles: ['intern'] })));
+    });
+
+    it('refuses a token of another provider, or of the service, that claims it (ERR_GROUPS_INVALID)', async () => {
+      const refusal = { error: `The token's groups claim "/https:~1~1cube.example~1claims/groups" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only` };
+      const fromIdp = await load(COUNT_BY_TENANT, await asIdp('acme-claims-auditor'));
+      expect(fromIdp.status, fromIdp.text).toBe(403);
+      expect(fromIdp.body).toEqual(refusal);
+      const fromService = await load(COUNT_BY_TENANT, asService({ tenant: 'acme', roles: [WORKFORCE_GROUP] }));
+      expect(fromService.status, fromService.text).toBe(403);
+      expect(fromService.body).toEqual({ error: `The token's groups claim "roles" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only` });
     });
   });
 

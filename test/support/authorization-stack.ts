@@ -25,17 +25,29 @@ export const IDP_APPS = {
   'acme-analyst': { tenant: 'acme', groups: ['analyst'] },
   'acme-intern': { tenant: 'acme', groups: ['intern'] },
   'no-tenant': { groups: ['admin'] },
+  // Claims the group only the workforce provider gives: refused, so no token of this provider passes for that one's.
+  'acme-claims-auditor': { tenant: 'acme', groups: ['auditor'] },
 } as const;
 export type IdpApp = keyof typeof IDP_APPS;
+
+/**
+ * A second identity provider, the company's workforce directory: its tokens carry a tenant and no groups, and the
+ * deployment gives every one of them the group WORKFORCE_GROUP (the provider's `groups`), which no token may claim.
+ */
+export const WORKFORCE_APPS = { 'workforce-acme': { tenant: 'acme' } } as const;
+export type WorkforceApp = keyof typeof WORKFORCE_APPS;
+export const WORKFORCE_GROUP = 'auditor';
 
 export interface AuthorizationStack {
   readonly cube: RunningCube;
   readonly identityProvider: RunningIdentityProvider;
+  readonly workforce: RunningIdentityProvider;
   readonly apiSecret: string;
   /** Every token handed out so far, to look for in Cube's output. */
   readonly tokens: string[];
   serviceToken(securityContext: object): string;
   idpToken(app: IdpApp): Promise<string>;
+  workforceToken(app: WorkforceApp): Promise<string>;
   readonly serviceHeaders: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -44,15 +56,17 @@ export interface AuthorizationStack {
  * The authorization environment: the service signs the securityContext it registered, `{ tenant, roles }`, so the
  * tenant claim is `tenant` and its groups are `roles` (the default service groups claim); the identity provider's
  * tokens carry both under NAMESPACE, read by RFC 6901 pointers (the provider's own tenantClaim, the top-level
- * groups claim). Every service token also gets the group `embeddable`.
+ * groups claim). Every service token also gets the group `embeddable`; every token of the workforce provider, the group
+ * WORKFORCE_GROUP.
  */
-export function authorizationEnvironment(idp: RunningIdentityProvider, apiSecret: string): Record<string, string> {
+export function authorizationEnvironment(idp: RunningIdentityProvider, workforce: RunningIdentityProvider, apiSecret: string): Record<string, string> {
   return {
     CUBEJS_API_SECRET: apiSecret,
     CUBEJS_JWK_URL: '',
     CUBEJS_JWT_ISSUER: '',
     CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
       { issuer: idp.issuer, jwksUri: idp.jwksUrl, audience: AUDIENCE, tenantClaim: `/${ESCAPED_NAMESPACE}/tenant` },
+      { issuer: workforce.issuer, jwksUri: workforce.jwksUrl, audience: AUDIENCE, tenantClaim: `/${ESCAPED_NAMESPACE}/tenant`, groups: [WORKFORCE_GROUP] },
     ]),
     CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
     CUBE_DUAL_AUTH_GROUPS_CLAIM: `/${ESCAPED_NAMESPACE}/groups`,
@@ -71,6 +85,8 @@ export async function startAuthorizationStack(lineId: string, fixture: string): 
   const apiSecret = randomBytes(32).toString('base64url');
   const apps = Object.entries(IDP_APPS).map(([clientId, claims]) => ({ clientId, claims }));
   const identityProvider = await startIdentityProvider({ audience: AUDIENCE, claimsNamespace: NAMESPACE, apps });
+  const workforceApps = Object.entries(WORKFORCE_APPS).map(([clientId, claims]) => ({ clientId, claims }));
+  const workforce = await startIdentityProvider({ audience: AUDIENCE, claimsNamespace: NAMESPACE, apps: workforceApps });
   const tokens: string[] = [];
   let cube: RunningCube | undefined;
   try {
@@ -78,11 +94,12 @@ export async function startAuthorizationStack(lineId: string, fixture: string): 
       projectDir: dir,
       cubeDir: projectDir,
       line,
-      env: authorizationEnvironment(identityProvider, apiSecret),
+      env: authorizationEnvironment(identityProvider, workforce, apiSecret),
       redact: (text: string) => text.split(apiSecret).join('[secret]'),
     });
   } catch (error) {
     await identityProvider.close();
+    await workforce.close();
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -90,6 +107,7 @@ export async function startAuthorizationStack(lineId: string, fixture: string): 
   return {
     cube: running,
     identityProvider,
+    workforce,
     apiSecret,
     tokens,
     serviceToken(securityContext) {
@@ -104,10 +122,16 @@ export async function startAuthorizationStack(lineId: string, fixture: string): 
       tokens.push(token);
       return token;
     },
+    async workforceToken(app) {
+      const token = (await workforce.issueToken(app)) as string;
+      tokens.push(token);
+      return token;
+    },
     serviceHeaders: { 'Request-Origin': 'embeddable' },
     async stop() {
       await running.stop();
       await identityProvider.close();
+      await workforce.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
