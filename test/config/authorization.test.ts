@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ENV_NAMES, resolveOptions, type DualAuthOptions } from '../../src/config/options';
 import { optionsFromEnv } from '../../src/config/env';
-import { DualAuthConfigError } from '../../src/errors';
 import { randomSecret } from '../support/claims';
+import { configError } from '../support/config';
 
 const SECRET = randomSecret();
 const A = 'https://a.idp.example/';
 const B = 'https://b.idp.example/';
 
 const authorization = (options: DualAuthOptions) => resolveOptions({ apiSecret: SECRET, jwksUri: 'https://idp.example/jwks', ...options }).authorization;
-
-function configError(options: DualAuthOptions, names = {}): DualAuthConfigError {
-  try {
-    resolveOptions({ apiSecret: SECRET, ...options }, names);
-  } catch (error) {
-    expect(error).toBeInstanceOf(DualAuthConfigError);
-    return error as DualAuthConfigError;
-  }
-  throw new Error('expected a configuration error');
-}
 
 describe('authorization: configured when one of its options is set', () => {
   it('is off without any: the claims defaults alone turn nothing on', () => {
@@ -109,11 +99,11 @@ describe('authorization options that cannot work stop the start, naming the opti
     [{ providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: [3 as unknown as string] }] }, 'field "groups" must list non-empty group names only'],
     [{ providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: ['workforce'] }], defaultGroups: 'workforce' }, 'option "defaultGroups" holds "workforce"'],
   ])('%j', (options, message) => {
-    expect(configError(options).message).toContain(message);
+    expect(configError({ apiSecret: SECRET, ...options }).message).toContain(message);
   });
 
   it('names the variable when the options came from the environment', () => {
     const options = optionsFromEnv({ CUBE_DUAL_AUTH_TENANT_CLAIM: '/~x' });
-    expect(configError(options, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBE_DUAL_AUTH_TENANT_CLAIM is not a JSON Pointer/);
+    expect(configError({ apiSecret: SECRET, ...options }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBE_DUAL_AUTH_TENANT_CLAIM is not a JSON Pointer/);
   });
 });

@@ -3,21 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../../src/config/options';
 import { optionsFromEnv } from '../../src/config/env';
-import { DualAuthConfigError } from '../../src/errors';
 import { SECRET_ADVICE } from '../../src/config/secret-strength';
 import { randomSecret } from '../support/claims';
+import { configError } from '../support/config';
 
 const SECRET = randomSecret();
 
-function configError(options: unknown, names = {}): DualAuthConfigError {
-  try {
-    resolveOptions(options as DualAuthOptions, names);
-  } catch (error) {
-    expect(error).toBeInstanceOf(DualAuthConfigError);
-    return error as DualAuthConfigError;
-  }
-  throw new Error('expected a configuration error');
-}
 
 describe('resolveOptions', () => {
   it('applies the documented defaults', () => {
