@@ -1,9 +1,9 @@
 // docs/cli.md is generated from the built CLI by scripts/cli-reference.mjs; it must be what the commands print now.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI_REFERENCE, cliReference } from '../../scripts/cli-reference.mjs';
+import { scratchDirs } from '../support/scratch';
 
 describe('the CLI reference', () => {
   it('docs/cli.md is what the built CLI prints now', async () => {
@@ -11,15 +11,11 @@ describe('the CLI reference', () => {
   });
 
   describe('generated from a CLI', () => {
-    const dirs: string[] = [];
-    afterEach(() => {
-      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-    });
+    const scratchDir = scratchDirs('cli-reference-');
 
     /** A built CLI with one command, `alpha`, whose `create` action has a help of its own and whose `list` has not. */
     function fakeDist(): string {
-      const dist = mkdtempSync(join(tmpdir(), 'cli-reference-'));
-      dirs.push(dist);
+      const dist = scratchDir();
       mkdirSync(join(dist, 'cli/commands'), { recursive: true });
       const helps = {
         '--help': 'Usage: cube-dual-auth <command>',

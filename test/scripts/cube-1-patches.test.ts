@@ -1,10 +1,10 @@
 // The preload that lets Cube 1.x run without its native binary: it replaces exactly what it says, and refuses to
 // start a Cube whose files moved. Its effect on a real Cube 1.7.43 is what test/integration/cube-1.integration.test.ts runs.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scratchDirs } from '../support/scratch';
 
 const require = createRequire(import.meta.url);
 const { applyPatches, getFinalQueryResult } = require('../../scripts/lib/cube-1-patches.cjs') as {
@@ -19,15 +19,11 @@ const CUBE_FILES: Record<string, string> = {
   '@cubejs-backend/native/dist/js/index.js': 'exports.getFinalQueryResult = () => { throw new Error("native"); };',
 };
 
-const projects: string[] = [];
-afterEach(() => {
-  for (const dir of projects.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const projectDir = scratchDirs('cube-1-patches-');
 
 /** A project directory holding Cube's files as given (undefined leaves a file out). */
 function cubeProject(files: Record<string, string | undefined>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cube-1-patches-'));
-  projects.push(dir);
+  const dir = projectDir();
   for (const [path, content] of Object.entries(files)) {
     if (content === undefined) continue;
     const file = join(dir, 'node_modules', path);

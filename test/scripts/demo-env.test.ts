@@ -1,11 +1,11 @@
 // What `npm run demo -- --keep-running` leaves for the CLI: .cache/demo.env (mode 0600) and the commands it prints.
 // That those commands work against a real Cube is what the integration suites run (real-cube-scenarios.ts).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CUBE_API_URL, demoCliCommands, demoEnvText, writeDemoEnv, writePrivateFile } from '../../scripts/lib/demo-env.mjs';
+import { scratchDirs } from '../support/scratch';
 
 const VARIABLES = {
   CUBEJS_API_SECRET: 'Zm9vYmFyLXNlY3JldC1vZi10aGlzLXJ1bg_-',
@@ -14,16 +14,7 @@ const VARIABLES = {
   [CUBE_API_URL]: 'http://127.0.0.1:40124/cubejs-api/v1',
 };
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'demo-env-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = scratchDirs('demo-env-');
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 
