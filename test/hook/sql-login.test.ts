@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as root from '../../src';
-import { createCheckAuth, type DualAuthOptions } from '../../src';
+import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../src';
+import { createNamedCheckAuth } from '../../src/hook/check-auth';
 import { Authenticator } from '../../src/hook/authenticator';
-import { resolveOptions } from '../../src/config/options';
+import { ENV_NAMES, resolveOptions } from '../../src/config/options';
 import { sqlAuthOf, type SqlAuth } from '../../src/hook/sql-login';
 import type { AuthEvent } from '../../src/events';
 import { randomSecret, timed } from '../support/claims';
@@ -218,6 +219,16 @@ describe('canSwitchSqlUser: where Cube’s default allows a switch', () => {
     expect(await canSwitchSqlUser(null, 'admin')).toBe(false);
     const withoutSuperUser = sqlLogin(keySet());
     expect(await withoutSuperUser.canSwitchSqlUser('admin', 'bob')).toBe(false);
+  });
+});
+
+describe('the SQL login options, rows of the options table', () => {
+  it('refuses a user claim that is no claim name or JSON Pointer, and a static login value that is empty, naming the option or variable', () => {
+    expect(() => createCheckAuth({ ...keySet(), sqlUserClaim: '/profile/~2' })).toThrow(
+      new DualAuthConfigError('option "sqlUserClaim"', 'is not a JSON Pointer (RFC 6901): "/profile/~2" has a "~" that is not "~0" or "~1"'),
+    );
+    expect(() => createCheckAuth({ ...keySet(), sqlPassword: ' ' })).toThrow(new DualAuthConfigError('option "sqlPassword"', 'must be a non-empty string'));
+    expect(() => createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: idp.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '/a/~' }), ENV_NAMES)).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_SQL_USER_CLAIM is not a JSON Pointer/);
   });
 });
 
