@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findGateway, gatewayVersion, handlerErrorClass } from '../src/host-cube';
+import { gatewayIn } from './support/cube';
 
 /** Cube's class as its gateway constructs it: (status, type, message). */
 const CLASS = 'class CubejsHandlerError extends Error { constructor(status, type, message) { super(message); this.status = status; this.type = type; } }';
@@ -12,15 +13,6 @@ let root: string;
 /** Where `@cubejs-backend/api-gateway` resolves, like a Cube project; and where it does not. */
 let cubeProject: string;
 let elsewhere: string;
-
-/** Writes a gateway package into `project`'s node_modules: its manifest, and `main` with the given source. */
-function gatewayIn(project: string, source: string, manifest: Record<string, unknown> = { name: '@cubejs-backend/api-gateway', version: '1.7.43' }): string {
-  const dir = join(project, 'node_modules', '@cubejs-backend', 'api-gateway');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, main: 'index.js' }));
-  writeFileSync(join(dir, 'index.js'), source);
-  return join(dir, 'index.js');
-}
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'host-cube-')));

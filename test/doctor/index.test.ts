@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/doctor';
 import { randomSecret } from '../support/claims';
+import { gatewayIn } from '../support/cube';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
 
@@ -16,10 +17,7 @@ let elsewhere: string;
 beforeAll(async () => {
   server = await startJwksServer(jwks(generateKeyPair('RS256', { kid: 'k1' })));
   cubeProject = mkdtempSync(join(tmpdir(), 'diagnose-cube-'));
-  const gateway = join(cubeProject, 'node_modules/@cubejs-backend/api-gateway');
-  mkdirSync(gateway, { recursive: true });
-  writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '1.7.43', main: 'index.js' }));
-  writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+  gatewayIn(cubeProject, 'module.exports = {};\n');
   elsewhere = mkdtempSync(join(tmpdir(), 'diagnose-empty-'));
 });
 afterAll(async () => {
@@ -131,10 +129,7 @@ describe('diagnose: the SQL API login', () => {
   it('fails on a Cube that passes no password to checkSqlAuth (0.33), naming the version it needs', async () => {
     const cube033 = mkdtempSync(join(tmpdir(), 'diagnose-cube-033-'));
     try {
-      const gateway = join(cube033, 'node_modules/@cubejs-backend/api-gateway');
-      mkdirSync(gateway, { recursive: true });
-      writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '0.33.65', main: 'index.js' }));
-      writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+      gatewayIn(cube033, 'module.exports = {};\n', { name: '@cubejs-backend/api-gateway', version: '0.33.65' });
       expect(await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, cube033)).toEqual({
         id: 'sql-api',
         status: 'fail',

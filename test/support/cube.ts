@@ -1,4 +1,9 @@
-/** What Cube brings to the hook: the environment it runs in, and how each Cube line reads what `checkAuth` resolves to. */
+/**
+ * What Cube brings to the hook: the environment it runs in, how each Cube line reads what `checkAuth` resolves to,
+ * and the gateway package by which a Cube project is found.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Runs `body` with these variables set (undefined: unset) and every other CUBEJS_ and CUBE_DUAL_AUTH_ variable unset. */
 export async function withEnv<T>(vars: Record<string, string | undefined>, body: () => T | Promise<T>): Promise<T> {
@@ -20,4 +25,16 @@ export function cubesContext(req: { securityContext?: unknown }, resolved: unkno
   const answer = resolved as { security_context?: unknown } | undefined;
   const line1 = answer?.security_context ? answer.security_context : req.securityContext;
   return { '0.33': line033, '1.7': line1 };
+}
+
+/**
+ * Writes a gateway package into `project`'s node_modules: its manifest, and `main` with the given source. Cube's
+ * gateway resolving from a directory is what makes it a Cube project for the package (host-cube.ts).
+ */
+export function gatewayIn(project: string, source: string, manifest: Record<string, unknown> = { name: '@cubejs-backend/api-gateway', version: '1.7.43' }): string {
+  const dir = join(project, 'node_modules', '@cubejs-backend', 'api-gateway');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, main: 'index.js' }));
+  writeFileSync(join(dir, 'index.js'), source);
+  return join(dir, 'index.js');
 }

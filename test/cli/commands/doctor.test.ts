@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
+import { gatewayIn } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
@@ -30,10 +31,7 @@ keySetDeploymentPerFile(SECRET, (deployment) => {
 });
 beforeAll(() => {
   cubeProject = mkdtempSync(join(tmpdir(), 'doctor-cube-'));
-  const gateway = join(cubeProject, 'node_modules/@cubejs-backend/api-gateway');
-  mkdirSync(gateway, { recursive: true });
-  writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '1.7.43', main: 'index.js' }));
-  writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+  gatewayIn(cubeProject, 'module.exports = {};\n');
   elsewhere = mkdtempSync(join(tmpdir(), 'doctor-empty-'));
 });
 afterAll(() => {
