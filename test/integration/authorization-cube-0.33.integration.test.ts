@@ -2,47 +2,12 @@
 // `tenantFilter` queryRewrite helper and `logger` from the installed package (test/fixtures/authorization/cube-0.33/).
 // The same tokens as on 1.x: service tokens `{ tenant, roles }` signed with the API secret; the identity provider's
 // from a real OpenID provider, tenant and groups under a namespaced claim, read by RFC 6901 pointers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationStack, type AuthorizationStack } from '../support/authorization-stack';
-import { loadOverHttp, STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
-import { rowsOf } from './real-cube-scenarios';
-
-const INSTALL_AND_START_TIMEOUT_MS = 15 * 60_000;
-const JWT_SHAPED = /eyJ[\w-]*\.eyJ[\w-]*\.[\w-]+/;
-
-const TOTALS_BY_TENANT_AND_REGION = {
-  measures: ['orders.count', 'orders.total_amount'],
-  dimensions: ['orders.tenant', 'orders.region'],
-  order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
-};
-const ACME_TOTALS = [
-  { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2, 'orders.total_amount': 320 },
-  { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 200 },
-];
-const GLOBEX_TOTALS = [
-  { 'orders.tenant': 'globex', 'orders.region': 'apac', 'orders.count': 1, 'orders.total_amount': 45 },
-  { 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 1035 },
-];
+import { describe, expect, it } from 'vitest';
+import { ACME_TOTALS, authorizationSuite, GLOBEX_TOTALS, TOTALS_BY_TENANT_AND_REGION } from '../support/authorization-suite';
+import { STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
 
 describe("Cube 0.33.65: tenantFilter keeps both callers to the tenant cube-dual-auth gives them", () => {
-  let stack: AuthorizationStack;
-
-  beforeAll(async () => {
-    stack = await startAuthorizationStack('0.33', 'cube-0.33');
-  }, INSTALL_AND_START_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  const load = (query: object, headers: Record<string, string>): Promise<CubeAnswer> => loadOverHttp(stack.cube.apiUrl, query, headers);
-  const asService = (context: object) => ({ Authorization: stack.serviceToken(context), ...stack.serviceHeaders });
-  const asIdp = async (app: Parameters<AuthorizationStack['idpToken']>[0]) => ({ Authorization: await stack.idpToken(app) });
-
-  function expectRows(answer: CubeAnswer, rows: unknown[]): void {
-    expect(answer.status, answer.text).toBe(200);
-    expect(rowsOf(answer.body)).toEqual(rows);
-  }
+  const { load, asService, asIdp, expectRows, expectTokensMaskedAfterRefusals } = authorizationSuite('0.33', 'cube-0.33');
 
   /** A 403 with the message, no stack trace (0.33 answers a queryRewrite error with its `stack` beside it). */
   function expectRefused(answer: CubeAnswer, error: string | RegExp): void {
@@ -83,16 +48,6 @@ describe("Cube 0.33.65: tenantFilter keeps both callers to the tenant cube-dual-
   });
 
   it("keeps every token out of Cube's output through the package's logger, after a run of refusals with tokens", async () => {
-    const refusals = [
-      { Authorization: stack.serviceToken({ tenant: 'acme', roles: ['analyst'] }) }, // no Request-Origin: HS256 on the key-set path
-      { Authorization: await stack.idpToken('acme-admin'), ...stack.serviceHeaders }, // RS256 on the shared-secret path
-      asService({ roles: ['analyst'] }), // no tenant
-      await asIdp('no-tenant'),
-    ];
-    for (const headers of refusals) expect((await load(TOTALS_BY_TENANT_AND_REGION, headers)).status).toBe(403);
-    const output = stack.cube.recentLogs();
-    expect(output).toMatch(/\[token\]/);
-    expect(output).not.toMatch(JWT_SHAPED);
-    for (const token of stack.tokens) expect(output).not.toContain(token);
+    await expectTokensMaskedAfterRefusals(TOTALS_BY_TENANT_AND_REGION);
   });
 });

@@ -5,21 +5,13 @@
 // evaluated by Cube's own CompilerApi (applyRowLevelSecurity), untouched by the preload (scripts/lib/cube-1-preload.cjs).
 // Service tokens are `{ tenant, roles }` signed with the API secret; the identity provider's tokens come from a real
 // OpenID provider with tenant and groups under a namespaced claim, read by RFC 6901 pointers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationStack, WORKFORCE_GROUP, type AuthorizationStack } from '../support/authorization-stack';
-import { loadOverHttp, STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
-import { rowsOf } from './real-cube-scenarios';
-
-const INSTALL_AND_START_TIMEOUT_MS = 15 * 60_000;
-const JWT_SHAPED = /eyJ[\w-]*\.eyJ[\w-]*\.[\w-]+/;
+import { describe, expect, it } from 'vitest';
+import { WORKFORCE_GROUP, type AuthorizationStack } from '../support/authorization-stack';
+import { ACME_TOTALS, authorizationSuite, GLOBEX_TOTALS, TOTALS_BY_TENANT_AND_REGION } from '../support/authorization-suite';
+import { STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
 
 const COUNT_BY_TENANT_AND_REGION = {
   measures: ['orders.count'],
-  dimensions: ['orders.tenant', 'orders.region'],
-  order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
-};
-const TOTALS_BY_TENANT_AND_REGION = {
-  measures: ['orders.count', 'orders.total_amount'],
   dimensions: ['orders.tenant', 'orders.region'],
   order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
 };
@@ -29,34 +21,10 @@ const ACME_COUNTS = [
   { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2 },
   { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2 },
 ];
-const ACME_TOTALS = [
-  { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2, 'orders.total_amount': 320 },
-  { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 200 },
-];
-const GLOBEX_TOTALS = [
-  { 'orders.tenant': 'globex', 'orders.region': 'apac', 'orders.count': 1, 'orders.total_amount': 45 },
-  { 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 1035 },
-];
 
 describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth gives both callers', () => {
   let stack: AuthorizationStack;
-
-  beforeAll(async () => {
-    stack = await startAuthorizationStack('1', 'cube-1');
-  }, INSTALL_AND_START_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  const load = (query: object, headers: Record<string, string>): Promise<CubeAnswer> => loadOverHttp(stack.cube.apiUrl, query, headers);
-  const asService = (context: object) => ({ Authorization: stack.serviceToken(context), ...stack.serviceHeaders });
-  const asIdp = async (app: Parameters<AuthorizationStack['idpToken']>[0]) => ({ Authorization: await stack.idpToken(app) });
-
-  function expectRows(answer: CubeAnswer, rows: unknown[]): void {
-    expect(answer.status, answer.text).toBe(200);
-    expect(rowsOf(answer.body)).toEqual(rows);
-  }
+  const { load, asService, asIdp, expectRows, expectTokensMaskedAfterRefusals } = authorizationSuite('1', 'cube-1', (started) => (stack = started));
 
   // Cube's denial (CompilerApi.applyRowLevelSecurity): no policy grants a queried member, so the query gets a
   // `1 = 0` segment and answers no rows.
@@ -173,18 +141,7 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
 
   describe("the package's logger", () => {
     it('keeps every token out of Cube\'s output after a run of refusals with tokens', async () => {
-      const refusals = [
-        { Authorization: stack.serviceToken({ tenant: 'acme', roles: ['analyst'] }) }, // no Request-Origin: HS256 on the key-set path
-        { Authorization: await stack.idpToken('acme-admin'), ...stack.serviceHeaders }, // RS256 on the shared-secret path
-        asService({ roles: ['analyst'] }), // no tenant
-        await asIdp('no-tenant'),
-      ];
-      for (const headers of refusals) expect((await load(COUNT_BY_TENANT_AND_REGION, headers)).status).toBe(403);
-      // Cube logs what it refuses (its 'Auth Error' line carries the request's token), through the logger of cube.js.
-      const output = stack.cube.recentLogs();
-      expect(output).toMatch(/\[token\]/);
-      expect(output).not.toMatch(JWT_SHAPED);
-      for (const token of stack.tokens) expect(output).not.toContain(token);
+      await expectTokensMaskedAfterRefusals(COUNT_BY_TENANT_AND_REGION);
     });
   });
 });
