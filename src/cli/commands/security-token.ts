@@ -53,7 +53,7 @@ const OPTIONS = {
   'expiry-seconds': { type: 'string' },
 } as const;
 
-function securityContext(text: string): unknown {
+function parsedSecurityContext(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -102,7 +102,7 @@ export const securityToken: Command = {
     const contextArg = required(values['security-context'], '--security-context');
     const expiry = values['expiry-seconds'];
     return runService('security-token', io, values, async (client, output) => {
-      const context = securityContext(contextArg === '-' ? await readStdin(io.stdin) : contextArg);
+      const context = parsedSecurityContext(contextArg === '-' ? await readStdin(io.stdin) : contextArg);
       const answer = await client.createSecurityToken({
         embeddableId: positionals[0] ?? '',
         securityContext: context as Record<string, unknown>,
