@@ -10,15 +10,13 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI, jsonOf, keySetDeploymentPerFile, runBin, runBinThroughHead, type CliOptions, type CliResult } from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
-import type { JwksServer } from '../support/jwks-server';
 import type { TestKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
 
 const SECRET = randomSecret(32);
-let server: JwksServer;
 let key: TestKeyPair;
 let env: Record<string, string>;
-keySetDeploymentPerFile(SECRET, (deployment) => ({ key, server, env } = deployment));
+keySetDeploymentPerFile(SECRET, (deployment) => ({ key, env } = deployment));
 
 /** Runs the bin and checks that neither the secret nor a whole token reached its output. */
 async function bin(args: string[], tokens: string[] = [], options: CliOptions = {}): Promise<CliResult> {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions } from '../../src/config/options';
+import { ENV_NAMES, OPTIONS, resolveOptions } from '../../src/config/options';
 import { optionsFromEnv } from '../../src/config/env';
 import { SECRET_ADVICE } from '../../src/config/secret-strength';
 import { randomSecret } from '../support/claims';
