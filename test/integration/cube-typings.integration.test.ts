@@ -31,7 +31,7 @@ const example = readFileSync(join(repoRoot, 'examples/typescript/cube.ts'), 'utf
  * the security context, and both hooks fit Cube's CreateOptions without a cast.
  */
 const resolvesToTheContext = `import type { CreateOptions } from '@cubejs-backend/server-core';
-import { checkAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
+import { canSwitchSqlUser, checkAuth, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
 
 type Exactly<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
 
@@ -47,6 +47,7 @@ export async function contexts(req: { headers: Record<string, string> }, token: 
 
 export const config: CreateOptions = { checkAuth: createCheckAuth({ jwksUri: 'https://idp.example/jwks' }) };
 export const readyMadeConfig: CreateOptions = { checkAuth };
+export const sqlApiConfig: CreateOptions = { checkAuth, checkSqlAuth, canSwitchSqlUser };
 `;
 
 describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube line %s)", (line) => {
@@ -55,12 +56,12 @@ describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube li
     expect(typeErrors(projectDir, example)).toEqual([]);
   });
 
-  it('types `await checkAuth(req)` as the security context, and still fits CreateOptions (CommonJS and ES module typings)', { timeout: INSTALL_TIMEOUT_MS }, async () => {
+  it('types `await checkAuth(req)` as the security context, and it, checkSqlAuth and canSwitchSqlUser fit CreateOptions (CommonJS and ES module typings)', { timeout: INSTALL_TIMEOUT_MS }, async () => {
     const { projectDir } = await ensureCube({ line });
     expect(typeErrors(projectDir, resolvesToTheContext)).toEqual([]);
     expect(typeErrors(projectDir, resolvesToTheContext, 'cube.mts')).toEqual([]);
     // The check can fail: a hook typed as resolving to nothing is not the context.
-    const resolvingToNothing = resolvesToTheContext.replace("import { checkAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';", `import { createCheckAuth, type SecurityContext } from 'cube-dual-auth';
+    const resolvingToNothing = resolvesToTheContext.replace("import { canSwitchSqlUser, checkAuth, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';", `import { canSwitchSqlUser, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
 declare const checkAuth: (req: unknown, auth?: unknown) => Promise<void>;`);
     expect(typeErrors(projectDir, resolvingToNothing).join('\n')).toMatch(/Type 'true' is not assignable to type 'false'/);
   });
