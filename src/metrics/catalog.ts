@@ -5,6 +5,9 @@
  * configured issuers): nothing read from a token ever becomes one, so no caller can add a series.
  */
 
+/** The Prometheus text exposition format, as prom-client writes it. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 export type MetricKind = 'counter' | 'histogram' | 'gauge';
 
 export interface MetricSpec {

@@ -5,11 +5,11 @@
 import type { Registry } from 'prom-client';
 import type { ResolvedOptions } from '../config/options';
 import type { AuthEventListener } from '../events';
-import type { GaugeName, Sink } from './catalog';
+import { PROMETHEUS_CONTENT_TYPE, type GaugeName, type Sink } from './catalog';
 import { openTelemetrySink } from './open-telemetry';
 import { prometheusSink, type PrometheusSink } from './prometheus';
 import { Instruments, MetricsRecorder } from './recorder';
-import { listenForMetrics, PROMETHEUS_CONTENT_TYPE, type MetricsListener } from './server';
+import { listenForMetrics, type MetricsListener } from './server';
 
 export { METRICS } from './catalog';
 

@@ -2,12 +2,9 @@
  * The metrics listener: `GET /metrics` on a port of its own inside the Cube process, never on Cube's API port, so
  * callers of the API never see it. It answers nothing else, and never reads a request body.
  */
-import { spawnSync } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DualAuthConfigError } from '../errors';
-
-/** The Prometheus text exposition format, as prom-client writes it. */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+import { PROMETHEUS_CONTENT_TYPE } from './catalog';
 
 export interface MetricsListenerOptions {
   readonly host: string;
@@ -27,6 +24,8 @@ server.listen(Number(process.argv[2]), process.argv[1], () => server.close());`;
 
 /** Why `host:port` cannot be bound, as a configuration error; undefined when it can. */
 function bindProblem({ host, port, names }: MetricsListenerOptions): DualAuthConfigError | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
   const probe = spawnSync(process.execPath, ['-e', TRY_BIND, host, String(port)], { encoding: 'utf8', timeout: 10_000 });
   const code = probe.stdout.trim();
   if (probe.error === undefined && code === '') return undefined;
@@ -61,6 +60,9 @@ export interface MetricsListener {
 export function listenForMetrics(options: MetricsListenerOptions): MetricsListener {
   const problem = bindProblem(options);
   if (problem !== undefined) throw problem;
+  // Required here: Node's http costs every process that loads the package milliseconds, and only this listener needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createServer } = require('node:http') as typeof import('node:http');
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000, maxHeaderSize: 8_192 }, (request, response) => {
     if (hasBody(request)) {
       response.shouldKeepAlive = false;
