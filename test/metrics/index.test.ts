@@ -95,14 +95,16 @@ describe('metrics of a hook', () => {
 });
 
 describe('metrics off', () => {
-  it('is the default: a hook without them loads no prom-client', async () => {
+  it('is the default: a hook without them loads no prom-client, no OpenTelemetry and no HTTP server', async () => {
     // This file's own hook turned them on, so the question is asked in a fresh process.
     const script = `
       const { createCheckAuth } = require('./dist/index.js');
       const hook = createCheckAuth({ apiSecret: ${JSON.stringify(secret)} });
       hook(null, 'x').catch(() => {}).then(() => {
         const loaded = Object.keys(require.cache).filter((file) => /node_modules[\\\\/](prom-client|@opentelemetry)/.test(file));
-        process.stdout.write(JSON.stringify(loaded));
+        // Node's HTTP server and child processes are the metrics listener's alone.
+        const builtins = process.moduleLoadList.filter((name) => /^NativeModule (_http_server|child_process)$/.test(name));
+        process.stdout.write(JSON.stringify([...loaded, ...builtins]));
       });`;
     expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual([]);
   });
