@@ -26,7 +26,8 @@ server.listen(Number(process.argv[2]), process.argv[1], () => server.close());`;
 function bindProblem({ host, port, names }: MetricsListenerOptions): DualAuthConfigError | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-  const probe = spawnSync(process.execPath, ['-e', TRY_BIND, host, String(port)], { encoding: 'utf8', timeout: 10_000 });
+  // An empty environment: NODE_OPTIONS may preload what the application runs (an exporter with a port of its own).
+  const probe = spawnSync(process.execPath, ['-e', TRY_BIND, host, String(port)], { encoding: 'utf8', timeout: 10_000, env: {} });
   const code = probe.stdout.trim();
   if (probe.error === undefined && code === '') return undefined;
   const at = `${host}:${port}`;
