@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discover, discoveryUrls, IssuerDiscovery } from '../../src/keys/discovery';
+import type { DiscoveryEvent } from '../../src/events';
 import { createClock, type FakeClock } from '../support/clock';
 import { startIssuerServer, type IssuerServer } from '../support/issuer-server';
 import { rejectionOf as failureOf } from '../support/requests';
@@ -163,6 +164,20 @@ describe('IssuerDiscovery on a frozen clock', () => {
     clock.advance(30_000);
     expect((await failureOf(discovery.jwksUri(LIMITS))).detail).toMatch(/HTTP 500$/);
     expect(discovery.describe().status).toBe('expired');
+  });
+
+  it('reports every document it asked, found or failed, with the time by its clock, and nothing while fresh', async () => {
+    const events: DiscoveryEvent[] = [];
+    const discovery = new IssuerDiscovery(server.issuer, { ...RULES, clock: clock.now, report: (event) => events.push(event) });
+    await discovery.jwksUri(LIMITS);
+    await discovery.jwksUri(LIMITS);
+    server.answers.set(OPENID, { status: 500 });
+    clock.advance(60_000);
+    await discovery.jwksUri(LIMITS);
+    expect(events).toEqual([
+      { type: 'discovery', issuer: server.issuer, jwksUri: server.jwksUrl, durationMs: 0 },
+      { type: 'discovery', issuer: server.issuer, code: 'ERR_JWKS_INVALID', durationMs: 0 },
+    ]);
   });
 
   it('moves to the JWKS URL a new document names', async () => {

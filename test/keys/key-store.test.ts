@@ -104,6 +104,21 @@ describe('KeyStore', () => {
       expect(events).toEqual([{ type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 0, durationMs: expect.any(Number) }]);
     });
 
+    it('reports the discovery of its JWKS URL before the key set it fetched from there', async () => {
+      const issuerServer = await startJwksServer();
+      try {
+        const issuer = new URL(issuerServer.url).origin;
+        issuerServer.mode = { kind: 'body', body: JSON.stringify({ issuer, jwks_uri: server.url }) };
+        await makeStore({ jwksUri: { discoverFrom: issuer }, issuer }).prefetch();
+        expect(events).toEqual([
+          { type: 'discovery', issuer, jwksUri: server.url, durationMs: expect.any(Number) },
+          { type: 'jwks-refreshed', jwksUri: server.url, issuer, kids: [A.kid, B.kid], skipped: 0, durationMs: expect.any(Number) },
+        ]);
+      } finally {
+        await issuerServer.close();
+      }
+    });
+
     it('prefetch() loads the set; known kids are then answered synchronously, with the KeyObject made at load', async () => {
       const store = makeStore();
       expect(store.describe()).toMatchObject({ status: 'empty', kids: [], fetchedAt: undefined });
