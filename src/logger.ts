@@ -66,7 +66,12 @@ function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
   if (prototype !== Object.prototype && prototype !== null) return value;
   const copy: Record<string, unknown> = Object.create(prototype) as Record<string, unknown>;
   seen.set(value, copy);
-  for (const [key, member] of Object.entries(value)) Object.defineProperty(copy, key, { value: masked(member, seen), writable: true, enumerable: true, configurable: true });
+  for (const [key, member] of Object.entries(value)) {
+    // Assignment is several times faster than defining each member (this runs for every line Cube logs); only an own
+    // "__proto__" member must be defined, since assigning it would set the copy's prototype instead.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: masked(member, seen), writable: true, enumerable: true, configurable: true });
+    else copy[key] = masked(member, seen);
+  }
   return copy;
 }
 

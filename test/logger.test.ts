@@ -87,6 +87,20 @@ describe('logger: what Cube writes, tokens masked', () => {
     expect(error.message).toContain(TOKEN);
   });
 
+  it('keeps an own "__proto__" member of a logged object (a query parsed from JSON) a member, masked, never the prototype', async () => {
+    const project = cubeProject(CUBE_1);
+    dirs.push(project);
+    const logger = await freshLogger(project);
+    const query = JSON.parse(`{"__proto__": {"polluted": "${TOKEN}"}, "measures": ["orders.count"]}`) as Record<string, unknown>;
+    logger('Load Request', { query });
+    const [{ params }] = written() as [{ params: { query: Record<string, unknown> } }];
+    expect(Object.getPrototypeOf(params.query)).toBe(Object.prototype);
+    expect(Object.hasOwn(params.query, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(params.query, '__proto__')?.value).toEqual({ polluted: '[token]' });
+    expect(params.query.measures).toEqual(['orders.count']);
+    expect((params.query as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it("uses the line's own default level when CUBEJS_LOG_LEVEL is unset", async () => {
     const project = cubeProject(CUBE_1);
     dirs.push(project);
