@@ -1,4 +1,4 @@
-// A Cube project that is the example with the naive checkAuth of bench/naive-cube.js instead of cube-dual-auth: the
+// A Cube project that is the example with the naive checkAuth of bench/naive-cube.js instead of cube-dual-auth's: the
 // deployment `cube-dual-auth probe` must fail (a bad token makes that hook throw a plain Error, which Cube answers
 // with a 500 and a stack trace). It lives in .cache/, with links to a Cube line's installed project for the rest.
 import { copyFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -20,6 +20,8 @@ export function prepareNaiveProject(line) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(repoRoot, 'bench/naive-cube.js'), join(dir, 'cube.js'));
+  // What the naive cube.js takes all but checkAuth from: the line's own configuration.
+  copyFileSync(join(line.projectDir, 'cube.js'), join(dir, 'example-cube.js'));
   for (const entry of ['model', 'data', 'node_modules']) symlinkSync(join(line.projectDir, entry), join(dir, entry), 'dir');
   return dir;
 }
