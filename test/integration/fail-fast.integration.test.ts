@@ -12,6 +12,7 @@ import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine, serverCommand, type CubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { exampleCubeEnvironment, startCube } from '../../scripts/lib/cube-server.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
+import { TENANT_CLAIMS } from '../../scripts/lib/stack.mjs';
 import { randomSecret } from '../support/claims';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
@@ -130,7 +131,8 @@ describe.each(['0.33', '1'])('Cube %s stops at start when the environment cannot
     const cube = await startCube({
       projectDir: line.projectDir,
       line,
-      env: { CUBEJS_API_SECRET: 'changeme', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' },
+      // The example's tenant filter needs its tenant claims, as the example is run everywhere else.
+      env: { CUBEJS_API_SECRET: 'changeme', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true', ...TENANT_CLAIMS },
       redact: createRedactor([]),
       onLine: (text: string) => lines.push(text),
     });

@@ -23,7 +23,7 @@ import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { startIdentityProvider, type RunningIdentityProvider } from '../../scripts/lib/identity-provider.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION } from '../../scripts/lib/stack.mjs';
+import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, TENANT_CLAIMS } from '../../scripts/lib/stack.mjs';
 import type { KeySetRefreshedEvent, KeySetRefreshFailedEvent } from '../../src/events';
 import { JwksProxy, type JwksProxyMode } from '../support/jwks-proxy';
 import { generateKeyPair } from '../support/keys';
@@ -169,6 +169,7 @@ beforeAll(async () => {
       CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: String(JWKS.timeoutMs),
       CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS: String(JWKS.staleIfErrorMs),
       CUBE_DUAL_AUTH_LOG: 'all',
+      ...TENANT_CLAIMS,
     },
   });
 }, 15 * 60_000);
