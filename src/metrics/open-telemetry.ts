@@ -21,6 +21,7 @@ interface Meter {
 }
 interface OpenTelemetryApi {
   readonly metrics: { getMeter(name: string, version?: string): Meter };
+  createNoopMeter(): Meter;
 }
 
 /** The API as installed beside the package, or undefined when it is not. */
@@ -38,13 +39,15 @@ function attributesOf(metric: MetricName, labels: readonly string[]): Attributes
 }
 
 /**
- * A sink on the global meter provider, or undefined without the API. A meter asked for before the application
- * registers its provider records nothing (the API's no-op), so register it before `cube.js` takes the hook.
+ * A sink on the global meter provider, or undefined without the API or without a registered provider. A meter asked
+ * for before the application registers its provider is the API's no-op one for good, so register it before `cube.js`
+ * takes the hook; recording into the no-op meter would cost every request for nothing.
  */
 export function openTelemetrySink(gauges: GaugeSource): Sink | undefined {
   const api = openTelemetryApi();
   if (api === undefined) return undefined;
   const meter = api.metrics.getMeter('cube-dual-auth');
+  if (meter === api.createNoopMeter()) return undefined;
   const counters = new Map<MetricName, ReturnType<Meter['createCounter']>>();
   const histograms = new Map<MetricName, ReturnType<Meter['createHistogram']>>();
   for (const [key, spec] of Object.entries(METRICS) as [MetricName, (typeof METRICS)[MetricName]][]) {

@@ -90,3 +90,16 @@ describe('metrics through OpenTelemetry', () => {
     }
   });
 });
+
+describe('metrics through OpenTelemetry, without a registered meter provider', () => {
+  it("records nothing there: the API's no-op meter would cost every request for nothing", async () => {
+    const { openTelemetrySink } = await import('../../src/metrics/open-telemetry');
+    expect(openTelemetrySink(() => [])).toBeDefined();
+    openTelemetry.disable();
+    try {
+      expect(openTelemetrySink(() => [])).toBeUndefined();
+    } finally {
+      openTelemetry.setGlobalMeterProvider(new MeterProvider({ readers: [new TestReader()] }));
+    }
+  });
+});
