@@ -41,6 +41,7 @@ type CheckId =
   | 'issuer'
   | 'authorization'
   | 'sql-api'
+  | 'metrics'
   | 'example-token'
   | 'cube-gateway';
 
@@ -295,6 +296,27 @@ function sqlApiCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions, providers
   return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
 }
 
+/** Cube's REST API port when `PORT` does not say: the port its own metrics listener must not take. */
+const CUBE_DEFAULT_PORT = 4000;
+
+/**
+ * The hook's metrics, when this environment turns them on: where `GET /metrics` is served, or that they are recorded
+ * for OpenTelemetry or a server of the operator's own. A metrics port that is Cube's own API port cannot work (one of
+ * the two listeners would not start). Undefined while metrics are off, the default.
+ */
+function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
+  const { metricsPort, metricsHost, metrics } = options;
+  if (metricsPort === undefined) {
+    return metrics ? check('metrics', 'ok', `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's metrics served where you mount them`) : undefined;
+  }
+  const cubePort = Number(readEnv(env, 'PORT') ?? CUBE_DEFAULT_PORT);
+  if (metricsPort === cubePort) {
+    return check('metrics', 'fail', `${ENV.metricsPort} is ${metricsPort}, Cube's own API port (PORT): give the metrics a port of their own`);
+  }
+  const host = metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost;
+  return check('metrics', 'ok', `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of its own beside Cube's API`);
+}
+
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
  * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
@@ -365,6 +387,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     checks.push(authorizationCheck(resolved.authorization, providers, several));
     const sql = sqlApiCheck(env, resolved, providers, cwd);
     if (sql !== undefined) checks.push(sql);
+    const metrics = metricsCheck(env, resolved);
+    if (metrics !== undefined) checks.push(metrics);
     if (exampleToken !== undefined) checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
   checks.push(gatewayCheck(cwd));

@@ -28,6 +28,9 @@ provider, each with its "issuer".
                           user name must be (${ENV.sqlUserClaim}), the static login
                           (${ENV.sqlUser}, ${ENV.sqlPassword}: never printed); fails on a
                           Cube before 0.34.27
+  metrics                 when metrics are on: where GET /metrics is served (${ENV.metricsPort},
+                          ${ENV.metricsHost}), or recorded without a listener (${ENV.metrics});
+                          fails on Cube's own API port
   example-token           with --token-file or --token: whether a token like it carries the
                           tenant claim its path reads (HS256: the service's, else the identity
                           provider's its "iss" names); its signature and times are not checked
