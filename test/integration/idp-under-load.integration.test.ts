@@ -8,7 +8,8 @@
 // Timeline (the JWKS settings below make each phase span several max ages and many cooldowns):
 //   steady    3 s  the IdP publishes K1 and signs with it
 //   publish   3 s  the IdP publishes K1 and K2, still signs with K1 (three max ages before K2 signs)
-//   switch    5 s  the IdP signs with K2; K1 tokens stay in use until they expire (lifetime + tolerance: 4 s)
+//   switch    5 s  the IdP signs with K2; K1 tokens stay in use until they expire (lifetime + tolerance: 4 s):
+//                  the app holding its token renews it just before, so one is
 //   withdraw  3 s  the IdP publishes K2 only; from here on an attacker also sends made-up kids
 //   refuse    4 s  the proxy refuses Cube's connections (16 cooldowns, 4 max ages: the key set goes stale)
 //   hang      4 s  the proxy accepts Cube's connections and never answers (each fetch ends at the timeout)
@@ -244,7 +245,16 @@ async function runScenario(): Promise<Run> {
         published.set(newKid, { from: now() });
       },
     },
-    { name: 'switch', ms: 5_000, proxy: 'pass', madeUpKids: false, enter: () => identityProvider.signWith(newKid) },
+    {
+      name: 'switch', ms: 5_000, proxy: 'pass', madeUpKids: false,
+      // The app holding its token renews it just before the IdP switches, so a K1 token is still in use after
+      // the switch whatever the phase of its renewals (else it could renew between the switch and the phase's
+      // recorded start, and hold K2 from then on).
+      enter: async () => {
+        await heldToken.renew();
+        await identityProvider.signWith(newKid);
+      },
+    },
     {
       name: 'withdraw', ms: 3_000, proxy: 'pass', madeUpKids: true,
       enter: async () => {
@@ -363,18 +373,17 @@ async function issueToken(): Promise<IssuedToken> {
   return entry;
 }
 
-/** An app's token: kept while `keep` says so, else a new one from the IdP (one request at a time). */
-function tokenHolder(keep: (token: IssuedToken) => boolean): () => Promise<IssuedToken> {
+/** An app's token: kept while `keep` says so, else a new one from the IdP (one request at a time); `renew` gets a new one now. */
+function tokenHolder(keep: (token: IssuedToken) => boolean): (() => Promise<IssuedToken>) & { renew: () => Promise<IssuedToken> } {
   let current: IssuedToken | undefined;
   let pending: Promise<IssuedToken> | undefined;
-  return async () => {
-    if (current && keep(current)) return current;
-    pending ??= issueToken().finally(() => {
-      pending = undefined;
-    });
-    current = await pending;
-    return current;
-  };
+  const renew = () =>
+    (pending ??= issueToken()
+      .then((token) => (current = token))
+      .finally(() => {
+        pending = undefined;
+      }));
+  return Object.assign(async () => (current && keep(current) ? current : renew()), { renew });
 }
 
 function isKnowable(kid: string, at: number): boolean {
