@@ -1,5 +1,7 @@
 // The same instruments through OpenTelemetry: with a meter provider registered (the SDK's, read by a reader of the
-// test's own), a hook with metrics on records there what it records for Prometheus.
+// test's own), a hook with metrics on records there what it records for Prometheus; without one, or without the API
+// installed, nothing there.
+import { execFileSync } from 'node:child_process';
 import { metrics as openTelemetry } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,5 +103,40 @@ describe('metrics through OpenTelemetry, without a registered meter provider', (
     } finally {
       openTelemetry.setGlobalMeterProvider(new MeterProvider({ readers: [new TestReader()] }));
     }
+  });
+});
+
+describe("metrics through OpenTelemetry, with @opentelemetry/api out of the package's reach", () => {
+  it('records for Prometheus as ever, and skips the OpenTelemetry side without an error', () => {
+    // prom-client depends on the API itself, so npm installs it alongside; a strict layout (pnpm's) gives prom-client
+    // its own copy and the package none unless the user adds the optional peer. A fresh process with the built package
+    // laid out so: the package's require of the API fails as Node fails for a package not installed.
+    const script = `
+      const Module = require('node:module');
+      const { join } = require('node:path');
+      const resolve = Module._resolveFilename;
+      const ours = join(process.cwd(), 'dist');
+      let asked = 0;
+      Module._resolveFilename = function (request, parent, ...rest) {
+        if (/^@opentelemetry\\/api(\\/|$)/.test(request) && parent?.filename?.startsWith(ours)) {
+          asked++;
+          throw Object.assign(new Error("Cannot find module '" + request + "'"), { code: 'MODULE_NOT_FOUND' });
+        }
+        return resolve.call(this, request, parent, ...rest);
+      };
+      const { createCheckAuth, metrics } = require('./dist/index.js');
+      const hook = createCheckAuth({ apiSecret: ${JSON.stringify(secret)}, metrics: true });
+      const token = ${JSON.stringify(signToken({ tenant: 'acme', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256', key: secret }))};
+      Promise.all([hook({ headers: { 'request-origin': 'embeddable' } }, token), hook({}, undefined).catch(() => {})])
+        .then(() => metrics.text())
+        .then((text) => {
+          const series = text.split('\\n').filter((line) => /^cube_dual_auth_requests_total/.test(line));
+          process.stdout.write(JSON.stringify({ asked, series }));
+          hook.close();
+        });`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as unknown).toEqual({
+      asked: 1,
+      series: ['cube_dual_auth_requests_total{path="shared-secret",outcome="accepted"} 1', 'cube_dual_auth_requests_total{path="none",outcome="refused"} 1'],
+    });
   });
 });
