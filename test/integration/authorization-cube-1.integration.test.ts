@@ -1,7 +1,8 @@
 // Issue 21, proven in real Cube 1.7.43: authorization from cube-dual-auth with Cube's own data access policies. The
-// fixture's cube.js is `{ checkAuth, contextToGroups, contextToAppId, logger }` from the installed package (and the
-// SQLite driver); its JavaScript model holds access_policy: a row-level filter on securityContext.tenant for two groups,
-// member-level includes for `analyst`, every member for `admin` (test/fixtures/authorization/cube-1/). Policies are
+// fixture's cube.js is `{ checkAuth, contextToGroups, contextToAppId, contextToOrchestratorId, logger }` from the
+// installed package (and the SQLite driver, a database per tenant); its JavaScript model holds access_policy: a
+// row-level filter on securityContext.tenant for two groups, member-level includes for `analyst`, every member for
+// `admin` (test/fixtures/authorization/cube-1/). Policies are
 // evaluated by Cube's own CompilerApi (applyRowLevelSecurity), untouched by the preload (scripts/lib/cube-1-preload.cjs).
 // Service tokens are `{ tenant, roles }` signed with the API secret; the identity provider's tokens come from a real
 // OpenID provider with tenant and groups under a namespaced claim, read by RFC 6901 pointers.
@@ -16,6 +17,7 @@ const COUNT_BY_TENANT_AND_REGION = {
   order: { 'orders.tenant': 'asc', 'orders.region': 'asc' },
 };
 const COMPILED_FOR = { dimensions: ['compilation.compiled_for'] };
+const OPENED_FOR = { dimensions: ['database.opened_for'] };
 
 const ACME_COUNTS = [
   { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2 },
@@ -128,14 +130,25 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
   });
 
-  describe('contextToAppId: one compiled model per tenant, whichever caller asks', () => {
-    // Cube compiles a model per contextToAppId answer, with the first request's context as COMPILE_CONTEXT; the
-    // fixture's `compilation` cube says whose. Each tenant here is first asked for in this test.
-    it('answers the service from the model the identity provider compiled for the same tenant, and the other way round', async () => {
-      expectRows(await load(COMPILED_FOR, await asIdp('initech-admin')), [{ 'compilation.compiled_for': 'initech by identity-provider' }]);
-      expectRows(await load(COMPILED_FOR, asService({ tenant: 'initech', roles: ['analyst'] })), [{ 'compilation.compiled_for': 'initech by identity-provider' }]);
-      expectRows(await load(COMPILED_FOR, asService({ tenant: 'umbrella', roles: ['analyst'] })), [{ 'compilation.compiled_for': 'umbrella by service' }]);
-      expectRows(await load(COMPILED_FOR, await asIdp('umbrella-admin')), [{ 'compilation.compiled_for': 'umbrella by service' }]);
+  describe('contextToAppId and contextToOrchestratorId: one compiled model and one database per tenant, whichever caller asks', () => {
+    // Cube compiles a model per contextToAppId answer, with the first request's context as COMPILE_CONTEXT, and builds
+    // an orchestrator (drivers, query cache and queue) per contextToOrchestratorId answer, asking the fixture's
+    // driverFactory for a database with the context of the first request that needs it. The `compilation` and
+    // `database` cubes say whose. Each tenant here is first asked for in this test.
+    const whose = async (auth: Record<string, string>) => {
+      const compiled = await load(COMPILED_FOR, auth);
+      return { compiled, opened: await load(OPENED_FOR, auth) };
+    };
+    const expectWhose = ({ compiled, opened }: { compiled: CubeAnswer; opened: CubeAnswer }, whom: string) => {
+      expectRows(compiled, [{ 'compilation.compiled_for': whom }]);
+      expectRows(opened, [{ 'database.opened_for': whom }]);
+    };
+
+    it('answers the service from the model and the database the identity provider caused for the same tenant, and the other way round', async () => {
+      expectWhose(await whose(await asIdp('initech-admin')), 'initech by identity-provider');
+      expectWhose(await whose(asService({ tenant: 'initech', roles: ['analyst'] })), 'initech by identity-provider');
+      expectWhose(await whose(asService({ tenant: 'umbrella', roles: ['analyst'] })), 'umbrella by service');
+      expectWhose(await whose(await asIdp('umbrella-admin')), 'umbrella by service');
     });
   });
 

@@ -24,13 +24,18 @@ const SEED_SQL = `
 
 let shopDatabase;
 
+/** A new database holding the orders, then what `moreSql` adds: one of a deployment with a database per tenant. */
+function createShopDatabase(moreSql = '') {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(':memory:');
+    db.exec(SEED_SQL + moreSql, (error) => (error ? reject(error) : resolve(db)));
+  });
+}
+
 /** The one shared database, seeded before anyone can query it. */
 function openShopDatabase() {
-  shopDatabase ??= new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(':memory:');
-    db.exec(SEED_SQL, (error) => (error ? reject(error) : resolve(db)));
-  });
+  shopDatabase ??= createShopDatabase();
   return shopDatabase;
 }
 
-module.exports = { openShopDatabase };
+module.exports = { createShopDatabase, openShopDatabase };
