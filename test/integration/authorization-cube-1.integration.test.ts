@@ -152,6 +152,38 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
   });
 
+  describe('a view for the service only, by the group every service token gets (CUBE_DUAL_AUTH_SERVICE_GROUPS)', () => {
+    // The fixture's `embedded_orders` view has one policy, for `embeddable`; Cube 1.7.43 applies it and the policies of
+    // the cube under it (`orders`), so a caller needs a group each of them grants.
+    const EMBEDDED_COUNTS = {
+      measures: ['embedded_orders.count'],
+      dimensions: ['embedded_orders.tenant', 'embedded_orders.region'],
+      order: { 'embedded_orders.tenant': 'asc', 'embedded_orders.region': 'asc' },
+    };
+
+    it("gives the service's analyst its tenant's rows through the view", async () => {
+      expectRows(await load(EMBEDDED_COUNTS, asService({ tenant: 'acme', roles: ['analyst'] })), [
+        { 'embedded_orders.tenant': 'acme', 'embedded_orders.region': 'amer', 'embedded_orders.count': 2 },
+        { 'embedded_orders.tenant': 'acme', 'embedded_orders.region': 'emea', 'embedded_orders.count': 2 },
+      ]);
+    });
+
+    it("denies the identity provider's tokens, an admin's too, as Cube denies", async () => {
+      expectDenied(await load(EMBEDDED_COUNTS, await asIdp('acme-admin')));
+      expectDenied(await load(EMBEDDED_COUNTS, await asIdp('acme-analyst')));
+    });
+
+    it("denies a service token with no group the cube's policies grant: the view's policy does not lift them", async () => {
+      expectDenied(await load(EMBEDDED_COUNTS, asService({ tenant: 'acme' })));
+    });
+
+    it('refuses a token that claims the group itself (ERR_GROUPS_INVALID)', async () => {
+      const answer = await load(EMBEDDED_COUNTS, asService({ tenant: 'acme', roles: ['embeddable'] }));
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.body).toEqual({ error: 'The token\'s groups claim "roles" names "embeddable", which this deployment gives by configuration only' });
+    });
+  });
+
   describe("the package's logger", () => {
     it('keeps every token out of Cube\'s output after a run of refusals with tokens', async () => {
       await expectTokensMaskedAfterRefusals(COUNT_BY_TENANT_AND_REGION);
