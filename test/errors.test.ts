@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthError, forbidden } from '../src';
-import { quote, resetHostErrorClass, toThrowable } from '../src/errors';
+import { maskTokens, mayHoldToken, quote, resetHostErrorClass, toThrowable } from '../src/errors';
 import { randomSecret } from './support/claims';
 import { rejectionOf, serviceRequest } from './support/requests';
 
@@ -55,6 +55,15 @@ describe('quote', () => {
     expect(quote('a\nb\u0000c')).toBe('"a?b?c"');
     expect(quote('x'.repeat(500))).toBe(`"${'x'.repeat(64)}..."`);
     expect(quote(['aud'])).toBe('"[\\"aud\\"]"');
+  });
+});
+
+describe('maskTokens and mayHoldToken', () => {
+  it('mask every token-shaped text, whole or cut, and mayHoldToken says yes wherever masking changes anything', () => {
+    const texts = ['Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln', 'cut: eyJhbGciOiJIUzI1NiJ9.eyJz', 'eyJ', 'plain text', 'EYJ', 'ey J', ''];
+    expect(texts.map(maskTokens)).toEqual(['Bearer [token]', 'cut: [token]', '[token]', 'plain text', 'EYJ', 'ey J', '']);
+    for (const text of texts) if (maskTokens(text) !== text) expect(mayHoldToken(text), text).toBe(true);
+    expect(texts.map(mayHoldToken)).toEqual([true, true, true, false, false, false, false]);
   });
 });
 

@@ -121,6 +121,38 @@ describe('logger: what Cube writes, tokens masked', () => {
     ]);
   });
 
+  it('passes params that hold no token on as they are, and masks a token wherever it sits', async () => {
+    const project = cubeProject(CUBE_1);
+    dirs.push(project);
+    const logger = await freshLogger(project);
+    class Opaque {
+      readonly token = TOKEN;
+    }
+    const opaque = new Opaque();
+    const clean = { requestId: 'r-1', query: { measures: ['orders.count'], filters: [{ values: ['acme', 1, null] }] }, opaque, error: new Error('no such member') };
+    const cycle: Record<string, unknown> = { token: TOKEN };
+    cycle.self = cycle;
+    let deep: Record<string, unknown> = { token: TOKEN };
+    for (let i = 0; i < 100; i++) deep = { deep };
+    const errorWithMember = Object.assign(new Error('plain'), { detail: [TOKEN] });
+    const withoutPrototype = Object.assign(Object.create(null) as Record<string, unknown>, { token: TOKEN });
+    const holding = { nested: { list: [[{ token: TOKEN }]] }, errorWithMember, withoutPrototype, cycle, deep };
+
+    logger('Clean', clean);
+    logger('Holding', holding);
+    const [{ params: passed }, { params: logged }] = written() as [{ params: unknown }, { params: typeof holding }];
+    expect(passed).toBe(clean);
+    // The token of a class instance stays, as masking leaves such objects as they are.
+    expect(clean.opaque.token).toBe(TOKEN);
+    expect(logged.nested).toEqual({ list: [[{ token: '[token]' }]] });
+    expect((logged.errorWithMember as unknown as { detail: unknown }).detail).toEqual(['[token]']);
+    expect(logged.withoutPrototype['token']).toBe('[token]');
+    expect(logged.cycle['token']).toBe('[token]');
+    expect(logged.cycle['self']).toBe(logged.cycle);
+    expect(JSON.stringify(logged.deep)).not.toContain(TOKEN);
+    expect(JSON.stringify(logged.deep)).toContain('[token]');
+  });
+
   it('outside Cube writes the JSON line of Cube\'s production logger; a cycle is copied, not followed forever', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'cda-logger-'));
     dirs.push(elsewhere);
