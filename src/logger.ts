@@ -80,7 +80,7 @@ const MAX_SCANNED_DEPTH = 64;
 
 /**
  * Whether {@link masked} would change anything in `value`, walking what it walks without copying: most of what Cube
- * logs holds no token, and a copy of each line cost about 2 µs (some 35 µs a request on Cube 0.33), a scan about 0.7.
+ * logs holds no token, and copying every line cost about twice the scan (docs/performance.md, "The logger").
  */
 function holdsToken(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return mayHoldToken(value);
