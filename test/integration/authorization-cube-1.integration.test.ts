@@ -9,7 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { WORKFORCE_GROUP, type AuthorizationStack } from '../support/authorization-stack';
 import { ACME_TOTALS, authorizationSuite, GLOBEX_TOTALS, TOTALS_BY_TENANT_AND_REGION } from '../support/authorization-suite';
-import { STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
+import { CubeSocket, STACK_TRACE_LINE, type CubeAnswer, type SocketMessage } from '../support/real-cube';
+import { rowsOf } from './real-cube-scenarios';
 
 const COUNT_BY_TENANT_AND_REGION = {
   measures: ['orders.count'],
@@ -149,6 +150,28 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
       expectWhose(await whose(asService({ tenant: 'initech', roles: ['analyst'] })), 'initech by identity-provider');
       expectWhose(await whose(asService({ tenant: 'umbrella', roles: ['analyst'] })), 'umbrella by service');
       expectWhose(await whose(await asIdp('umbrella-admin')), 'umbrella by service');
+    });
+  });
+
+  describe("over WebSocket: the same policies for the identity provider's tokens", () => {
+    // WebSocket messages carry no Request-Origin header, so only key-set tokens complete the handshake there.
+    it("gives an analyst its tenant's rows of the analyst's members, and denies the others, as over HTTP", async () => {
+      const socket = await CubeSocket.open(stack.cube.webSocketUrl);
+      const answerTo = (id: number) => (message: SocketMessage) => String(message.messageId) === String(id);
+      try {
+        socket.send({ authorization: await stack.idpToken('acme-analyst') });
+        expect(await socket.next()).toEqual({ handshake: true });
+        socket.send({ messageId: 1, method: 'load', params: { query: COUNT_BY_TENANT_AND_REGION } });
+        const counts = await socket.next(answerTo(1));
+        expect(counts.status, JSON.stringify(counts)).toBe(200);
+        expect(rowsOf(counts.message)).toEqual(ACME_COUNTS);
+        socket.send({ messageId: 2, method: 'load', params: { query: TOTALS_BY_TENANT_AND_REGION } });
+        const totals = await socket.next(answerTo(2));
+        expect(totals.status, JSON.stringify(totals)).toBe(200);
+        expect(rowsOf(totals.message)).toEqual([]);
+      } finally {
+        socket.close();
+      }
     });
   });
 
