@@ -3,8 +3,8 @@
  * may fill with its own metrics and serve itself) and its text format. Loaded only when metrics are on.
  *
  * A request records into plain numbers held here, and prom-client reads them when scraped: its own `inc` and
- * `observe` check and hash the labels on every call (about 0.2 and 0.3 µs each, three per request), which with metrics
- * on took the repeated-token benchmark past its limit (docs/performance.md). Counters are prom-client's, brought up
+ * `observe` check and hash the labels on every call, which with metrics on took the repeated-token benchmark past its
+ * limit (docs/performance.md, "Metrics on and off"). Counters are prom-client's, brought up
  * to date in their `collect`; histograms are collectors of the shape prom-client's registry reads (`get()`), since
  * prom-client has no way to set a histogram's buckets.
  */
