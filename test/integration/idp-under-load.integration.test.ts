@@ -86,8 +86,8 @@ interface Phase {
  * Cube's start waits for the cooldown, counted from the end of the previous one, and only one runs at a
  * time: starts are at least a cooldown apart, and a cooldown plus the timeout while the JWKS hangs. When
  * every kid is known and the IdP answers, only the key set's age triggers a fetch: at most one per max age.
- * A fetch's start is known from when its log line reached this process, up to `uncertaintyMs` late, so a
- * fetch that started that much before the phase may be counted in it.
+ * A fetch's start is known to within `uncertaintyMs`, so a fetch that started that much before the phase may be
+ * counted in it.
  */
 function fetchBound(phase: Phase, ms: number, uncertaintyMs: number): number {
   const spacing =
@@ -96,8 +96,18 @@ function fetchBound(phase: Phase, ms: number, uncertaintyMs: number): number {
     : JWKS.maxAgeMs;
   return Math.floor((ms + uncertaintyMs) / spacing) + 1;
 }
-/** How late a line of Cube's log is read, beyond this process's own event-loop delay (measured): the pipe. */
-const LOG_LINE_DELAY_MS = 10;
+/**
+ * How exactly a fetch's start is known: the hook's event gives when Cube wrote it and the fetch's duration, both in
+ * whole milliseconds, read on this process's clock (see LoggedEvent).
+ */
+const FETCH_START_UNCERTAINTY_MS = 5;
+/**
+ * The proxy runs in this process: it reads a request, and the mode it is in, when this process's event loop gets to
+ * it, as late as the loop's longest delay (measured, at 10 ms resolution) after Cube sent it, and a tick or two more
+ * for the connection and the request's head. A fetch started that close to a phase's end may meet the next phase's
+ * proxy, so it shows either phase's outcome: the outcomes a phase is judged by are of the fetches clear of both ends.
+ */
+const PROXY_READ_MARGIN_MS = 20;
 
 /** One request of the load and its answer. */
 interface Sent {
@@ -128,7 +138,7 @@ interface IssuedToken {
 /** A JWKS fetch, from the event the hook logs at its end. */
 interface Fetch {
   readonly at: number;
-  /** The event's arrival less the fetch's duration. */
+  /** When the event was written less the fetch's duration. */
   readonly startedAt: number;
   readonly event: KeySetRefreshedEvent | KeySetRefreshFailedEvent;
 }
@@ -155,8 +165,8 @@ beforeAll(async () => {
     projectDir,
     redact: createRedactor([apiSecret]),
     onLine: (line) => {
-      const event = hookEvent(line);
-      if (event) events.push({ at: performance.now(), event });
+      const logged = hookEvent(line);
+      if (logged) events.push(logged);
     },
     env: {
       CUBEJS_API_SECRET: apiSecret,
@@ -224,7 +234,7 @@ interface Run {
   readonly phaseStarts: ReadonlyMap<PhaseName, number>;
   readonly loadStart: number;
   readonly loadEnd: number;
-  /** The longest this process's event loop was blocked during the load: how late it may have read a log line. */
+  /** The longest this process's event loop was blocked during the load: how late the proxy may have read a request. */
   readonly loopDelayMs: number;
   readonly sent: readonly Sent[];
   readonly oldKid: string;
@@ -423,11 +433,16 @@ function listed(requests: readonly Sent[]): { count: number; first: string[] } {
 }
 
 function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent }: Run) {
-  const uncertaintyMs = Math.ceil(loopDelayMs) + LOG_LINE_DELAY_MS;
+  const uncertaintyMs = FETCH_START_UNCERTAINTY_MS;
+  const proxyLatenessMs = Math.ceil(loopDelayMs) + PROXY_READ_MARGIN_MS;
   const phaseAt = (at: number): PhaseName => phases.filter(({ name }) => at >= (phaseStarts.get(name) ?? Infinity)).at(-1)?.name ?? 'steady';
   // As played: a phase starts once the identity provider and the proxy have done what it says.
   const startOf = (index: number) => (index === 0 ? loadStart : phaseStarts.get(phases[index]!.name)!);
-  const playedMs = (index: number) => (index + 1 < phases.length ? startOf(index + 1) : loadEnd) - startOf(index);
+  const endOf = (index: number) => (index + 1 < phases.length ? startOf(index + 1) : loadEnd);
+  const playedMs = (index: number) => endOf(index) - startOf(index);
+  // Clear of the phase's ends: the proxy met it in this phase's mode (see PROXY_READ_MARGIN_MS).
+  const clearOfEnds = (index: number) => ({ startedAt }: Fetch) =>
+    startedAt >= startOf(index) + uncertaintyMs && startedAt < endOf(index) - proxyLatenessMs - uncertaintyMs;
   const fetches = fetchEvents().filter(({ startedAt }) => startedAt >= loadStart);
   const decisions = events.flatMap(({ at, event }) => (at >= loadStart && (event.type === 'accepted' || event.type === 'rejected') ? [{ at, event }] : []));
   const waits = decisions.map(({ at, event }) => ({ at, ms: event.durationMs }));
@@ -467,6 +482,7 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
       const ms = playedMs(index);
       const inPhase = sent.filter((request) => request.phase === phase.name);
       const phaseFetches = fetches.filter(({ startedAt }) => phaseAt(startedAt) === phase.name);
+      const clear = phaseFetches.filter(clearOfEnds(index));
       return {
         phase: phase.name,
         ms: Math.round(ms),
@@ -478,7 +494,9 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
         invalidRefused: inPhase.filter(({ valid, answer }) => !valid && answer.status === 403).length,
         fetches: phaseFetches.length,
         fetchBound: fetchBound(phase, ms, uncertaintyMs),
-        fetchOutcomes: tally(phaseFetches, outcomeOf),
+        /** Of the fetches clear of the phase's ends. */
+        fetchOutcomes: tally(clear, outcomeOf),
+        atEnds: tally(phaseFetches.filter((fetch) => !clear.includes(fetch)), outcomeOf),
         longestRequestMs: Math.round(maxOf(inPhase.map(({ answer }) => answer.latencyMs))),
         longestHookWaitMs: Math.round(maxOf(waits.filter(({ at }) => phaseAt(at) === phase.name).map(({ ms }) => ms))),
       };
@@ -487,8 +505,9 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
       beforeLoad: fetchEvents().length - fetches.length,
       duringLoad: fetches.length,
       bound: phases.reduce((sum, phase, index) => sum + fetchBound(phase, playedMs(index), uncertaintyMs), 0),
-      /** How late a fetch's start may be known (this process's longest event-loop delay plus the pipe). */
       startUncertaintyMs: uncertaintyMs,
+      /** How late the proxy may have read a request: fetches started this close to a phase's end are not judged by it. */
+      proxyLatenessMs,
       outcomes: tally(fetches, outcomeOf),
       /** How much longer than the timeout the fetches that timed out took: how late Cube's timers fired. */
       timerLatenessMs: Math.round(maxOf(fetches.flatMap(({ event }) => (event.type === 'jwks-refresh-failed' && event.code === 'ERR_JWKS_TIMEOUT' ? [event.durationMs - JWKS.timeoutMs] : [])))),
@@ -523,12 +542,12 @@ function report(figures: ReturnType<typeof figuresOf>): string {
     '|---|---|---:|---:|---:|---:|---|---:|',
     ...figures.kinds.map((k) => `| ${k.kind} | ${k.valid ? 'yes' : 'no'} | ${k.sent} | ${k.accepted} | ${k.refused} | ${k.other} | ${list(k.causes)} | ${k.longestMs} |`),
     '',
-    '| Phase | ms | JWKS | Made-up kids | Valid served | Invalid refused | Fetches (bound) | Fetch outcomes | Longest request / hook wait (ms) |',
+    '| Phase | ms | JWKS | Made-up kids | Valid served | Invalid refused | Fetches (bound) | Fetch outcomes (at its ends) | Longest request / hook wait (ms) |',
     '|---|---:|---|---|---:|---:|---:|---|---:|',
-    ...figures.phases.map((p) => `| ${p.phase} | ${p.ms} | ${p.jwks} | ${p.madeUpKids ? 'yes' : 'no'} | ${p.validServed}/${p.valid} | ${p.invalidRefused}/${p.invalid} | ${p.fetches} (${p.fetchBound}) | ${list(p.fetchOutcomes)} | ${p.longestRequestMs} / ${p.longestHookWaitMs} |`),
+    ...figures.phases.map((p) => `| ${p.phase} | ${p.ms} | ${p.jwks} | ${p.madeUpKids ? 'yes' : 'no'} | ${p.validServed}/${p.valid} | ${p.invalidRefused}/${p.invalid} | ${p.fetches} (${p.fetchBound}) | ${list(p.fetchOutcomes)}${Object.keys(p.atEnds).length > 0 ? ` (${list(p.atEnds)})` : ''} | ${p.longestRequestMs} / ${p.longestHookWaitMs} |`),
     '',
     `Refusals by code (hook events): ${list(figures.refusalsByCode)}`,
-    `JWKS fetches: ${figures.fetches.beforeLoad} before the load, ${figures.fetches.duringLoad} during it (bound ${figures.fetches.bound}, starts known within ${figures.fetches.startUncertaintyMs} ms); through the proxy: ${list(figures.fetches.proxy)}`,
+    `JWKS fetches: ${figures.fetches.beforeLoad} before the load, ${figures.fetches.duringLoad} during it (bound ${figures.fetches.bound}, starts known within ${figures.fetches.startUncertaintyMs} ms, read by the proxy within ${figures.fetches.proxyLatenessMs} ms); through the proxy: ${list(figures.fetches.proxy)}`,
     `Requests as callers saw them (ms): ${ms(figures.latencyMs)}; longest: ${figures.longestRequest.kind}, ${figures.longestRequest.phase}`,
     `Time the hook held a request (ms, its own events): ${ms(figures.hookWaitMs)}; longest in ${figures.longestHookWait.phase}`,
     `Fetches that timed out took up to ${figures.fetches.timerLatenessMs} ms longer than the ${JWKS.timeoutMs} ms timeout (how late Cube's timers fired)`,

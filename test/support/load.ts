@@ -68,20 +68,28 @@ export async function paced(options: PaceOptions, step: (index: number) => Promi
   return index;
 }
 
-/** An event of the hook, with the `performance.now()` at which its log line reached us. */
+/**
+ * An event of the hook, with when Cube wrote it on this process's `performance.now()` clock: from the line's own
+ * wall-clock `time` (both processes read the same system clock), not from when the line came through the pipe, which
+ * may be late by as long as this process's event loop was busy. Whole milliseconds on both sides: within 2 ms.
+ */
 export interface LoggedEvent {
   readonly at: number;
   readonly event: AuthEvent;
 }
 
 /** The hook's event in a line of Cube's log (`CUBE_DUAL_AUTH_LOG` writes one JSON object per line), if any. */
-export function hookEvent(line: string): AuthEvent | undefined {
+export function hookEvent(line: string): LoggedEvent | undefined {
   if (!line.startsWith('{') || !line.includes('"source":"cube-dual-auth"')) return undefined;
+  let event: AuthEvent & { time?: unknown };
   try {
-    return JSON.parse(line) as AuthEvent;
+    event = JSON.parse(line) as AuthEvent & { time?: unknown };
   } catch {
     return undefined;
   }
+  const written = typeof event.time === 'string' ? Date.parse(event.time) : Number.NaN;
+  if (Number.isNaN(written)) return undefined;
+  return { at: written - (Date.now() - performance.now()), event };
 }
 
 /** Median, 99th and 99.9th percentiles and maximum, in whole ms. */
