@@ -10,6 +10,7 @@ import { DualAuthConfigError, forbidden, quote } from '../errors';
 /** What Cube passes these options: its request context, whose `securityContext` the hook set. */
 export interface CubeContext {
   readonly securityContext?: unknown;
+  readonly requestId?: unknown;
 }
 
 /**
@@ -54,18 +55,31 @@ function securityContextOf(context: CubeContext | undefined): Record<string, unk
   return typeof securityContext === 'object' && securityContext !== null ? (securityContext as Record<string, unknown>) : {};
 }
 
+/**
+ * Cube's refresh worker names its requests so (its RefreshScheduler, on both lines). Its contexts come from
+ * `scheduledRefreshContexts` in cube.js, never through the hook, so a missing tenant or groups there is the
+ * operator's to fix in cube.js, and the refusal says so.
+ */
+const REFRESH_WORKER_REQUEST = 'scheduler-';
+
+function missing(context: CubeContext, what: 'tenant' | 'groups', refusal: string): never {
+  const { requestId } = typeof context === 'object' && context !== null ? context : ({} as CubeContext);
+  if (typeof requestId === 'string' && requestId.startsWith(REFRESH_WORKER_REQUEST)) {
+    throw forbidden(`The refresh worker's security context has no ${what}: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ${refusal}`);
+  }
+  throw forbidden(`The security context has no ${what}; ${refusal}`);
+}
+
 /** The request's tenant; refused when there is none, so no request is answered for every tenant or a shared one. */
 function tenantOf(context: CubeContext): string {
   const tenant = securityContextOf(context).tenant;
-  if (typeof tenant !== 'string' || tenant === '') throw forbidden('The security context has no tenant; refusing to answer for every tenant');
+  if (typeof tenant !== 'string' || tenant === '') missing(context, 'tenant', 'refusing to answer for every tenant');
   return tenant;
 }
 
 function groupsOf(context: CubeContext): string[] {
   const groups = securityContextOf(context).groups;
-  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) {
-    throw forbidden('The security context has no groups; refusing to choose access policies without them');
-  }
+  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) missing(context, 'groups', 'refusing to choose access policies without them');
   return [...groups];
 }
 

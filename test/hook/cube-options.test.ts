@@ -48,6 +48,20 @@ describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
     }
   });
 
+  it("name scheduledRefreshContexts when the refresh worker's context lacks them (its requests are 'scheduler-…')", () => {
+    // As Cube's RefreshScheduler builds it from a context of scheduledRefreshContexts (or its default, null).
+    const refresh = (securityContext: unknown) => ({ authInfo: null, securityContext, requestId: 'scheduler-4b1f' });
+    const advice = "The refresh worker's security context has no %s: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ";
+    for (const option of [WITH_TENANT.contextToAppId, WITH_TENANT.contextToOrchestratorId]) {
+      expect(refusalOf(() => option(refresh({})))).toMatchObject({ status: 403, message: `${advice.replace('%s', 'tenant')}refusing to answer for every tenant` });
+    }
+    expect(refusalOf(() => WITH_TENANT.contextToGroups(refresh({ tenant: 'acme' })))).toMatchObject({
+      status: 403,
+      message: `${advice.replace('%s', 'groups')}refusing to choose access policies without them`,
+    });
+    expect(WITH_TENANT.contextToOrchestratorId(refresh({ tenant: 'acme', groups: [] }))).toBe('CUBE_APP_acme');
+  });
+
   it('hands Cube a copy of the groups', () => {
     const groups = WITH_TENANT.contextToGroups(ACME);
     groups.push('admin');
