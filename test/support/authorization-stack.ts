@@ -74,8 +74,14 @@ export function authorizationEnvironment(idp: RunningIdentityProvider, workforce
   };
 }
 
+/** What a suite adds to the stack: Cube's environment beyond the authorization's, and a reader of Cube's output. */
+export interface StackExtras {
+  readonly env?: Record<string, string>;
+  readonly onLine?: (line: string) => void;
+}
+
 /** Starts the identity provider, then Cube `lineId` on the fixture `fixture` (a directory of test/fixtures/authorization/). */
-export async function startAuthorizationStack(lineId: string, fixture: string): Promise<AuthorizationStack> {
+export async function startAuthorizationStack(lineId: string, fixture: string, extras: StackExtras = {}): Promise<AuthorizationStack> {
   const { projectDir, line } = await ensureCube({ line: lineId });
   const dir = join(projectDir, `.authorization-${fixture}-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
@@ -94,8 +100,9 @@ export async function startAuthorizationStack(lineId: string, fixture: string): 
       projectDir: dir,
       cubeDir: projectDir,
       line,
-      env: authorizationEnvironment(identityProvider, workforce, apiSecret),
+      env: { ...authorizationEnvironment(identityProvider, workforce, apiSecret), ...extras.env },
       redact: (text: string) => text.split(apiSecret).join('[secret]'),
+      ...(extras.onLine && { onLine: extras.onLine }),
     });
   } catch (error) {
     await identityProvider.close();
