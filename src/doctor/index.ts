@@ -42,6 +42,7 @@ type CheckId =
   | 'authorization'
   | 'sql-api'
   | 'metrics'
+  | 'refresh-worker'
   | 'example-token'
   | 'cube-gateway';
 
@@ -318,6 +319,31 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
 }
 
 /**
+ * The variables by which Cube decides whether its refresh worker runs, first set first (its `refreshWorkerMode`, in
+ * @cubejs-backend/shared's env.ts, on both lines; the last two are deprecated there). With none set, it runs unless
+ * NODE_ENV is `production`.
+ */
+const REFRESH_WORKER_VARIABLES = ['CUBEJS_REFRESH_WORKER', 'CUBEJS_SCHEDULED_REFRESH', 'CUBEJS_SCHEDULED_REFRESH_TIMER'] as const;
+
+/**
+ * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
+ * with a tenant configured, each needs a tenant and groups of its own, or the package's `contextToAppId` and
+ * `contextToOrchestratorId` refuse it (and with the latter, Cube 1.7.43 stops at the refresh). Said when the worker runs
+ * here; a warning when it runs only because NODE_ENV is not `production`, where it is easily on by accident.
+ * Undefined when no tenant is configured or the worker does not run.
+ */
+function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
+  if (authorization?.tenant !== true) return undefined;
+  const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
+  const runs = variable === undefined ? readEnv(env, 'NODE_ENV') !== 'production' : !/^(false|0)$/i.test(readEnv(env, variable) ?? '');
+  if (!runs) return undefined;
+  const contexts = "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube 1.x stops at its first refresh";
+  return variable === undefined
+    ? check('refresh-worker', 'warn', `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`)
+    : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);
+}
+
+/**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
  * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
  */
@@ -389,6 +415,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     if (sql !== undefined) checks.push(sql);
     const metrics = metricsCheck(env, resolved);
     if (metrics !== undefined) checks.push(metrics);
+    const refresh = refreshWorkerCheck(env, resolved.authorization);
+    if (refresh !== undefined) checks.push(refresh);
     if (exampleToken !== undefined) checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
   checks.push(gatewayCheck(cwd));

@@ -165,3 +165,35 @@ describe('diagnose: metrics', () => {
     expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '4000', PORT: '8080' })).toMatchObject({ status: 'ok' });
   });
 });
+
+describe('diagnose: the refresh worker', () => {
+  const TENANT = { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' };
+  const refreshOf = async (env: NodeJS.ProcessEnv) => (await diagnose(env, cubeProject)).checks.find(({ id }) => id === 'refresh-worker');
+  const CONTEXTS =
+    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube 1.x stops at its first refresh";
+
+  it('says nothing without a tenant configured, or where the worker does not run', async () => {
+    expect(await refreshOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_REFRESH_WORKER: 'true' })).toBeUndefined();
+    expect(await refreshOf({ ...TENANT, NODE_ENV: 'production' })).toBeUndefined();
+    expect(await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: 'false' })).toBeUndefined();
+    expect(await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: '0', CUBEJS_SCHEDULED_REFRESH: 'true' })).toBeUndefined();
+  });
+
+  it('says what its contexts need where it runs, as Cube decides: the first variable set, else NODE_ENV', async () => {
+    expect(await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: 'true', NODE_ENV: 'production' })).toEqual({
+      id: 'refresh-worker',
+      status: 'ok',
+      message: `Cube's refresh worker runs here (CUBEJS_REFRESH_WORKER): ${CONTEXTS}`,
+    });
+    expect(await refreshOf({ ...TENANT, CUBEJS_SCHEDULED_REFRESH_TIMER: '60', NODE_ENV: 'production' })).toMatchObject({ status: 'ok', message: expect.stringContaining('(CUBEJS_SCHEDULED_REFRESH_TIMER)') });
+  });
+
+  it('warns where it runs only because NODE_ENV is not production', async () => {
+    expect(await refreshOf({ ...TENANT, NODE_ENV: 'development' })).toEqual({
+      id: 'refresh-worker',
+      status: 'warn',
+      message: `Cube's refresh worker runs here because NODE_ENV is not production: ${CONTEXTS}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
+    });
+    expect((await refreshOf(TENANT))?.status).toBe('warn');
+  });
+});
