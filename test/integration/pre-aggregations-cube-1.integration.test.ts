@@ -25,26 +25,42 @@ interface FixtureEvent {
   readonly table?: string;
 }
 
-/** Cube's output as it comes, and the fixture's lines in it. */
+/** Cube's output as it comes, the fixture's lines in it, and a wait for what they show. */
 function cubeOutput() {
   const lines: string[] = [];
   const printed: FixtureEvent[] = [];
+  let waiting: { done: () => boolean; resolve: () => void } | undefined;
   const onLine = (line: string) => {
     lines.push(line);
     if (line.startsWith('{') && line.includes('"fixture":"cube-1-refresh"')) printed.push(JSON.parse(line) as FixtureEvent);
+    if (waiting?.done()) waiting.resolve();
   };
   const tablesCreated = (tenant: string | null) => printed.filter((event) => event.event === 'table created' && event.tenant === tenant).map(({ table }) => table);
   const databasesOpened = () => printed.filter(({ event }) => event === 'database opened').map(({ tenant }) => tenant);
-  return { lines, onLine, tablesCreated, databasesOpened };
+  /** Resolves once `done` holds, judged at each line Cube prints (the refresh worker runs on Cube's own timer). */
+  const until = (done: () => boolean, what: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (done()) return resolve();
+      const deadline = setTimeout(() => reject(new Error(`${what} within ${REFRESHED_WITHIN_MS} ms:\n${lines.slice(-40).join('\n')}`)), REFRESHED_WITHIN_MS);
+      waiting = {
+        done,
+        resolve: () => {
+          clearTimeout(deadline);
+          waiting = undefined;
+          resolve();
+        },
+      };
+    });
+  return { lines, onLine, tablesCreated, databasesOpened, until };
 }
 
-/** Waits, within a deadline, until `done` holds: the refresh worker is Cube's, on its own timer. */
-async function until(done: () => boolean, what: string, logs: () => string): Promise<void> {
-  const deadline = Date.now() + REFRESHED_WITHIN_MS;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${REFRESHED_WITHIN_MS} ms:\n${logs()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/** How a Cube that should stop ended: its exit, or 'still running' after the deadline. */
+async function ending(exited: Promise<number | string>): Promise<string> {
+  let deadline: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => (deadline = setTimeout(resolve, REFRESHED_WITHIN_MS, 'still running')));
+  const how = await Promise.race([exited.then((code) => `exited (${String(code)})`), late]);
+  clearTimeout(deadline);
+  return how;
 }
 
 describe('Cube 1.7.43: pre-aggregations refreshed for each tenant from scheduledRefreshContexts', () => {
@@ -54,8 +70,7 @@ describe('Cube 1.7.43: pre-aggregations refreshed for each tenant from scheduled
   beforeAll(async () => {
     stack = await startAuthorizationStack('1', 'cube-1-refresh', { env: { CUBEJS_REFRESH_WORKER: 'true' }, onLine: output.onLine });
     // Before any request: what the refresh worker alone opens and builds.
-    const built = () => ['acme', 'globex'].every((tenant) => output.tablesCreated(tenant).length > 0);
-    await until(built, 'the refresh worker built no pre-aggregation for acme and globex', () => stack.cube.recentLogs());
+    await output.until(() => ['acme', 'globex'].every((tenant) => output.tablesCreated(tenant).length > 0), 'the refresh worker built no pre-aggregation for acme and globex');
   }, INSTALL_AND_START_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.stop();
@@ -101,9 +116,9 @@ describe.each([
     // stack has seen it ready.
     stopped = await startAuthorizationStack('1', 'cube-1-refresh', { env, onLine: output.onLine }).then(
       async (stack) => {
-        const code = await Promise.race([stack.cube.exited, new Promise((resolve) => setTimeout(resolve, REFRESHED_WITHIN_MS, 'still running'))]);
+        const how = await ending(stack.cube.exited);
         await stack.stop();
-        return `exited (${String(code)})`;
+        return how;
       },
       (error: Error) => error.message,
     );
