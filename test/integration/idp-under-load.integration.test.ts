@@ -50,8 +50,9 @@ const RENEW_BEFORE_EXPIRY_MS = 1_000;
 const HOOK_MARGIN_MS = 50;
 /**
  * The same for a request as the caller sees it: the hook's wait, plus Cube's own work for the request (the
- * query, or the 403) and two event loops (Cube's, and this process's, which also runs the identity provider
- * and the load). Measured: at most 70 ms over the timeout and the timers' lateness; 200 ms leaves room.
+ * query, or the 403), Cube's event loop, and this process's, which also runs the identity provider and the load and
+ * reads the answer as late as its loop ran (measured, added to the bar). Measured: at most 70 ms over the timeout and
+ * the timers' lateness; 200 ms leaves room.
  */
 const CLIENT_MARGIN_MS = 200;
 /** Client-side deadline of one request: far above the bar, so a slow answer is measured, not cut short. */
@@ -206,7 +207,7 @@ it('serves every valid token through a key rotation and a JWKS outage, refuses e
   const { timerLatenessMs } = figures.fetches;
   expect(timerLatenessMs, 'how late the fetch deadline fired: never a whole timeout').toBeLessThan(JWKS.timeoutMs);
   expect(figures.hookWaitMs.max, 'longest time the hook held a request').toBeLessThanOrEqual(JWKS.timeoutMs + timerLatenessMs + HOOK_MARGIN_MS);
-  expect(figures.latencyMs.max, 'longest request').toBeLessThanOrEqual(JWKS.timeoutMs + timerLatenessMs + CLIENT_MARGIN_MS);
+  expect(figures.latencyMs.max, 'longest request').toBeLessThanOrEqual(JWKS.timeoutMs + timerLatenessMs + figures.loopDelayMs + CLIENT_MARGIN_MS);
   for (const phase of figures.phases) expect(phase.fetches, `JWKS fetches started in phase ${phase.phase}`).toBeLessThanOrEqual(phase.fetchBound);
   expect(figures.fetches.duringLoad, 'JWKS fetches started during the load').toBeLessThanOrEqual(figures.fetches.bound);
 
@@ -453,6 +454,8 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
   return {
     settings: { ...JWKS, clockToleranceS: CLOCK_TOLERANCE_S, tokenLifetimeS: TOKEN_LIFETIME_S, ratesPerSecond: RATES },
     loadMs: Math.round(loadEnd - loadStart),
+    /** The longest this process's event loop was blocked during the load. */
+    loopDelayMs: Math.ceil(loopDelayMs),
     requests: sent.length,
     answers: {
       accepted: sent.filter(({ answer }) => answer.status === 200).length,
