@@ -328,16 +328,16 @@ const REFRESH_WORKER_VARIABLES = ['CUBEJS_REFRESH_WORKER', 'CUBEJS_SCHEDULED_REF
 /**
  * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
  * with a tenant configured, each needs a tenant and groups of its own, or the package's `contextToAppId` and
- * `contextToOrchestratorId` refuse it (and with the latter, Cube 1.7.43 stops at the refresh). Said when the worker runs
- * here; a warning when it runs only because NODE_ENV is not `production`, where it is easily on by accident.
- * Undefined when no tenant is configured or the worker does not run.
+ * `contextToOrchestratorId` refuse it; with the latter, Cube stops at the refresh (its scheduler does not catch the
+ * refusal, on 0.33.65 and 1.7.43 alike). Said when the worker runs here; a warning when it runs only because NODE_ENV
+ * is not `production`, where it is easily on by accident. Undefined when no tenant is configured or it does not run.
  */
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;
   const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
   const runs = variable === undefined ? readEnv(env, 'NODE_ENV') !== 'production' : !/^(false|0)$/i.test(readEnv(env, variable) ?? '');
   if (!runs) return undefined;
-  const contexts = "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube 1.x stops at its first refresh";
+  const contexts = "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
   return variable === undefined
     ? check('refresh-worker', 'warn', `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`)
     : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);

@@ -170,7 +170,7 @@ describe('diagnose: the refresh worker', () => {
   const TENANT = { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' };
   const refreshOf = async (env: NodeJS.ProcessEnv) => (await diagnose(env, cubeProject)).checks.find(({ id }) => id === 'refresh-worker');
   const CONTEXTS =
-    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube 1.x stops at its first refresh";
+    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
 
   it('says nothing without a tenant configured, or where the worker does not run', async () => {
     expect(await refreshOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_REFRESH_WORKER: 'true' })).toBeUndefined();
