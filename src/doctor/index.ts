@@ -329,18 +329,20 @@ const REFRESH_WORKER_VARIABLES = ['CUBEJS_REFRESH_WORKER', 'CUBEJS_SCHEDULED_REF
  * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
  * with a tenant configured, each needs a tenant and groups of its own, or the package's `contextToAppId` and
  * `contextToOrchestratorId` refuse it; with the latter, Cube stops at the refresh (its scheduler does not catch the
- * refusal, on 0.33.65 and 1.7.43 alike). Said when the worker runs here; a warning when it runs only because NODE_ENV
- * is not `production`, where it is easily on by accident. Undefined when no tenant is configured or it does not run.
+ * refusal, on 0.33.65 and 1.7.43 alike). Said when a variable turns the worker on here; a warning when it runs only
+ * because NODE_ENV is set to something other than `production`, where it is easily on by accident. Undefined when no
+ * tenant is configured, the worker is off, or NODE_ENV is unset: Cube's Docker image sets it, so it cannot be told.
  */
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;
-  const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
-  const runs = variable === undefined ? readEnv(env, 'NODE_ENV') !== 'production' : !/^(false|0)$/i.test(readEnv(env, variable) ?? '');
-  if (!runs) return undefined;
   const contexts = "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
-  return variable === undefined
-    ? check('refresh-worker', 'warn', `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`)
-    : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);
+  const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
+  if (variable !== undefined) {
+    return /^(false|0)$/i.test(readEnv(env, variable) ?? '') ? undefined : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);
+  }
+  const nodeEnv = readEnv(env, 'NODE_ENV');
+  if (nodeEnv === undefined || nodeEnv === 'production') return undefined;
+  return check('refresh-worker', 'warn', `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`);
 }
 
 /**

@@ -364,10 +364,11 @@ describe('cube-dual-auth doctor: authorization', () => {
     const result = await doctor(env, []);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '  OK    authorization   service tokens: tenant claim "tenant_id", groups claim "roles", plus groups "embeddable"; identity-provider tokens: tenant claim "tenant_id", groups claim "/realm_access/roles"; default groups "viewer"\n',
+      '  OK    authorization  service tokens: tenant claim "tenant_id", groups claim "roles", plus groups "embeddable"; identity-provider tokens: tenant claim "tenant_id", groups claim "/realm_access/roles"; default groups "viewer"\n',
     );
-    // A tenant is configured and no variable stops Cube's refresh worker: the column widens for its line.
-    expect(result.stdout).toContain("  WARN  refresh-worker  Cube's refresh worker runs here because NODE_ENV is not production: ");
+    // With a tenant configured and the refresh worker on, the column widens for its line.
+    const worker = await doctor({ ...env, CUBEJS_REFRESH_WORKER: 'true' }, []);
+    expect(worker.stdout).toContain("  OK    refresh-worker  Cube's refresh worker runs here (CUBEJS_REFRESH_WORKER): every context that scheduledRefreshContexts");
   });
 
   it("names the service's own tenant claim, and judges an example service token by it", async () => {
@@ -394,7 +395,7 @@ describe('cube-dual-auth doctor: authorization', () => {
     const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
     const result = await withToken(env, idToken({ tenant: 'secret-tenant-7' }), []);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('  FAIL  example-token   an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n');
+    expect(result.stdout).toContain('  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n');
     const ok = jsonOf<DoctorJson>(await withToken(env, idToken({ tenant_id: 'secret-tenant-7' })));
     expect(checkOf(ok, 'example-token')).toEqual({ id: 'example-token', status: 'ok', message: 'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)' });
   });
