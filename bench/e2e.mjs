@@ -32,7 +32,16 @@
 // (with a warning when the machine was busy), and writes bench/results/e2e.json. Stops the Cubes
 // and the identity provider at the end, on error and on Ctrl-C.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -45,7 +54,14 @@ import { cubeLine } from '../scripts/lib/cube-lines.mjs';
 import { startIdentityProvider } from '../scripts/lib/identity-provider.mjs';
 import { createRedactor } from '../scripts/lib/redact.mjs';
 import { SERVICE_ORIGIN_HEADER, signServiceToken } from '../scripts/lib/service-token.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, TENANT_CLAIMS } from '../scripts/lib/stack.mjs';
+import {
+  CLAIMS_NAMESPACE,
+  CUBE_AUDIENCE,
+  CUSTOMER_APP,
+  ORDERS_BY_TENANT_AND_REGION,
+  SERVICE_VIEWER,
+  TENANT_CLAIMS,
+} from '../scripts/lib/stack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -72,10 +88,33 @@ const resultsFile = join(here, 'results/e2e.json');
 // The Cube processes: the example project, or a copy of it whose cube.js is bench/<cubeFile>.
 const CUBES = [
   { id: 'ours', label: 'cube-dual-auth', projectDir: exampleProject, env: {} },
-  { id: 'ceiling', label: 'ceiling: no verification', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {} },
-  { id: 'naive', label: 'naive jsonwebtoken + jwks-rsa', projectDir: join(repoRoot, '.cache/naive-cube'), cubeFile: 'naive-cube.js', env: {} },
-  { id: 'ours-no-cache', label: 'cube-dual-auth, token cache off', projectDir: exampleProject, env: { CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' } },
-  { id: 'ceiling-again', label: 'ceiling again (control)', projectDir: join(repoRoot, '.cache/ceiling-cube'), cubeFile: 'ceiling-cube.js', env: {} },
+  {
+    id: 'ceiling',
+    label: 'ceiling: no verification',
+    projectDir: join(repoRoot, '.cache/ceiling-cube'),
+    cubeFile: 'ceiling-cube.js',
+    env: {},
+  },
+  {
+    id: 'naive',
+    label: 'naive jsonwebtoken + jwks-rsa',
+    projectDir: join(repoRoot, '.cache/naive-cube'),
+    cubeFile: 'naive-cube.js',
+    env: {},
+  },
+  {
+    id: 'ours-no-cache',
+    label: 'cube-dual-auth, token cache off',
+    projectDir: exampleProject,
+    env: { CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' },
+  },
+  {
+    id: 'ceiling-again',
+    label: 'ceiling again (control)',
+    projectDir: join(repoRoot, '.cache/ceiling-cube'),
+    cubeFile: 'ceiling-cube.js',
+    env: {},
+  },
   {
     id: 'shared',
     label: 'cube-dual-auth and the ceiling',
@@ -98,8 +137,22 @@ const HOOKS = [
   // reads between two identical Cubes, the yardstick for any other ratio between two Cubes.
   { id: 'ceiling-again', label: 'ceiling again (control)', cube: 'ceiling-again', verifies: false },
   // Both hooks in one Cube process, taking turns like the other cases: no difference between two processes.
-  { id: 'ours-shared', label: 'cube-dual-auth, one Cube with the ceiling', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'cube-dual-auth' }, verifies: true, ceiling: 'ceiling-shared' },
-  { id: 'ceiling-shared', label: 'ceiling, one Cube with cube-dual-auth', cube: 'shared', headers: { [BENCH_HOOK_HEADER]: 'ceiling' }, verifies: false, ceiling: 'ceiling-shared' },
+  {
+    id: 'ours-shared',
+    label: 'cube-dual-auth, one Cube with the ceiling',
+    cube: 'shared',
+    headers: { [BENCH_HOOK_HEADER]: 'cube-dual-auth' },
+    verifies: true,
+    ceiling: 'ceiling-shared',
+  },
+  {
+    id: 'ceiling-shared',
+    label: 'ceiling, one Cube with cube-dual-auth',
+    cube: 'shared',
+    headers: { [BENCH_HOOK_HEADER]: 'ceiling' },
+    verifies: false,
+    ceiling: 'ceiling-shared',
+  },
 ];
 const hookById = (id) => HOOKS.find((hook) => hook.id === id);
 // The order of the cases within a round (and backwards in the next): each compared pair back to back, the control
@@ -113,7 +166,8 @@ main().then(
   async (error) => {
     if (state.stopping) return; // interrupted: shutDown is already stopping everything
     console.error(`\n✗ ${error.message}`);
-    for (const cube of state.cubes) console.error(`\nThe last lines Cube with ${cube.setup.label} printed:\n${cube.recentLogs()}`);
+    for (const cube of state.cubes)
+      console.error(`\nThe last lines Cube with ${cube.setup.label} printed:\n${cube.recentLogs()}`);
     await shutDown(1);
   },
 );
@@ -137,11 +191,17 @@ async function main() {
   const libraries = prepareNaiveProject(cubeById('naive'));
   prepareProject(cubeById('ceiling'));
   prepareProject(cubeById('shared'));
-  console.log(`naive hook: jsonwebtoken ${libraries.jsonwebtoken}, jwks-rsa ${libraries['jwks-rsa']} (${relative(repoRoot, cubeById('naive').projectDir)})`);
+  console.log(
+    `naive hook: jsonwebtoken ${libraries.jsonwebtoken}, jwks-rsa ${libraries['jwks-rsa']} (${relative(repoRoot, cubeById('naive').projectDir)})`,
+  );
 
   const apiSecret = randomBytes(32).toString('base64url');
   const redact = createRedactor([apiSecret]);
-  state.identityProvider = await startIdentityProvider({ audience: CUBE_AUDIENCE, claimsNamespace: CLAIMS_NAMESPACE, apps: [CUSTOMER_APP] });
+  state.identityProvider = await startIdentityProvider({
+    audience: CUBE_AUDIENCE,
+    claimsNamespace: CLAIMS_NAMESPACE,
+    apps: [CUSTOMER_APP],
+  });
   const idp = state.identityProvider;
   const env = {
     CUBEJS_API_SECRET: apiSecret,
@@ -174,7 +234,8 @@ async function main() {
     const cube = await withCube(setup, { env: { ...env, ...setup.env }, redact });
     for (const hook of HOOKS.filter((hook) => hook.cube === setup.id)) {
       await checkAnswers(cube, hook, paths, query, reference);
-      for (const path of paths) await load(cube.url + query, { ...path.headers, ...hook.headers }, START_WARMUP_SECONDS / paths.length);
+      for (const path of paths)
+        await load(cube.url + query, { ...path.headers, ...hook.headers }, START_WARMUP_SECONDS / paths.length);
     }
   }
 
@@ -184,7 +245,12 @@ async function main() {
   const cases = paths.flatMap((path) =>
     MEASURING_ORDER.map((id) => {
       const hook = hookById(id);
-      return { path, hook, cube: state.cubes.find((cube) => cube.setup.id === hook.cube), headers: { ...path.headers, ...hook.headers } };
+      return {
+        path,
+        hook,
+        cube: state.cubes.find((cube) => cube.setup.id === hook.cube),
+        headers: { ...path.headers, ...hook.headers },
+      };
     }),
   );
   const runs = [];
@@ -196,9 +262,16 @@ async function main() {
       const cpu = startCpuWatch(cube.pid);
       const measured = await load(cube.url + query, headers, MEASURED_SECONDS);
       assertClean(measured, `${hook.label}, ${path.label}`);
-      const run = { round, ...summarize(hook, path, measured), otherWorkCpuShare: cpu.otherWorkShare(), cubeCpuUsPerRequest: (cpu.cubeSeconds() * 1e6) / measured.requests.total };
+      const run = {
+        round,
+        ...summarize(hook, path, measured),
+        otherWorkCpuShare: cpu.otherWorkShare(),
+        cubeCpuUsPerRequest: (cpu.cubeSeconds() * 1e6) / measured.requests.total,
+      };
       runs.push(run);
-      const otherWork = Number.isNaN(run.otherWorkCpuShare) ? '' : `  other work ${fmt(run.otherWorkCpuShare * 100, 0)}% CPU`;
+      const otherWork = Number.isNaN(run.otherWorkCpuShare)
+        ? ''
+        : `  other work ${fmt(run.otherWorkCpuShare * 100, 0)}% CPU`;
       console.log(
         `${fmt(run.requestsPerSecond, 0).padStart(6)} req/s  p50 ${fmt(run.latencyMs.p50, 1)} ms  p99 ${fmt(run.latencyMs.p99, 1)} ms  Cube CPU ${fmt(run.cubeCpuUsPerRequest, 0)} µs/request${otherWork}`,
       );
@@ -258,7 +331,10 @@ function combineRounds(runs, paths) {
         requestsPerSecondMin: Math.min(...byRound),
         requestsPerSecondMax: Math.max(...byRound),
         requestsTotal: rounds.reduce((sum, run) => sum + run.requestsTotal, 0),
-        latencyMs: { p50: mean(rounds.map((run) => run.latencyMs.p50)), p99: mean(rounds.map((run) => run.latencyMs.p99)) },
+        latencyMs: {
+          p50: mean(rounds.map((run) => run.latencyMs.p50)),
+          p99: mean(rounds.map((run) => run.latencyMs.p99)),
+        },
         cubeCpuUsPerRequest: mean(cpuByRound),
         ratioToCeiling: median(perRoundRatio(ceiling)),
         ratioToCeilingByRound: perRoundRatio(ceiling),
@@ -284,7 +360,8 @@ function prepareProject(hook, linkModule = (entry, target) => target) {
   copyFileSync(join(exampleProject, 'cube.js'), join(dir, 'example-cube.js'));
   for (const entry of ['model', 'data']) symlinkSync(join(exampleProject, entry), join(dir, entry), 'dir');
   const exampleModules = join(exampleProject, 'node_modules');
-  for (const entry of readdirSync(exampleModules)) symlinkSync(linkModule(entry, join(exampleModules, entry)), join(dir, 'node_modules', entry), 'dir');
+  for (const entry of readdirSync(exampleModules))
+    symlinkSync(linkModule(entry, join(exampleModules, entry)), join(dir, 'node_modules', entry), 'dir');
 }
 
 /**
@@ -301,7 +378,8 @@ function prepareNaiveProject(hook) {
   const fromNaive = createRequire(join(hook.projectDir, 'cube.js'));
   const version = (name) => JSON.parse(readFileSync(fromNaive.resolve(`${name}/package.json`), 'utf8')).version;
   const libraries = { jsonwebtoken: version('jsonwebtoken'), 'jwks-rsa': version('jwks-rsa') };
-  if (!libraries.jsonwebtoken.startsWith('9.')) throw new Error(`The naive hook would load jsonwebtoken ${libraries.jsonwebtoken}, not 9`);
+  if (!libraries.jsonwebtoken.startsWith('9.'))
+    throw new Error(`The naive hook would load jsonwebtoken ${libraries.jsonwebtoken}, not 9`);
   return libraries;
 }
 
@@ -312,7 +390,10 @@ async function withCube(setup, { env, redact }) {
   process.stdout.write(`starting Cube with ${setup.label}${where}… `);
   const started = Date.now();
   if (state.stopping) throw new Error('interrupted');
-  const cube = { ...(await startCube({ projectDir: setup.projectDir, line: cubeLine(BENCH_LINE), env, redact })), setup };
+  const cube = {
+    ...(await startCube({ projectDir: setup.projectDir, line: cubeLine(BENCH_LINE), env, redact })),
+    setup,
+  };
   state.cubes.push(cube);
   console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return cube;
@@ -334,17 +415,25 @@ async function checkAnswers(cube, hook, paths, query, reference) {
     }
     const rows = JSON.stringify(body.data);
     const tenants = new Set(body.data.map((row) => row['orders.tenant']));
-    if (body.data.length === 0 || tenants.size !== 1) throw new Error(`${hook.label}, ${path.label}: expected the rows of one tenant, got ${rows}`);
+    if (body.data.length === 0 || tenants.size !== 1)
+      throw new Error(`${hook.label}, ${path.label}: expected the rows of one tenant, got ${rows}`);
     reference[path.id] ??= rows;
     if (reference[path.id] !== rows) {
-      throw new Error(`${hook.label}, ${path.label}: different rows than the other Cubes:\n  ${rows}\n  ${reference[path.id]}`);
+      throw new Error(
+        `${hook.label}, ${path.label}: different rows than the other Cubes:\n  ${rows}\n  ${reference[path.id]}`,
+      );
     }
     if (!hook.verifies) continue;
     const tampered = { ...headers, Authorization: tamper(path.headers.Authorization) };
     const refused = await get(cube.url + query, tampered);
-    if (refused.status < 400) throw new Error(`${hook.label}, ${path.label}: a token with an altered signature was accepted (${refused.status})`);
+    if (refused.status < 400)
+      throw new Error(
+        `${hook.label}, ${path.label}: a token with an altered signature was accepted (${refused.status})`,
+      );
   }
-  console.log(`  ✓ ${hook.label}: 200 and the same rows for both tokens${hook.verifies ? ', tampered tokens refused' : ' (verifies nothing: tampered tokens not tried)'}`);
+  console.log(
+    `  ✓ ${hook.label}: 200 and the same rows for both tokens${hook.verifies ? ', tampered tokens refused' : ' (verifies nothing: tampered tokens not tried)'}`,
+  );
 }
 
 async function get(url, headers) {
@@ -407,7 +496,13 @@ function summarize(hook, path, result) {
     requestsPerSecondStddev: result.requests.stddev,
     requestsTotal: result.requests.total,
     durationSeconds: result.duration,
-    latencyMs: { mean: result.latency.mean, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    latencyMs: {
+      mean: result.latency.mean,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -431,7 +526,9 @@ async function profileHooks(cube, path, query) {
   process.kill(cube.pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 500)); // the profiler starts asynchronously
   const cpu = startCpuWatch(cube.pid);
-  const turns = ['ours-shared', 'ceiling-shared'].map((id) => ({ headers: { ...path.headers, ...hookById(id).headers } }));
+  const turns = ['ours-shared', 'ceiling-shared'].map((id) => ({
+    headers: { ...path.headers, ...hookById(id).headers },
+  }));
   const measured = await load(cube.url + query, path.headers, PROFILED_SECONDS, turns);
   const cubeSeconds = cpu.cubeSeconds();
   process.kill(cube.pid, 'SIGUSR2');
@@ -463,8 +560,18 @@ async function profileHooks(cube, path, query) {
   // If nothing but the hooks' own CPU differed, each hook alone would take Cube this much CPU per request.
   const half = (oursUs - ceilingUs) / 2;
   const estimatedRatio = (cubeUs - half) / (cubeUs + half);
-  console.log(`cube-dual-auth ${fmt(oursUs, 1)} µs, ceiling ${fmt(ceilingUs, 1)} µs per request, of ${fmt(cubeUs, 0)} µs`);
-  return { path: path.id, pathLabel: path.label, requests: measured.requests.total, oursUs, ceilingUs, cubeUs, estimatedRatio };
+  console.log(
+    `cube-dual-auth ${fmt(oursUs, 1)} µs, ceiling ${fmt(ceilingUs, 1)} µs per request, of ${fmt(cubeUs, 0)} µs`,
+  );
+  return {
+    path: path.id,
+    pathLabel: path.label,
+    requests: measured.requests.total,
+    oursUs,
+    ceilingUs,
+    cubeUs,
+    estimatedRatio,
+  };
 }
 
 async function readProfile() {
@@ -495,7 +602,12 @@ async function readProfile() {
  * target allows, so every result says how busy it was. Linux only (/proc); NaN elsewhere.
  */
 function startCpuWatch(cubePid) {
-  const before = { machine: machineBusySeconds(), cube: processCpuSeconds(cubePid), self: process.cpuUsage(), at: performance.now() };
+  const before = {
+    machine: machineBusySeconds(),
+    cube: processCpuSeconds(cubePid),
+    self: process.cpuUsage(),
+    at: performance.now(),
+  };
   return {
     /** CPU seconds the Cube took since the watch started. */
     cubeSeconds: () => processCpuSeconds(cubePid) - before.cube,
@@ -511,7 +623,12 @@ function startCpuWatch(cubePid) {
 // /proc figures are in USER_HZ ticks, 100 a second on Linux.
 function machineBusySeconds() {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return (user + nice + system + irq + softirq + steal) / 100;
   } catch {
     return Number.NaN;
@@ -530,7 +647,11 @@ function processCpuSeconds(pid) {
 
 function summarizeOtherWork(runs) {
   const shares = runs.map((run) => run.otherWorkCpuShare);
-  return { meanCpuShare: shares.reduce((sum, share) => sum + share, 0) / shares.length, maxCpuShare: Math.max(...shares), warnAbove: OTHER_WORK_WARNING_SHARE };
+  return {
+    meanCpuShare: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+    maxCpuShare: Math.max(...shares),
+    warnAbove: OTHER_WORK_WARNING_SHARE,
+  };
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -540,7 +661,18 @@ function fmt(value, digits) {
 }
 
 function printTable(results, paths, elapsedSeconds) {
-  const columns = ['case', 'hook', 'req/s', 'rounds min–max', 'p50 ms', 'p99 ms', 'Cube CPU µs/req', 'x ceiling', 'CPU x ceiling', 'x naive'];
+  const columns = [
+    'case',
+    'hook',
+    'req/s',
+    'rounds min–max',
+    'p50 ms',
+    'p99 ms',
+    'Cube CPU µs/req',
+    'x ceiling',
+    'CPU x ceiling',
+    'x naive',
+  ];
   const rows = [];
   for (const path of paths) {
     for (const hook of HOOKS) {
@@ -561,7 +693,8 @@ function printTable(results, paths, elapsedSeconds) {
   }
   const widths = columns.map((_, i) => Math.max(...[columns, ...rows].map((row) => row[i].length)));
   const numeric = (i) => i >= 2;
-  const line = (row) => row.map((cell, i) => (numeric(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ');
+  const line = (row) =>
+    row.map((cell, i) => (numeric(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ');
   console.log(`\n${line(columns)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
   for (const row of rows) console.log(line(row));
   const cpus = os.cpus();
@@ -575,12 +708,19 @@ function printTable(results, paths, elapsedSeconds) {
 function printOtherWork({ meanCpuShare, maxCpuShare }) {
   if (Number.isNaN(meanCpuShare)) return;
   const percent = (share) => `${fmt(share * 100, 0)}%`;
-  console.log(`Other work on the machine while measuring: ${percent(meanCpuShare)} of its CPU on average, ${percent(maxCpuShare)} at most in one case.`);
-  if (meanCpuShare > OTHER_WORK_WARNING_SHARE) console.log('⚠ The machine was busy with other work: these figures are not comparable; run again on a quiet machine.');
+  console.log(
+    `Other work on the machine while measuring: ${percent(meanCpuShare)} of its CPU on average, ${percent(maxCpuShare)} at most in one case.`,
+  );
+  if (meanCpuShare > OTHER_WORK_WARNING_SHARE)
+    console.log(
+      '⚠ The machine was busy with other work: these figures are not comparable; run again on a quiet machine.',
+    );
 }
 
 function printOwnCpu(ownCpu) {
-  console.log('\nEach hook\'s own CPU in the shared Cube (V8 sampling profiler, requests alternating between the two hooks):');
+  console.log(
+    "\nEach hook's own CPU in the shared Cube (V8 sampling profiler, requests alternating between the two hooks):",
+  );
   for (const o of ownCpu) {
     console.log(
       `  ${o.pathLabel.padEnd(20)} cube-dual-auth ${fmt(o.oursUs, 1)} µs, ceiling ${fmt(o.ceilingUs, 1)} µs per request, of Cube's ${fmt(o.cubeUs, 0)} µs; ` +
@@ -600,7 +740,8 @@ function printTargets(targets) {
 }
 
 function cubeVersion() {
-  return JSON.parse(readFileSync(join(exampleProject, 'node_modules/@cubejs-backend/server/package.json'), 'utf8')).version;
+  return JSON.parse(readFileSync(join(exampleProject, 'node_modules/@cubejs-backend/server/package.json'), 'utf8'))
+    .version;
 }
 
 function writeResults({ results, runs, paths, reference, libraries, targets, elapsedSeconds, otherWork, ownCpu }) {
@@ -608,11 +749,26 @@ function writeResults({ results, runs, paths, reference, libraries, targets, ela
   const report = {
     date: new Date().toISOString(),
     quick,
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim(), memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${process.platform}-${process.arch}`, node: process.version },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim(),
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      platform: `${process.platform}-${process.arch}`,
+      node: process.version,
+    },
     cube: cubeVersion(),
     package: JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version,
     query: ORDERS_BY_TENANT_AND_REGION,
-    load: { tool: 'autocannon', connections: CONNECTIONS, startWarmupSeconds: START_WARMUP_SECONDS, warmupSeconds: WARMUP_SECONDS, measuredSeconds: MEASURED_SECONDS, rounds: ROUNDS, interleaved: true, method: 'GET /cubejs-api/v1/load' },
+    load: {
+      tool: 'autocannon',
+      connections: CONNECTIONS,
+      startWarmupSeconds: START_WARMUP_SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      measuredSeconds: MEASURED_SECONDS,
+      rounds: ROUNDS,
+      interleaved: true,
+      method: 'GET /cubejs-api/v1/load',
+    },
     elapsedSeconds,
     otherWork,
     naiveHookLibraries: libraries,

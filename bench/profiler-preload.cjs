@@ -12,7 +12,11 @@ process.on('SIGUSR2', () => {
   if (session === undefined) {
     session = new inspector.Session();
     session.connect();
-    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US }, () => session.post('Profiler.start')));
+    session.post('Profiler.enable', () =>
+      session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US }, () =>
+        session.post('Profiler.start'),
+      ),
+    );
     return;
   }
   const done = session;

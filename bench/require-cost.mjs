@@ -48,7 +48,9 @@ function measure(specifier) {
   const cpuSamples = [];
   let files;
   for (let i = 0; i < runs; i++) {
-    const out = JSON.parse(execFileSync(process.execPath, ['-e', probe, specifier, preload], { cwd: root, encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-e', probe, specifier, preload], { cwd: root, encoding: 'utf8' }),
+    );
     samples.push(out.ms);
     cpuSamples.push(out.cpuMs);
     files ??= out.files;
@@ -88,7 +90,11 @@ if (flag('--json')) {
       .map(([name, n]) => `${name} ${n}`)
       .join(', ');
     const after = r.preload ? ` with '${r.preload}' already loaded` : '';
-    console.log(`\nrequire('${r.specifier}')${after}: ${r.medianMs.toFixed(1)} ms median (${r.minMs.toFixed(1)}–${r.maxMs.toFixed(1)}), CPU ${r.medianCpuMs.toFixed(1)} ms median`);
-    console.log(`  ${r.modules.total} modules: ${r.modules.own} own, ${r.modules.dependencies} from dependencies${deps ? ` (${deps})` : ''}`);
+    console.log(
+      `\nrequire('${r.specifier}')${after}: ${r.medianMs.toFixed(1)} ms median (${r.minMs.toFixed(1)}–${r.maxMs.toFixed(1)}), CPU ${r.medianCpuMs.toFixed(1)} ms median`,
+    );
+    console.log(
+      `  ${r.modules.total} modules: ${r.modules.own} own, ${r.modules.dependencies} from dependencies${deps ? ` (${deps})` : ''}`,
+    );
   }
 }

@@ -10,7 +10,16 @@
 // --metrics: this build's hooks record metrics (createCheckAuth's `metrics: true`, as CUBE_DUAL_AUTH_METRICS or
 // CUBE_DUAL_AUTH_METRICS_PORT turn on), so the targets hold with metrics on; the --against build's never do, so
 // `--metrics --against <a copy of dist/>` divides metrics on by metrics off, round by round.
-import { createHmac, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
+import {
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  verify,
+} from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -43,7 +52,15 @@ const now = () => Math.floor(Date.now() / 1000);
 
 function makeTokens(count, header, signer) {
   return Array.from({ length: count }, (_, i) => {
-    const payload = { sub: `user-${i}`, tenant: 'acme', region: 'eu', roles: ['viewer'], iat: now(), exp: now() + 3600, jti: randomBytes(8).toString('hex') };
+    const payload = {
+      sub: `user-${i}`,
+      tenant: 'acme',
+      region: 'eu',
+      roles: ['viewer'],
+      iat: now(),
+      exp: now() + 3600,
+      jti: randomBytes(8).toString('hex'),
+    };
     const input = `${b64(header)}.${b64(payload)}`;
     return `${input}.${signer(input).toString('base64url')}`;
   });
@@ -72,7 +89,8 @@ function floorHs256(key) {
 function floorRs256(key) {
   return (token) => {
     const dot = token.lastIndexOf('.');
-    if (!verify('sha256', Buffer.from(token.slice(0, dot)), key, Buffer.from(token.slice(dot + 1), 'base64url'))) throw new Error('bad');
+    if (!verify('sha256', Buffer.from(token.slice(0, dot)), key, Buffer.from(token.slice(dot + 1), 'base64url')))
+      throw new Error('bad');
     return JSON.parse(Buffer.from(token.slice(token.indexOf('.') + 1, dot), 'base64url').toString());
   };
 }
@@ -95,8 +113,12 @@ async function main() {
   const jwks = await serveJwks({ ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' });
 
   process.stdout.write(`Generating ${DISTINCT} HS256 and ${DISTINCT} RS256 tokens...\n`);
-  const hsTokens = makeTokens(DISTINCT, { alg: 'HS256', typ: 'JWT' }, (input) => createHmac('sha256', secretKey).update(input).digest());
-  const rsTokens = makeTokens(DISTINCT, { alg: 'RS256', typ: 'JWT', kid }, (input) => sign('sha256', Buffer.from(input), privateKey));
+  const hsTokens = makeTokens(DISTINCT, { alg: 'HS256', typ: 'JWT' }, (input) =>
+    createHmac('sha256', secretKey).update(input).digest(),
+  );
+  const rsTokens = makeTokens(DISTINCT, { alg: 'RS256', typ: 'JWT', kid }, (input) =>
+    sign('sha256', Buffer.from(input), privateKey),
+  );
 
   const options = { apiSecret: secret, jwksUri: jwks.url, ...(withMetrics && { metrics: true }) };
   const distinctAuth = createCheckAuth({ ...options, tokenCacheSize: CACHE_FOR_DISTINCT });
@@ -115,20 +137,104 @@ async function main() {
 
   // id: how the targets and latest.json refer to a way; way: what the table prints.
   const ways = [
-    { id: 'hs256-crypto-floor', alg: 'HS256', way: 'node:crypto floor: HMAC + timingSafeEqual + payload decode', tokens: 'distinct', fn: floorHs256(secretKey), list: hsTokens },
-    { id: 'hs256-library-floor', alg: 'HS256', way: 'library floor: jsonwebtoken.verify, createSecretKey KeyObject, HS256 pinned', tokens: 'distinct', fn: (t) => jwt.verify(t, secretKey, { algorithms: ['HS256'] }), list: hsTokens },
-    { id: 'hs256-ours-distinct', alg: 'HS256', way: 'cube-dual-auth checkAuth', tokens: 'distinct', fn: (t) => distinctAuth(serviceReq, t), list: hsTokens },
-    { id: 'hs256-ours-repeated', alg: 'HS256', way: 'cube-dual-auth checkAuth', tokens: 'repeated', fn: (t) => repeatedAuth(serviceReq, t), list: hsTokens.slice(0, 1) },
-    { id: 'hs256-usual-snippet', alg: 'HS256', way: 'usual snippet: jsonwebtoken.verify, secret as string', tokens: 'distinct', fn: (t) => jwt.verify(t, secret, { algorithms: ['HS256'] }), list: hsTokens },
+    {
+      id: 'hs256-crypto-floor',
+      alg: 'HS256',
+      way: 'node:crypto floor: HMAC + timingSafeEqual + payload decode',
+      tokens: 'distinct',
+      fn: floorHs256(secretKey),
+      list: hsTokens,
+    },
+    {
+      id: 'hs256-library-floor',
+      alg: 'HS256',
+      way: 'library floor: jsonwebtoken.verify, createSecretKey KeyObject, HS256 pinned',
+      tokens: 'distinct',
+      fn: (t) => jwt.verify(t, secretKey, { algorithms: ['HS256'] }),
+      list: hsTokens,
+    },
+    {
+      id: 'hs256-ours-distinct',
+      alg: 'HS256',
+      way: 'cube-dual-auth checkAuth',
+      tokens: 'distinct',
+      fn: (t) => distinctAuth(serviceReq, t),
+      list: hsTokens,
+    },
+    {
+      id: 'hs256-ours-repeated',
+      alg: 'HS256',
+      way: 'cube-dual-auth checkAuth',
+      tokens: 'repeated',
+      fn: (t) => repeatedAuth(serviceReq, t),
+      list: hsTokens.slice(0, 1),
+    },
+    {
+      id: 'hs256-usual-snippet',
+      alg: 'HS256',
+      way: 'usual snippet: jsonwebtoken.verify, secret as string',
+      tokens: 'distinct',
+      fn: (t) => jwt.verify(t, secret, { algorithms: ['HS256'] }),
+      list: hsTokens,
+    },
     { id: 'hs256-fast-jwt', alg: 'HS256', way: 'fast-jwt, no cache', tokens: 'distinct', fn: fastHs, list: hsTokens },
-    { id: 'hs256-fast-jwt-cached', alg: 'HS256', way: 'fast-jwt, cache', tokens: 'repeated', fn: fastHsCached, list: hsTokens.slice(0, 1) },
-    { id: 'rs256-crypto-floor', alg: 'RS256', way: 'node:crypto floor: RSA verify + payload decode', tokens: 'distinct', fn: floorRs256(publicKey), list: rsTokens },
-    { id: 'rs256-library-floor', alg: 'RS256', way: 'library floor: jsonwebtoken.verify, createPublicKey KeyObject, RS256 pinned', tokens: 'distinct', fn: (t) => jwt.verify(t, libraryPublicKey, { algorithms: ['RS256'] }), list: rsTokens },
-    { id: 'rs256-ours-distinct', alg: 'RS256', way: 'cube-dual-auth checkAuth', tokens: 'distinct', fn: (t) => distinctAuth(appReq, t), list: rsTokens },
-    { id: 'rs256-ours-repeated', alg: 'RS256', way: 'cube-dual-auth checkAuth', tokens: 'repeated', fn: (t) => repeatedAuth(appReq, t), list: rsTokens.slice(0, 1) },
-    { id: 'rs256-usual-snippet', alg: 'RS256', way: 'usual snippet: jsonwebtoken.verify, key as PEM string', tokens: 'distinct', fn: (t) => jwt.verify(t, publicPem, { algorithms: ['RS256'] }), list: rsTokens },
+    {
+      id: 'hs256-fast-jwt-cached',
+      alg: 'HS256',
+      way: 'fast-jwt, cache',
+      tokens: 'repeated',
+      fn: fastHsCached,
+      list: hsTokens.slice(0, 1),
+    },
+    {
+      id: 'rs256-crypto-floor',
+      alg: 'RS256',
+      way: 'node:crypto floor: RSA verify + payload decode',
+      tokens: 'distinct',
+      fn: floorRs256(publicKey),
+      list: rsTokens,
+    },
+    {
+      id: 'rs256-library-floor',
+      alg: 'RS256',
+      way: 'library floor: jsonwebtoken.verify, createPublicKey KeyObject, RS256 pinned',
+      tokens: 'distinct',
+      fn: (t) => jwt.verify(t, libraryPublicKey, { algorithms: ['RS256'] }),
+      list: rsTokens,
+    },
+    {
+      id: 'rs256-ours-distinct',
+      alg: 'RS256',
+      way: 'cube-dual-auth checkAuth',
+      tokens: 'distinct',
+      fn: (t) => distinctAuth(appReq, t),
+      list: rsTokens,
+    },
+    {
+      id: 'rs256-ours-repeated',
+      alg: 'RS256',
+      way: 'cube-dual-auth checkAuth',
+      tokens: 'repeated',
+      fn: (t) => repeatedAuth(appReq, t),
+      list: rsTokens.slice(0, 1),
+    },
+    {
+      id: 'rs256-usual-snippet',
+      alg: 'RS256',
+      way: 'usual snippet: jsonwebtoken.verify, key as PEM string',
+      tokens: 'distinct',
+      fn: (t) => jwt.verify(t, publicPem, { algorithms: ['RS256'] }),
+      list: rsTokens,
+    },
     { id: 'rs256-fast-jwt', alg: 'RS256', way: 'fast-jwt, no cache', tokens: 'distinct', fn: fastRs, list: rsTokens },
-    { id: 'rs256-fast-jwt-cached', alg: 'RS256', way: 'fast-jwt, cache', tokens: 'repeated', fn: fastRsCached, list: rsTokens.slice(0, 1) },
+    {
+      id: 'rs256-fast-jwt-cached',
+      alg: 'RS256',
+      way: 'fast-jwt, cache',
+      tokens: 'repeated',
+      fn: fastRsCached,
+      list: rsTokens.slice(0, 1),
+    },
   ];
 
   const other = against === undefined ? { compared: [], close: () => {} } : await againstBuild(against, options, ways);
@@ -141,7 +247,14 @@ async function main() {
     const mean = perRound.reduce((sum, v) => sum + v, 0) / perRound.length;
     const sd = Math.sqrt(perRound.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (perRound.length - 1 || 1));
     // ± %: the 95% margin of the rounds' mean, relative to it.
-    return { id, alg, way, tokens, usPerOp: median(perRound), rmePercent: ((1.96 * sd) / Math.sqrt(perRound.length) / mean) * 100 };
+    return {
+      id,
+      alg,
+      way,
+      tokens,
+      usPerOp: median(perRound),
+      rmePercent: ((1.96 * sd) / Math.sqrt(perRound.length) / mean) * 100,
+    };
   });
   const row = (id) => rows.find((r) => r.id === id);
   const floors = {
@@ -157,7 +270,11 @@ async function main() {
   // With authorization, every cached security context also holds the tenant and the groups the hook gave it.
   const memory = [
     await memoryRun('without authorization', secret, options),
-    await memoryRun('with authorization (tenant claim, service groups)', secret, { ...options, tenantClaim: 'tenant', serviceGroups: ['embeddable'] }),
+    await memoryRun('with authorization (tenant claim, service groups)', secret, {
+      ...options,
+      tenantClaim: 'tenant',
+      serviceGroups: ['embeddable'],
+    }),
   ];
   distinctAuth.close();
   repeatedAuth.close();
@@ -172,14 +289,41 @@ async function main() {
     return { numerator, denominator, value: median(values), spread: [quartile(0.25), quartile(0.75)] };
   };
   const targets = [
-    { target: 'distinct HS256: checkAuth ÷ library floor', ...ratio('hs256-ours-distinct', 'hs256-library-floor'), max: 1.4 },
-    { target: 'distinct RS256: checkAuth ÷ library floor', ...ratio('rs256-ours-distinct', 'rs256-library-floor'), max: 1.2 },
-    { target: 'repeated HS256: checkAuth ÷ HS256 node:crypto floor', ...ratio('hs256-ours-repeated', 'hs256-crypto-floor'), max: 0.3 },
-    { target: 'repeated RS256: checkAuth ÷ HS256 node:crypto floor', ...ratio('rs256-ours-repeated', 'hs256-crypto-floor'), max: 0.3 },
-    { target: 'distinct HS256: usual snippet ÷ checkAuth (times faster)', ...ratio('hs256-usual-snippet', 'hs256-ours-distinct'), min: 30 },
-    ...memory.map((run) => ({ target: `memory ${run.setting}: heap growth after GC, MB (bound: cache size × 1.5 KB)`, value: run.heapGrowthMb, max: run.boundMb })),
+    {
+      target: 'distinct HS256: checkAuth ÷ library floor',
+      ...ratio('hs256-ours-distinct', 'hs256-library-floor'),
+      max: 1.4,
+    },
+    {
+      target: 'distinct RS256: checkAuth ÷ library floor',
+      ...ratio('rs256-ours-distinct', 'rs256-library-floor'),
+      max: 1.2,
+    },
+    {
+      target: 'repeated HS256: checkAuth ÷ HS256 node:crypto floor',
+      ...ratio('hs256-ours-repeated', 'hs256-crypto-floor'),
+      max: 0.3,
+    },
+    {
+      target: 'repeated RS256: checkAuth ÷ HS256 node:crypto floor',
+      ...ratio('rs256-ours-repeated', 'hs256-crypto-floor'),
+      max: 0.3,
+    },
+    {
+      target: 'distinct HS256: usual snippet ÷ checkAuth (times faster)',
+      ...ratio('hs256-usual-snippet', 'hs256-ours-distinct'),
+      min: 30,
+    },
+    ...memory.map((run) => ({
+      target: `memory ${run.setting}: heap growth after GC, MB (bound: cache size × 1.5 KB)`,
+      value: run.heapGrowthMb,
+      max: run.boundMb,
+    })),
   ].map((t) => ({ ...t, met: t.min !== undefined ? t.value >= t.min : t.value <= t.max }));
-  const comparisons = other.compared.map(({ way, of }) => ({ comparison: `${way.alg} ${way.tokens}: this build ÷ --against build`, ...ratio(of, way.id) }));
+  const comparisons = other.compared.map(({ way, of }) => ({
+    comparison: `${way.alg} ${way.tokens}: this build ÷ --against build`,
+    ...ratio(of, way.id),
+  }));
 
   const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
   printTable(rows, machine);
@@ -188,8 +332,13 @@ async function main() {
   if (against !== undefined) printComparisons(comparisons, against);
   mkdirSync(join(here, 'results'), { recursive: true });
   const file = join(here, 'results', 'latest.json');
-  const floorIds = Object.fromEntries(Object.entries(floors).map(([name, byAlg]) => [name, { HS256: byAlg.HS256.id, RS256: byAlg.RS256.id }]));
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, quick, floors: floorIds, rows, memory, targets, ...(against !== undefined && { against, comparisons }) }, null, 2)}\n`);
+  const floorIds = Object.fromEntries(
+    Object.entries(floors).map(([name, byAlg]) => [name, { HS256: byAlg.HS256.id, RS256: byAlg.RS256.id }]),
+  );
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, quick, floors: floorIds, rows, memory, targets, ...(against !== undefined && { against, comparisons }) }, null, 2)}\n`,
+  );
   process.stdout.write(`\nResults written to ${file}\n`);
   if (!targets.every((t) => t.met)) process.exitCode = 1;
 }
@@ -210,7 +359,10 @@ async function againstBuild(dir, options, ways) {
     .map((ours) => {
       const req = ours.alg === 'HS256' ? { headers: { 'request-origin': 'embeddable' } } : { headers: {} };
       const checkAuth = auth[ours.tokens];
-      return { of: ours.id, way: { ...ours, id: `${ours.id}-against`, way: `${ours.way}, --against build`, fn: (t) => checkAuth(req, t) } };
+      return {
+        of: ours.id,
+        way: { ...ours, id: `${ours.id}-against`, way: `${ours.way}, --against build`, fn: (t) => checkAuth(req, t) },
+      };
     });
   return { compared, close: () => Object.values(auth).forEach((checkAuth) => checkAuth.close()) };
 }
@@ -288,10 +440,21 @@ async function memoryRun(setting, secret, options) {
 
 function printTable(rows, machine) {
   const header = ['alg', 'way', 'tokens', 'µs/op', '± %', 'x node:crypto floor', 'x library floor'];
-  const lines = rows.map((r) => [r.alg, r.way, r.tokens, r.usPerOp.toFixed(2), r.rmePercent.toFixed(1), r.ratioToCryptoFloor.toFixed(2), r.ratioToLibraryFloor.toFixed(2)]);
+  const lines = rows.map((r) => [
+    r.alg,
+    r.way,
+    r.tokens,
+    r.usPerOp.toFixed(2),
+    r.rmePercent.toFixed(1),
+    r.ratioToCryptoFloor.toFixed(2),
+    r.ratioToLibraryFloor.toFixed(2),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
-  const fmt = (cells) => `| ${cells.map((c, i) => (i >= 3 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ')} |`;
-  process.stdout.write(`\nMachine: ${machine}\n\n${fmt(header)}\n|${widths.map((w, i) => (i >= 3 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|\n`);
+  const fmt = (cells) =>
+    `| ${cells.map((c, i) => (i >= 3 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ')} |`;
+  process.stdout.write(
+    `\nMachine: ${machine}\n\n${fmt(header)}\n|${widths.map((w, i) => (i >= 3 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|\n`,
+  );
   for (const line of lines) process.stdout.write(`${fmt(line)}\n`);
 }
 
@@ -309,7 +472,9 @@ function printComparisons(comparisons, dir) {
   process.stdout.write(`\nAgainst the build in ${dir} (median of the per-round ratios):\n`);
   const width = Math.max(...comparisons.map((c) => c.comparison.length));
   for (const c of comparisons) {
-    process.stdout.write(`  ${c.comparison.padEnd(width)}  ${c.value.toFixed(3)}  middle half of the rounds ${c.spread.map((v) => v.toFixed(3)).join(' to ')}\n`);
+    process.stdout.write(
+      `  ${c.comparison.padEnd(width)}  ${c.value.toFixed(3)}  middle half of the rounds ${c.spread.map((v) => v.toFixed(3)).join(' to ')}\n`,
+    );
   }
 }
 
@@ -319,7 +484,9 @@ function printTargets(targets) {
   for (const t of targets) {
     const limit = t.min !== undefined ? `≥ ${t.min}` : `≤ ${Number(t.max.toFixed(2))}`;
     const spread = t.spread ? `  middle half of the rounds ${t.spread.map((v) => v.toFixed(2)).join(' to ')}` : '';
-    process.stdout.write(`  ${t.met ? 'MET ' : 'MISS'}  ${t.target.padEnd(width)}  ${t.value.toFixed(2).padStart(6)}  (${limit})${spread}\n`);
+    process.stdout.write(
+      `  ${t.met ? 'MET ' : 'MISS'}  ${t.target.padEnd(width)}  ${t.value.toFixed(2).padStart(6)}  (${limit})${spread}\n`,
+    );
   }
 }
 

@@ -22,7 +22,9 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 // ES module's named exports are all bound at import, so its twin binds `checkAuth` through checkAuthForImport
 // (src/hook/ready-made.ts), which checks at import only when the environment configures a path: `import { createCheckAuth }`
 // works in an environment that configures nothing, and a broken configuration still stops Cube at start.
-const bound = { index: { checkAuth: ["import readyMade from './hook/ready-made.js';", 'readyMade.checkAuthForImport()'] } };
+const bound = {
+  index: { checkAuth: ["import readyMade from './hook/ready-made.js';", 'readyMade.checkAuthForImport()'] },
+};
 
 const require = createRequire(import.meta.url);
 for (const entry of entries) {

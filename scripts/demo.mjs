@@ -16,7 +16,15 @@ import { join, relative } from 'node:path';
 import { ensureCube, repoRoot } from './ensure-cube.mjs';
 import { withNativeBinary } from './lib/cube-native.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from './lib/demo-env.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, TENANT_CLAIMS } from './lib/stack.mjs';
+import {
+  CLAIMS_NAMESPACE,
+  CUBE_AUDIENCE,
+  CUSTOMER_APP,
+  ORDERS_BY_TENANT_AND_REGION,
+  SERVICE_VIEWER,
+  startStack,
+  TENANT_CLAIMS,
+} from './lib/stack.mjs';
 import { style } from './lib/style.mjs';
 
 const argv = process.argv.slice(2);
@@ -53,11 +61,21 @@ async function main() {
   const line = nativeBinary?.available ? withNativeBinary(installed) : installed;
   ok(`examples/cube-project is installed ${style.dim(`(Cube ${line.version}, this package from npm pack)`)}`);
   if (nativeBinary && !nativeBinary.available) {
-    say(style.yellow(`Cube's native binary is not installed: ${nativeBinary.reason}; Cube runs behind scripts/lib/cube-1-preload.cjs, as in the tests`));
+    say(
+      style.yellow(
+        `Cube's native binary is not installed: ${nativeBinary.reason}; Cube runs behind scripts/lib/cube-1-preload.cjs, as in the tests`,
+      ),
+    );
   }
-  stack = await startStack({ projectDir, line, onCubeLine: verbose ? (text) => console.log(style.dim(`    cube │ ${text}`)) : undefined });
+  stack = await startStack({
+    projectDir,
+    line,
+    onCubeLine: verbose ? (text) => console.log(style.dim(`    cube │ ${text}`)) : undefined,
+  });
   const { cube, identityProvider } = stack;
-  ok(`identity provider (oidc-provider) at ${identityProvider.issuer} ${style.dim(`signing key kid "${identityProvider.kid}"`)}`);
+  ok(
+    `identity provider (oidc-provider) at ${identityProvider.issuer} ${style.dim(`signing key kid "${identityProvider.kid}"`)}`,
+  );
   ok(`Cube at ${cube.url}, configured through the environment:`);
   detail(`CUBEJS_API_SECRET=${style.dim('(random for this run, never shown)')}`);
   detail(`CUBEJS_JWK_URL=${identityProvider.jwksUrl}`);
@@ -65,7 +83,9 @@ async function main() {
   detail(`CUBEJS_JWT_ISSUER=${identityProvider.issuer}`);
   detail(`CUBEJS_JWT_CLAIMS_NAMESPACE=${CLAIMS_NAMESPACE}`);
   for (const [name, value] of Object.entries(TENANT_CLAIMS)) detail(`${name}=${value}`);
-  detail(`cube.js: ${style.cyan("const { checkAuth, contextToAppId, logger, tenantFilter } = require('cube-dual-auth');")}, a queryRewrite keeping each caller to its tenant (and region)`);
+  detail(
+    `cube.js: ${style.cyan("const { checkAuth, contextToAppId, logger, tenantFilter } = require('cube-dual-auth');")}, a queryRewrite keeping each caller to its tenant (and region)`,
+  );
 
   section("2. The embedding service's backend");
   say(`signs the viewer's security context ${json(SERVICE_VIEWER)} with the API secret (HS256)`);
@@ -75,7 +95,9 @@ async function main() {
   section("3. The customer's application");
   const customerToken = await stack.customerToken();
   const { header, payload } = decode(customerToken);
-  say(`gets an access token from the identity provider as "${CUSTOMER_APP.clientId}" ${style.dim('(client credentials grant)')}`);
+  say(
+    `gets an access token from the identity provider as "${CUSTOMER_APP.clientId}" ${style.dim('(client credentials grant)')}`,
+  );
   say(`${header.alg}, kid "${header.kid}", aud ${payload.aud}, claims for Cube: ${json(payload[CLAIMS_NAMESPACE])}`);
   say(`and sends it with ${style.cyan('no Request-Origin header')}`);
   await showRows(await askCube({ Authorization: customerToken }));
@@ -87,7 +109,9 @@ async function main() {
     Authorization: stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: -3600 }),
     ...stack.serviceHeaders,
   });
-  await showRefusal('an identity provider token that has expired (issued for 1 s)', { Authorization: await stack.expiredCustomerToken() });
+  await showRefusal('an identity provider token that has expired (issued for 1 s)', {
+    Authorization: await stack.expiredCustomerToken(),
+  });
   await showRefusal('the service token without Request-Origin (wrong path)', { Authorization: serviceToken });
   await showRefusal('the identity provider token with Request-Origin: embeddable (wrong path)', {
     Authorization: customerToken,
@@ -104,7 +128,10 @@ async function main() {
 async function askCube(headers) {
   const query = encodeURIComponent(JSON.stringify(ORDERS_BY_TENANT_AND_REGION));
   const started = Date.now();
-  const response = await fetch(`${stack.cube.apiUrl}/load?query=${query}`, { headers, signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(`${stack.cube.apiUrl}/load?query=${query}`, {
+    headers,
+    signal: AbortSignal.timeout(15_000),
+  });
   const body = await response.json();
   return { status: response.status, body, ms: Date.now() - started };
 }
@@ -114,7 +141,12 @@ async function showRows({ status, body, ms }) {
   say(`${style.green(`→ ${status}`)} ${style.dim(`${ms} ms`)}, the rows Cube returns under this security context:`);
   table(
     ['tenant', 'region', 'orders', 'total'],
-    body.data.map((row) => [row['orders.tenant'], row['orders.region'], row['orders.count'], row['orders.total_amount']]),
+    body.data.map((row) => [
+      row['orders.tenant'],
+      row['orders.region'],
+      row['orders.count'],
+      row['orders.total_amount'],
+    ]),
   );
 }
 
@@ -132,7 +164,10 @@ async function showRefusal(what, headers) {
 // Tokens and the API secret go to files readable only by you, never to the terminal: the commands read them.
 function printCurlCommands(customerToken) {
   const dir = join(repoRoot, '.cache/cube-dual-auth/demo');
-  const serviceFile = writePrivateFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: 3600 }));
+  const serviceFile = writePrivateFile(
+    join(dir, 'service.token'),
+    stack.serviceToken(SERVICE_VIEWER, { expiresInSeconds: 3600 }),
+  );
   const customerFile = writePrivateFile(join(dir, 'customer.token'), customerToken);
   writeDemoEnv(demoEnvFile, { ...stack.authEnvironment, [CUBE_API_URL]: stack.cube.apiUrl });
   wroteDemoEnv = true;
@@ -149,8 +184,13 @@ function printCurlCommands(customerToken) {
   say(style.dim(`# the identity provider's keys`));
   say(`curl -s ${stack.identityProvider.jwksUrl}`);
 
-  section(`And with the CLI: ${rel(demoEnvFile)} holds this Cube's environment (mode 0600, removed when the demo stops)`);
-  const commands = demoCliCommands({ envFile: rel(demoEnvFile), serviceTokenFile: rel(serviceFile), customerTokenFile: rel(customerFile) }, SERVICE_VIEWER);
+  section(
+    `And with the CLI: ${rel(demoEnvFile)} holds this Cube's environment (mode 0600, removed when the demo stops)`,
+  );
+  const commands = demoCliCommands(
+    { envFile: rel(demoEnvFile), serviceTokenFile: rel(serviceFile), customerTokenFile: rel(customerFile) },
+    SERVICE_VIEWER,
+  );
   for (const line of commands) say(line.startsWith('#') ? style.dim(line) : line);
   console.log(`\nPress ${style.bold('Ctrl-C')} to stop Cube and the identity provider.`);
 }
@@ -205,6 +245,9 @@ function table(columns, rows) {
 }
 
 function decode(token) {
-  const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+  const [header, payload] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
   return { header, payload };
 }

@@ -22,7 +22,17 @@
 //   leaves package.json and package-lock.json untouched. A real directory is installed, not a
 //   link, so the package finds Cube's `CubejsHandlerError` next to it as it does for users.
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -76,15 +86,21 @@ export async function ensureCube({ line: lineId, out = process.stdout, nativeBin
     const installCube = current.cube !== wanted.cube || !existsSync(paths.sqliteBinding);
     const installPackage = installCube || current.package !== wanted.package || !existsSync(paths.installedPackage);
     if (installCube) {
-      out.write(`${style.bold(`Installing Cube ${line.version} into ${relative(repoRoot, projectDir)}`)} ${style.dim('(first run only, about 2 minutes)')}\n`);
+      out.write(
+        `${style.bold(`Installing Cube ${line.version} into ${relative(repoRoot, projectDir)}`)} ${style.dim('(first run only, about 2 minutes)')}\n`,
+      );
       writeMarker(paths.marker, {}); // An interrupted install must not look finished.
     }
     if (installPackage) {
-      const what = installCube ? 'npm install (Cube, its SQLite driver, and this package from npm pack)' : 'npm install of the new cube-dual-auth build (npm pack)';
+      const what = installCube
+        ? 'npm install (Cube, its SQLite driver, and this package from npm pack)'
+        : 'npm install of the new cube-dual-auth build (npm pack)';
       await withProgress(what, () => npmInstallWith(projectDir, tarball), { out });
     }
     if (installCube) {
-      await withProgress('building sqlite3 from its bundled sources (node-gyp)', () => buildSqlite(projectDir), { out });
+      await withProgress('building sqlite3 from its bundled sources (node-gyp)', () => buildSqlite(projectDir), {
+        out,
+      });
     }
     assertInstalledLikeAUser(paths);
     writeMarker(paths.marker, wanted);
@@ -177,9 +193,14 @@ function buildSqlite(projectDir) {
 }
 
 function assertInstalledLikeAUser({ sqliteBinding, installedPackage }) {
-  if (!existsSync(sqliteBinding)) throw new Error(`sqlite3 was not built (${relative(repoRoot, sqliteBinding)} is missing); see ${relative(repoRoot, installLog)}`);
+  if (!existsSync(sqliteBinding))
+    throw new Error(
+      `sqlite3 was not built (${relative(repoRoot, sqliteBinding)} is missing); see ${relative(repoRoot, installLog)}`,
+    );
   if (!existsSync(installedPackage) || lstatSync(installedPackage).isSymbolicLink()) {
-    throw new Error(`${relative(repoRoot, installedPackage)} must be a real directory installed from the tarball, not a link`);
+    throw new Error(
+      `${relative(repoRoot, installedPackage)} must be a real directory installed from the tarball, not a link`,
+    );
   }
 }
 
@@ -198,11 +219,15 @@ async function run(command, args, { cwd, env = {}, timeoutMs, what }) {
   const outcome = await Promise.race([child.exited, sleep(timeoutMs, 'timeout', { ref: false })]);
   if (outcome === 'timeout') {
     await child.stop();
-    throw new Error(`${what} did not finish within ${timeoutMs / 60_000} minutes; see ${relative(repoRoot, installLog)}`);
+    throw new Error(
+      `${what} did not finish within ${timeoutMs / 60_000} minutes; see ${relative(repoRoot, installLog)}`,
+    );
   }
   if (outcome !== 0) {
     const tail = stdout.trim().split('\n').slice(-25).join('\n');
-    throw new Error(`${what} failed (${outcome}); the end of its output:\n${tail}\n(full log: ${relative(repoRoot, installLog)})`);
+    throw new Error(
+      `${what} failed (${outcome}); the end of its output:\n${tail}\n(full log: ${relative(repoRoot, installLog)})`,
+    );
   }
   return stdout;
 }
@@ -221,7 +246,8 @@ async function withInstallLock(lockDir, out, work) {
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`Another install of the example Cube still holds ${relative(repoRoot, lockDir)}`);
+      if (Date.now() > deadline)
+        throw new Error(`Another install of the example Cube still holds ${relative(repoRoot, lockDir)}`);
       if (!told) out.write(`  … waiting for another install of the example Cube to finish\n`);
       told = true;
       await sleep(1_000);
@@ -255,7 +281,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     .then(() => ensureCube({ line: lineId }))
     .then(
       ({ projectDir, line, installedCube, installedPackage }) => {
-        const what = installedCube ? 'installed' : installedPackage ? 'updated (new package build)' : 'already up to date';
+        const what = installedCube
+          ? 'installed'
+          : installedPackage
+            ? 'updated (new package build)'
+            : 'already up to date';
         console.log(`${style.green('✓')} Cube ${line.version} in ${relative(repoRoot, projectDir)} ${what}`);
       },
       (error) => {

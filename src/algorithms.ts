@@ -50,7 +50,17 @@ export const SHARED_SECRET_ALGORITHM = 'HS256' satisfies Algorithm;
  * Algorithms the key-set path can be configured with: asymmetric only, never HS* or `none`. EdDSA is left out
  * because jsonwebtoken, which verifies every token, does not implement it (nor does Cube's own JWT auth).
  */
-export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
+export const KEY_SET_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+] as const;
 export type KeySetAlgorithm = (typeof KEY_SET_ALGORITHMS)[number];
 
 export function isKeySetAlgorithm(value: unknown): value is KeySetAlgorithm {

@@ -95,7 +95,7 @@ export class DualAuthConfigError extends Error {
 
 /** A value taken from a token, made safe to show: printable characters only, length capped. */
 export function quotedText(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   const printable = text.replace(/[^\x20-\x7e]/g, '?');
   return printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}...` : printable;
 }
@@ -162,7 +162,8 @@ export function resetHostErrorClass(): void {
 export function toThrowable(error: DualAuthError, detailed = false): Error {
   if (hostErrorClass === undefined) hostErrorClass = findHostErrorClass();
   const message = detailed ? error.detail : error.message;
-  if (hostErrorClass === null) return message === error.message ? error : new DualAuthError(error.code, message, error.path);
+  if (hostErrorClass === null)
+    return message === error.message ? error : new DualAuthError(error.code, message, error.path);
   const hosted = new hostErrorClass(403, 'Forbidden', message);
   // Cube 0.33 sends a WebSocket client the error's stack: a rejection has no stack worth a server path.
   hosted.stack = `DualAuthError: ${message}`;

@@ -74,7 +74,8 @@ export interface InternalErrorEvent {
 }
 
 /** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
-export type AuthEvent = AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
+export type AuthEvent =
+  AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
 export type AuthEventListener = (event: AuthEvent) => void;

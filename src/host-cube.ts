@@ -16,7 +16,8 @@ const LOGGER = '@cubejs-backend/server-core/dist/src/core/logger';
 const LOGGER_MODULE = /[\\/]@cubejs-backend[\\/]server-core[\\/]dist[\\/]src[\\/]core[\\/]logger\.js$/;
 
 /** Cube 0.33 and 1.x name the module of the class differently. */
-const GATEWAY_ERROR_MODULE = /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
+const GATEWAY_ERROR_MODULE =
+  /[\\/]@cubejs-backend[\\/]api-gateway[\\/]dist[\\/]src[\\/](CubejsHandlerError|cubejs-handler-error)\.js$/;
 
 /** This package's own directory (dist/, or src/ in the tests), the last place {@link findGateway} looks from. */
 export const OWN_DIRECTORY = __dirname;
@@ -80,7 +81,10 @@ export function handlerErrorClass(found: FoundModule): HandlerErrorClass | null 
 export function gatewayVersion(file: string): string | undefined {
   for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (manifest.name === GATEWAY) return typeof manifest.version === 'string' ? manifest.version : undefined;
     } catch {
       // No readable package.json at this level: keep climbing.

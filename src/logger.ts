@@ -51,9 +51,11 @@ function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
     const copy = Object.create(Object.getPrototypeOf(value) as object) as Error;
     seen.set(value, copy);
     for (const key of ['message', 'stack'] as const) {
-      if (typeof value[key] === 'string') Object.defineProperty(copy, key, { value: maskTokens(value[key]), writable: true, configurable: true });
+      if (typeof value[key] === 'string')
+        Object.defineProperty(copy, key, { value: maskTokens(value[key]), writable: true, configurable: true });
     }
-    for (const [key, member] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[key] = masked(member, seen);
+    for (const [key, member] of Object.entries(value))
+      (copy as unknown as Record<string, unknown>)[key] = masked(member, seen);
     return copy;
   }
   if (Array.isArray(value)) {
@@ -69,7 +71,13 @@ function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
   for (const [key, member] of Object.entries(value)) {
     // Assignment is several times faster than defining each member (this runs for every line Cube logs); only an own
     // "__proto__" member must be defined, since assigning it would set the copy's prototype instead.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: masked(member, seen), writable: true, enumerable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, {
+        value: masked(member, seen),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     else copy[key] = masked(member, seen);
   }
   return copy;
@@ -88,7 +96,11 @@ function holdsToken(value: unknown, depth = 0): boolean {
   if (depth === MAX_SCANNED_DEPTH) return true;
   if (Array.isArray(value)) return value.some((item) => holdsToken(item, depth + 1));
   if (value instanceof Error) {
-    if ((typeof value.message === 'string' && mayHoldToken(value.message)) || (typeof value.stack === 'string' && mayHoldToken(value.stack))) return true;
+    if (
+      (typeof value.message === 'string' && mayHoldToken(value.message)) ||
+      (typeof value.stack === 'string' && mayHoldToken(value.stack))
+    )
+      return true;
   } else {
     const prototype: unknown = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) return false;

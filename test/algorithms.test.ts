@@ -10,7 +10,9 @@ describe('algorithm facts', () => {
 
   it('has facts for every algorithm verified, and none for any other name', () => {
     expect([...KEY_SET_ALGORITHMS, 'HS256'].filter((alg) => algorithmFacts(alg) === undefined)).toEqual([]);
-    expect(['none', 'EdDSA', 'HS384', 'rs256', '__proto__', 'constructor', 'toString'].map(algorithmFacts)).toEqual(Array(7).fill(undefined));
+    expect(['none', 'EdDSA', 'HS384', 'rs256', '__proto__', 'constructor', 'toString'].map(algorithmFacts)).toEqual(
+      Array(7).fill(undefined),
+    );
   });
 
   it.each([
@@ -22,6 +24,10 @@ describe('algorithm facts', () => {
   });
 
   it('knows one signature length only for ECDSA', () => {
-    expect(KEY_SET_ALGORITHMS.filter((alg) => algorithmFacts(alg)?.signatureLength !== undefined)).toEqual(['ES256', 'ES384', 'ES512']);
+    expect(KEY_SET_ALGORITHMS.filter((alg) => algorithmFacts(alg)?.signatureLength !== undefined)).toEqual([
+      'ES256',
+      'ES384',
+      'ES512',
+    ]);
   });
 });

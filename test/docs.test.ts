@@ -11,8 +11,12 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 /** The pages checked: the README, everything in docs/, and the examples' READMEs, which link into both. */
 const pages = [
   'README.md',
-  ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
-  ...readdirSync(join(root, 'examples')).map((d) => `examples/${d}/README.md`).filter((p) => existsSync(join(root, p))),
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  ...readdirSync(join(root, 'examples'))
+    .map((d) => `examples/${d}/README.md`)
+    .filter((p) => existsSync(join(root, p))),
 ];
 
 /** The text a reader sees as prose: fenced code blocks and inline code spans removed (their brackets are not links). */
@@ -26,7 +30,10 @@ function anchors(markdown: string): Set<string> {
   const result = new Set<string>();
   const headings = markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *$/gm);
   for (const [, text] of headings) {
-    const slug = (text as string).toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-');
+    const slug = (text as string)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -43,7 +50,12 @@ function brokenLinks(page: string, text = read(page)): string[] {
     const file = path === '' ? join(root, page) : join(root, dirname(page), path);
     if (!existsSync(file)) {
       broken.push(`${page}: ${target} (no such file)`);
-    } else if (anchor !== undefined && file.endsWith('.md') && statSync(file).isFile() && !anchors(readFileSync(file, 'utf8')).has(anchor)) {
+    } else if (
+      anchor !== undefined &&
+      file.endsWith('.md') &&
+      statSync(file).isFile() &&
+      !anchors(readFileSync(file, 'utf8')).has(anchor)
+    ) {
       broken.push(`${page}: ${target} (no heading "${anchor}" in ${relative(root, file)})`);
     }
   }
@@ -73,7 +85,8 @@ describe('relative links', () => {
   });
 
   it('are reported when the file or the heading is missing, not when they are in code or on the web', () => {
-    const page = '[a](docs/none.md) [b](README.md#none) [c](README.md#install) [d](#install) `[e](none.md)` [f](https://x.example/none)';
+    const page =
+      '[a](docs/none.md) [b](README.md#none) [c](README.md#install) [d](#install) `[e](none.md)` [f](https://x.example/none)';
     expect(brokenLinks('README.md', page)).toEqual([
       'README.md: docs/none.md (no such file)',
       'README.md: README.md#none (no heading "none" in README.md)',

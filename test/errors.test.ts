@@ -33,7 +33,13 @@ describe('rejections outside Cube', () => {
   it('are DualAuthErrors with status 403, type Forbidden and a stable code', () => {
     const thrown = toThrowable(new DualAuthError('ERR_TOKEN_EXPIRED', 'Token expired at x', 'key-set'));
     expect(thrown).toBeInstanceOf(DualAuthError);
-    expect(thrown).toMatchObject({ status: 403, type: 'Forbidden', code: 'ERR_TOKEN_EXPIRED', path: 'key-set', name: 'DualAuthError' });
+    expect(thrown).toMatchObject({
+      status: 403,
+      type: 'Forbidden',
+      code: 'ERR_TOKEN_EXPIRED',
+      path: 'key-set',
+      name: 'DualAuthError',
+    });
   });
 });
 
@@ -44,7 +50,12 @@ describe('rejections inside Cube', () => {
     const error = await rejectionOf(checkAuth(serviceRequest(), undefined));
     expect(error).toBeInstanceOf(CubejsHandlerError);
     expect(error).toBeInstanceOf(DualAuthError);
-    expect(error).toMatchObject({ status: 403, type: 'Forbidden', message: 'Authentication required', code: 'ERR_TOKEN_MISSING' });
+    expect(error).toMatchObject({
+      status: 403,
+      type: 'Forbidden',
+      message: 'Authentication required',
+      code: 'ERR_TOKEN_MISSING',
+    });
     expect(error.stack).toBe('DualAuthError: Authentication required');
   });
 });
@@ -60,8 +71,24 @@ describe('quote', () => {
 
 describe('maskTokens and mayHoldToken', () => {
   it('mask every token-shaped text, whole or cut, and mayHoldToken says yes wherever masking changes anything', () => {
-    const texts = ['Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln', 'cut: eyJhbGciOiJIUzI1NiJ9.eyJz', 'eyJ', 'plain text', 'EYJ', 'ey J', ''];
-    expect(texts.map(maskTokens)).toEqual(['Bearer [token]', 'cut: [token]', '[token]', 'plain text', 'EYJ', 'ey J', '']);
+    const texts = [
+      'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln',
+      'cut: eyJhbGciOiJIUzI1NiJ9.eyJz',
+      'eyJ',
+      'plain text',
+      'EYJ',
+      'ey J',
+      '',
+    ];
+    expect(texts.map(maskTokens)).toEqual([
+      'Bearer [token]',
+      'cut: [token]',
+      '[token]',
+      'plain text',
+      'EYJ',
+      'ey J',
+      '',
+    ]);
     for (const text of texts) if (maskTokens(text) !== text) expect(mayHoldToken(text), text).toBe(true);
     expect(texts.map(mayHoldToken)).toEqual([true, true, true, false, false, false, false]);
   });
@@ -73,7 +100,12 @@ describe('forbidden: a refusal of your own code, answered 403', () => {
     const error = forbidden('No tenant in the security context');
     expect(error).toBeInstanceOf(CubejsHandlerError);
     expect(error).toBeInstanceOf(DualAuthError);
-    expect(error).toMatchObject({ status: 403, type: 'Forbidden', code: 'ERR_FORBIDDEN', message: 'No tenant in the security context' });
+    expect(error).toMatchObject({
+      status: 403,
+      type: 'Forbidden',
+      code: 'ERR_FORBIDDEN',
+      message: 'No tenant in the security context',
+    });
     expect(error.stack).toBe('DualAuthError: No tenant in the security context');
   });
 

@@ -7,7 +7,8 @@ import { findGateway, gatewayVersion, handlerErrorClass } from '../src/host-cube
 import { gatewayIn } from './support/cube';
 
 /** Cube's class as its gateway constructs it: (status, type, message). */
-const CLASS = 'class CubejsHandlerError extends Error { constructor(status, type, message) { super(message); this.status = status; this.type = type; } }';
+const CLASS =
+  'class CubejsHandlerError extends Error { constructor(status, type, message) { super(message); this.status = status; this.type = type; } }';
 
 let root: string;
 /** Where `@cubejs-backend/api-gateway` resolves, like a Cube project; and where it does not. */
@@ -53,7 +54,11 @@ describe('handlerErrorClass', () => {
     const found = findGateway(cubeProject);
     const HandlerError = handlerErrorClass(found as NonNullable<typeof found>);
     expect(typeof HandlerError).toBe('function');
-    expect(new (HandlerError as NonNullable<typeof HandlerError>)(403, 'Forbidden', 'no')).toMatchObject({ status: 403, type: 'Forbidden', message: 'no' });
+    expect(new (HandlerError as NonNullable<typeof HandlerError>)(403, 'Forbidden', 'no')).toMatchObject({
+      status: 403,
+      type: 'Forbidden',
+      message: 'no',
+    });
   });
 
   it('takes a module that exports the class itself, and gives null for one without it', () => {
@@ -65,7 +70,7 @@ describe('handlerErrorClass', () => {
 });
 
 describe('gatewayVersion', () => {
-  it("reads the version of the gateway package a file belongs to, from the nearest package.json that names it", () => {
+  it('reads the version of the gateway package a file belongs to, from the nearest package.json that names it', () => {
     const dist = join(cubeProject, 'node_modules', '@cubejs-backend', 'api-gateway', 'dist', 'src');
     mkdirSync(dist, { recursive: true });
     // A package.json of another name on the way up is passed over, as Cube's dist/ has none.
@@ -75,7 +80,9 @@ describe('gatewayVersion', () => {
 
   it('is undefined without such a package.json, or when it names no version', () => {
     expect(gatewayVersion(join(elsewhere, 'index.js'))).toBeUndefined();
-    const unversioned = gatewayIn(join(root, 'unversioned'), 'module.exports = {};\n', { name: '@cubejs-backend/api-gateway' });
+    const unversioned = gatewayIn(join(root, 'unversioned'), 'module.exports = {};\n', {
+      name: '@cubejs-backend/api-gateway',
+    });
     expect(gatewayVersion(unversioned)).toBeUndefined();
   });
 });

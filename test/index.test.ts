@@ -41,8 +41,12 @@ describe("the package root's Cube options, configured from the environment as ch
       expect(root.contextToGroups(acme)).toEqual(['analyst']);
       expect(root.contextToAppId(acme)).toBe('CUBE_APP_acme');
       expect(root.contextToOrchestratorId(acme)).toBe('CUBE_APP_acme');
-      expect(root.tenantFilter({ orders: 'orders.tenant' })({ measures: ['orders.count'] }, acme).filters).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
-      expect(() => root.contextToAppId(context({}))).toThrow(expect.objectContaining({ status: 403, code: 'ERR_FORBIDDEN' }));
+      expect(root.tenantFilter({ orders: 'orders.tenant' })({ measures: ['orders.count'] }, acme).filters).toEqual([
+        { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
+      ]);
+      expect(() => root.contextToAppId(context({}))).toThrow(
+        expect.objectContaining({ status: 403, code: 'ERR_FORBIDDEN' }),
+      );
     } finally {
       root.checkAuth.close();
     }
@@ -60,15 +64,26 @@ describe("the package root's Cube options, configured from the environment as ch
     vi.stubEnv('CUBE_DUAL_AUTH_SERVICE_GROUPS', 'embeddable');
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      expect(() => root.tenantFilter({ orders: 'orders.tenant' })).toThrow(new DualAuthConfigError('tenantFilter', 'reads what the hook puts in the security context, which needs a tenant claim (CUBE_DUAL_AUTH_TENANT_CLAIM): set it'));
+      expect(() => root.tenantFilter({ orders: 'orders.tenant' })).toThrow(
+        new DualAuthConfigError(
+          'tenantFilter',
+          'reads what the hook puts in the security context, which needs a tenant claim (CUBE_DUAL_AUTH_TENANT_CLAIM): set it',
+        ),
+      );
       for (let i = 0; i < 2; i++) {
-        expect(() => root.contextToAppId(context({ tenant: 'acme' }))).toThrow(expect.objectContaining({
-          status: 403,
-          code: 'ERR_CONFIG_INVALID',
-          message: 'Authorization is misconfigured on this deployment; see the Cube server log',
-        }));
+        expect(() => root.contextToAppId(context({ tenant: 'acme' }))).toThrow(
+          expect.objectContaining({
+            status: 403,
+            code: 'ERR_CONFIG_INVALID',
+            message: 'Authorization is misconfigured on this deployment; see the Cube server log',
+          }),
+        );
       }
-      expect(printed.mock.calls).toEqual([['cube-dual-auth: contextToAppId reads what the hook puts in the security context, which needs a tenant claim (CUBE_DUAL_AUTH_TENANT_CLAIM): set it']]);
+      expect(printed.mock.calls).toEqual([
+        [
+          'cube-dual-auth: contextToAppId reads what the hook puts in the security context, which needs a tenant claim (CUBE_DUAL_AUTH_TENANT_CLAIM): set it',
+        ],
+      ]);
       expect(root.contextToGroups(context({ groups: ['embeddable'] }))).toEqual(['embeddable']);
     } finally {
       printed.mockRestore();

@@ -12,7 +12,14 @@ const SRC = resolve(__dirname, '../src');
  * The rooms, lowest first. Top-level modules (errors, events, algorithms, …) and `http` (the one HTTP client, the URL
  * rule, the JSON object test) are the floor every room stands on; being on one floor, neither imports the other.
  */
-const FLOORS: readonly (readonly string[])[] = [['.', 'http'], ['config'], ['keys', 'metrics'], ['hook'], ['doctor'], ['cli', 'index.ts']];
+const FLOORS: readonly (readonly string[])[] = [
+  ['.', 'http'],
+  ['config'],
+  ['keys', 'metrics'],
+  ['hook'],
+  ['doctor'],
+  ['cli', 'index.ts'],
+];
 /**
  * The service's client is a product of its own: of the rest it imports only `http`, which the hook shares with it, and
  * only the CLI imports it.
@@ -30,7 +37,9 @@ function sourceFiles(dir: string): string[] {
 /** Every module a file imports or re-exports from, types included, as paths relative to src/. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm)].map((match) => match[1] as string);
+  const specifiers = [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm)].map(
+    (match) => match[1] as string,
+  );
   return specifiers.map((specifier) => {
     const base = resolve(dirname(file), specifier);
     const target = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => {

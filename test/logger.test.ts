@@ -12,7 +12,10 @@ function cubeProject(loggerSource: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cda-logger-')));
   const core = join(dir, 'node_modules/@cubejs-backend/server-core/dist/src/core');
   mkdirSync(core, { recursive: true });
-  writeFileSync(join(dir, 'node_modules/@cubejs-backend/server-core/package.json'), '{"name": "@cubejs-backend/server-core", "version": "0.0.0"}');
+  writeFileSync(
+    join(dir, 'node_modules/@cubejs-backend/server-core/package.json'),
+    '{"name": "@cubejs-backend/server-core", "version": "0.0.0"}',
+  );
   writeFileSync(join(core, 'logger.js'), loggerSource);
   writeFileSync(join(dir, 'package.json'), '{}');
   return dir;
@@ -68,17 +71,19 @@ describe('logger: what Cube writes, tokens masked', () => {
       duration: 12,
     };
     logger(`Token ${TOKEN} seen`, params);
-    expect(written()).toEqual([{
-      made: { production: true, level: 'trace' },
-      message: 'Token [token] seen',
-      params: {
-        requestId: 'r-1',
-        query: { filters: [{ member: 'orders.token', operator: 'equals', values: ['[token]', 'plain'] }] },
-        authorization: 'Bearer [token]',
-        error: expect.any(TypeError),
-        duration: 12,
+    expect(written()).toEqual([
+      {
+        made: { production: true, level: 'trace' },
+        message: 'Token [token] seen',
+        params: {
+          requestId: 'r-1',
+          query: { filters: [{ member: 'orders.token', operator: 'equals', values: ['[token]', 'plain'] }] },
+          authorization: 'Bearer [token]',
+          error: expect.any(TypeError),
+          duration: 12,
+        },
       },
-    }]);
+    ]);
     const [{ params: logged }] = written() as [{ params: { error: TypeError } }];
     expect(logged.error.message).toBe('bad token [token]');
     expect(logged.error.stack).not.toContain(TOKEN);
@@ -91,7 +96,10 @@ describe('logger: what Cube writes, tokens masked', () => {
     const project = cubeProject(CUBE_1);
     dirs.push(project);
     const logger = await freshLogger(project);
-    const query = JSON.parse(`{"__proto__": {"polluted": "${TOKEN}"}, "measures": ["orders.count"]}`) as Record<string, unknown>;
+    const query = JSON.parse(`{"__proto__": {"polluted": "${TOKEN}"}, "measures": ["orders.count"]}`) as Record<
+      string,
+      unknown
+    >;
     logger('Load Request', { query });
     const [{ params }] = written() as [{ params: { query: Record<string, unknown> } }];
     expect(Object.getPrototypeOf(params.query)).toBe(Object.prototype);
@@ -105,7 +113,9 @@ describe('logger: what Cube writes, tokens masked', () => {
     const project = cubeProject(CUBE_1);
     dirs.push(project);
     (await freshLogger(project))('Performing query', {});
-    expect(written()).toEqual([{ made: { production: false, level: 'info' }, message: 'Performing query', params: {} }]);
+    expect(written()).toEqual([
+      { made: { production: false, level: 'info' }, message: 'Performing query', params: {} },
+    ]);
   });
 
   it("chooses Cube 0.33's devLogger or prodLogger by NODE_ENV, as 0.33 does", async () => {
@@ -129,7 +139,12 @@ describe('logger: what Cube writes, tokens masked', () => {
       readonly token = TOKEN;
     }
     const opaque = new Opaque();
-    const clean = { requestId: 'r-1', query: { measures: ['orders.count'], filters: [{ values: ['acme', 1, null] }] }, opaque, error: new Error('no such member') };
+    const clean = {
+      requestId: 'r-1',
+      query: { measures: ['orders.count'], filters: [{ values: ['acme', 1, null] }] },
+      opaque,
+      error: new Error('no such member'),
+    };
     const cycle: Record<string, unknown> = { token: TOKEN };
     cycle.self = cycle;
     let deep: Record<string, unknown> = { token: TOKEN };
@@ -153,7 +168,7 @@ describe('logger: what Cube writes, tokens masked', () => {
     expect(JSON.stringify(logged.deep)).toContain('[token]');
   });
 
-  it('outside Cube writes the JSON line of Cube\'s production logger; a cycle is copied, not followed forever', async () => {
+  it("outside Cube writes the JSON line of Cube's production logger; a cycle is copied, not followed forever", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'cda-logger-'));
     dirs.push(elsewhere);
     const lines = vi.spyOn(console, 'log').mockImplementation(() => undefined);

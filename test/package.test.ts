@@ -12,7 +12,10 @@ const CONFIGURED = { CUBEJS_API_SECRET: randomSecret() };
 
 /** The environment without any CUBEJS_ or CUBE_DUAL_AUTH_ variable of the shell running the tests, plus `vars`. */
 function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CUBEJS_|CUBE_DUAL_AUTH_)/.test(name))), ...vars };
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CUBEJS_|CUBE_DUAL_AUTH_)/.test(name))),
+    ...vars,
+  };
 }
 
 function node(args: string[], vars: Record<string, string> = CONFIGURED): string {
@@ -68,7 +71,15 @@ describe('the published package', () => {
   it('is the hook at its root: require() (cube.js is CommonJS) and import share one instance', () => {
     const result = load('cube-dual-auth');
     expect(result.same).toBe(true);
-    expect(result.requireExports).toEqual(expect.arrayContaining(['checkAuth', 'createCheckAuth', 'DualAuthError', 'DualAuthConfigError', 'optionsFromEnv']));
+    expect(result.requireExports).toEqual(
+      expect.arrayContaining([
+        'checkAuth',
+        'createCheckAuth',
+        'DualAuthError',
+        'DualAuthConfigError',
+        'optionsFromEnv',
+      ]),
+    );
     expect(result.importExports).toEqual(result.requireExports);
   });
 
@@ -86,46 +97,70 @@ describe('the published package', () => {
       });
       expect(nodeJson<{ error: unknown }>(['-e', script], { CUBEJS_API_SECRET: 'too-short' }).error).toEqual({
         name: 'DualAuthConfigError',
-        message: expect.stringMatching(/^cube-dual-auth: CUBEJS_API_SECRET holds \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/),
+        message: expect.stringMatching(
+          /^cube-dual-auth: CUBEJS_API_SECRET holds \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+        ),
       });
-      expect(nodeJson<{ error: unknown }>(['-e', script], {}).error).toMatchObject({ message: expect.stringMatching(/CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/) });
+      expect(nodeJson<{ error: unknown }>(['-e', script], {}).error).toMatchObject({
+        message: expect.stringMatching(/CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/),
+      });
       expect(nodeJson<{ error: unknown }>(['-e', script], CONFIGURED).error).toBeNull();
     });
 
     it('import: `import { createCheckAuth }` works in an environment that configures nothing, `import { checkAuth }` too (checked on first use)', () => {
       const script = `import('cube-dual-auth').then(({ createCheckAuth, checkAuth }) => console.log(JSON.stringify([typeof createCheckAuth, typeof checkAuth])));`;
       expect(nodeJson(['-e', script], {})).toEqual(['function', 'function']);
-      expect(nodeJson(['-e', script], { CUBE_DUAL_AUTH_LOG: 'all', CUBEJS_JWT_AUDIENCE: 'cube-api' })).toEqual(['function', 'function']);
+      expect(nodeJson(['-e', script], { CUBE_DUAL_AUTH_LOG: 'all', CUBEJS_JWT_AUDIENCE: 'cube-api' })).toEqual([
+        'function',
+        'function',
+      ]);
     });
 
     it('import: once the environment configures a path, a configuration that cannot work fails the import', () => {
       const script = `${THROWN}
         import('cube-dual-auth').then(() => console.log(JSON.stringify(null)), (e) => console.log(JSON.stringify(thrown(e))));`;
-      expect(nodeJson(['-e', script], { CUBEJS_API_SECRET: randomSecret(), CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' })).toEqual({
+      expect(
+        nodeJson(['-e', script], { CUBEJS_API_SECRET: randomSecret(), CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' }),
+      ).toEqual({
         name: 'DualAuthConfigError',
         message: expect.stringMatching(/^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /),
       });
-      expect(nodeJson(['-e', script], { CUBEJS_API_SECRET: 'too-short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' })).toBeNull();
+      expect(
+        nodeJson(['-e', script], { CUBEJS_API_SECRET: 'too-short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' }),
+      ).toBeNull();
     });
   });
 
   it("keeps the service's client out of the root, under cube-dual-auth/service (require() and import share one instance)", () => {
     const service = load('cube-dual-auth/service');
     expect(service.same).toBe(true);
-    expect(service.requireExports).toEqual(expect.arrayContaining(['createEmbeddableClient', 'EmbeddableApiError', 'embeddableEndpoints']));
+    expect(service.requireExports).toEqual(
+      expect.arrayContaining(['createEmbeddableClient', 'EmbeddableApiError', 'embeddableEndpoints']),
+    );
     expect(service.importExports).toEqual(service.requireExports);
     expect(load('cube-dual-auth').requireExports.filter((name) => service.requireExports.includes(name))).toEqual([]);
   });
 
   it('packs only what a user needs (compiled code, types, README and the docs it links to, licence), including every file the exports map and bin name', () => {
     const files = packedFiles();
-    const named = [...exportTargets(manifest.exports), ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, ''))];
-    expect(named).toEqual(expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']));
+    const named = [
+      ...exportTargets(manifest.exports),
+      ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, '')),
+    ];
+    expect(named).toEqual(
+      expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']),
+    );
     // The README's links into docs/ resolve in node_modules too.
-    const linkedDocs = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1] as string);
+    const linkedDocs = [
+      ...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[^)]*)?\)/g),
+    ].map((m) => m[1] as string);
     expect(linkedDocs.length).toBeGreaterThan(0);
     expect(files).toEqual(expect.arrayContaining([...named, ...linkedDocs, 'README.md', 'LICENSE']));
-    expect(files.filter((f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|docs\/[\w.-]+\.md|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(
+      files.filter(
+        (f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|docs\/[\w.-]+\.md|package\.json|README\.md|LICENSE)$/.test(f),
+      ),
+    ).toEqual([]);
   });
 
   it('has no source map comment pointing at a file the package lacks', () => {

@@ -30,7 +30,8 @@ module.exports = {
     const kept = keepToTenant(query, context);
     const { region } = context.securityContext;
     if (region === undefined) return kept;
-    if (typeof region !== 'string' || region === '') throw forbidden('The security context\'s region must be a non-empty string');
+    if (typeof region !== 'string' || region === '')
+      throw forbidden("The security context's region must be a non-empty string");
     return { ...kept, filters: [...kept.filters, { member: 'orders.region', operator: 'equals', values: [region] }] };
   },
 

@@ -31,7 +31,9 @@ const PATCHES = [
 /** Thrown when the installed Cube does not have what the preload replaces: the preload must be updated. */
 class CubeLayoutChanged extends Error {
   constructor(problem) {
-    super(`cube-1-preload: ${problem}; this Cube version moved what the preload replaces, update scripts/lib/cube-1-patches.cjs`);
+    super(
+      `cube-1-preload: ${problem}; this Cube version moved what the preload replaces, update scripts/lib/cube-1-patches.cjs`,
+    );
     this.name = 'CubeLayoutChanged';
   }
 }
@@ -45,14 +47,17 @@ function applyPatches(projectDir) {
     const file = resolveIn(projectDir, patch.module);
     const exports = require(file);
     const what = patch.member ? `${patch.export}.${patch.member}` : `export "${patch.export}"`;
-    if (!(patch.export in exports)) throw new CubeLayoutChanged(`export "${patch.export}" in ${patch.module} is missing`);
+    if (!(patch.export in exports))
+      throw new CubeLayoutChanged(`export "${patch.export}" in ${patch.module} is missing`);
     const path = patch.member ? patch.member.split('.') : [];
     let owner = patch.member ? exports[patch.export] : exports;
     for (const step of path.slice(0, -1)) owner = owner?.[step];
     const name = path.at(-1) ?? patch.export;
-    if (typeof owner?.[name] !== 'function') throw new CubeLayoutChanged(`${what} in ${patch.module} is not a function`);
+    if (typeof owner?.[name] !== 'function')
+      throw new CubeLayoutChanged(`${what} in ${patch.module} is not a function`);
     const descriptor = Object.getOwnPropertyDescriptor(owner, name);
-    if (descriptor && !descriptor.writable && !descriptor.set) throw new CubeLayoutChanged(`${what} in ${patch.module} cannot be replaced`);
+    if (descriptor && !descriptor.writable && !descriptor.set)
+      throw new CubeLayoutChanged(`${what} in ${patch.module} cannot be replaced`);
     owner[name] = patch.replace();
     return `${patch.module}: ${what}`;
   });
@@ -68,7 +73,9 @@ function resolveIn(projectDir, request) {
 
 function inertSqlServer() {
   const unavailable = () => {
-    throw new Error('The SQL API needs @cubejs-backend/native, which this test setup replaces (scripts/lib/cube-1-preload.cjs)');
+    throw new Error(
+      'The SQL API needs @cubejs-backend/native, which this test setup replaces (scripts/lib/cube-1-preload.cjs)',
+    );
   };
   return {
     init: unavailable,
@@ -94,9 +101,12 @@ const REGULAR_QUERY = 'regularQuery';
 async function getFinalQueryResult(transformData, rows, resultData) {
   const { aliasToMemberNameMap, annotation, query, queryType, resType } = transformData;
   if (queryType !== REGULAR_QUERY || (resType !== undefined && resType !== 'default')) {
-    throw new Error(`cube-1-preload: only regular queries in the default result format are served (got ${queryType}, ${resType})`);
+    throw new Error(
+      `cube-1-preload: only regular queries in the default result format are served (got ${queryType}, ${resType})`,
+    );
   }
-  if (!Buffer.isBuffer(rows)) throw new Error('cube-1-preload: rows from Cube Store (a native reference) cannot be read without the binary');
+  if (!Buffer.isBuffer(rows))
+    throw new Error('cube-1-preload: rows from Cube Store (a native reference) cannot be read without the binary');
   const { members, columns } = JSON.parse(rows.toString('utf8'));
   const count = columns[0]?.length ?? 0;
   const data = [];
@@ -109,7 +119,8 @@ async function getFinalQueryResult(transformData, rows, resultData) {
       const value = formatValue(columns[j][i], type);
       row[member] = value;
       const [cube, name, granularity] = member.split('.');
-      if (granularity !== undefined && !(query.dimensions ?? []).includes(`${cube}.${name}`)) row[`${cube}.${name}`] = value;
+      if (granularity !== undefined && !(query.dimensions ?? []).includes(`${cube}.${name}`))
+        row[`${cube}.${name}`] = value;
     });
     data.push(row);
   }
@@ -124,4 +135,3 @@ function formatValue(value, type) {
 }
 
 module.exports = { applyPatches, getFinalQueryResult, PATCHES };
-

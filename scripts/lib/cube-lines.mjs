@@ -20,7 +20,7 @@ const exampleProject = join(repoRoot, 'examples/cube-project');
 
 /** @type {Readonly<Record<string, CubeLine>>} */
 export const CUBE_LINES = Object.freeze({
-  '0.33': {
+  0.33: {
     id: '0.33',
     version: '0.33.65',
     manifestDir: exampleProject,
@@ -52,7 +52,12 @@ export { exampleProject };
 /** @returns {CubeLine} */
 export function cubeLine(id = DEFAULT_CUBE_LINE) {
   const line = CUBE_LINES[String(id)];
-  if (!line) throw new Error(`Unknown Cube line "${id}": use one of ${Object.keys(CUBE_LINES).map((known) => `"${known}"`).join(', ')}`);
+  if (!line)
+    throw new Error(
+      `Unknown Cube line "${id}": use one of ${Object.keys(CUBE_LINES)
+        .map((known) => `"${known}"`)
+        .join(', ')}`,
+    );
   return line;
 }
 
@@ -64,6 +69,9 @@ export function cubeLine(id = DEFAULT_CUBE_LINE) {
  */
 export function serverCommand(line, nodeMajor = Number(process.versions.node.split('.')[0])) {
   const server = join(line.projectDir, 'node_modules/@cubejs-backend/server');
-  const entry = line.binNodeMajor && nodeMajor < line.binNodeMajor ? join(server, 'dist/src/bin/server.js') : join(server, 'bin/server');
+  const entry =
+    line.binNodeMajor && nodeMajor < line.binNodeMajor
+      ? join(server, 'dist/src/bin/server.js')
+      : join(server, 'bin/server');
   return { command: process.execPath, args: [...(line.preload ? ['--require', line.preload] : []), entry] };
 }

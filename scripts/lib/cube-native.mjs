@@ -37,7 +37,10 @@ export async function nativeBinaryStatus(projectDir) {
     try { binary = native.loadNative(); } catch (error) { console.log(JSON.stringify({ reason: error.message.split('\\n')[0] })); process.exit(0); }
     const missing = ${JSON.stringify(EXPECTED_EXPORTS)}.filter((name) => typeof binary[name] !== 'function');
     console.log(JSON.stringify(missing.length ? { reason: 'what loads is not its binary: no ' + missing.join(', ') } : {}));`;
-  const { ok, output, error } = await run(process.execPath, ['-e', script], { cwd: projectDir, timeout: LOAD_TIMEOUT_MS });
+  const { ok, output, error } = await run(process.execPath, ['-e', script], {
+    cwd: projectDir,
+    timeout: LOAD_TIMEOUT_MS,
+  });
   if (!ok) return { available: false, reason: `checking it failed: ${error.message.split('\n')[0]}` };
   const { reason } = JSON.parse(output.trim().split('\n')[0]);
   return reason === undefined ? { available: true } : { available: false, reason };
@@ -53,11 +56,17 @@ export async function nativeBinaryStatus(projectDir) {
 export async function ensureNativeBinary(projectDir) {
   if ((await nativeBinaryStatus(projectDir)).available) return { available: true };
   // The package's script ends in `|| echo …`: it exits 0 whatever happened, so its output says why.
-  const { output } = await run('npm', ['rebuild', NATIVE, '--foreground-scripts'], { cwd: projectDir, timeout: INSTALL_TIMEOUT_MS });
+  const { output } = await run('npm', ['rebuild', NATIVE, '--foreground-scripts'], {
+    cwd: projectDir,
+    timeout: INSTALL_TIMEOUT_MS,
+  });
   const status = await nativeBinaryStatus(projectDir);
   if (status.available) return status;
   const download = /request to (\S+) failed, reason: (.+)$/m.exec(output);
-  return { available: false, reason: download ? `its download from ${new URL(download[1]).host} failed (${download[2].trim()})` : status.reason };
+  return {
+    available: false,
+    reason: download ? `its download from ${new URL(download[1]).host} failed (${download[2].trim()})` : status.reason,
+  };
 }
 
 /** A Cube line as users run it where its native binary is installed: no preload, nor what the preload needs. */

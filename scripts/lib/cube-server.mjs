@@ -32,7 +32,14 @@ export function exampleCubeEnvironment() {
  * @param {(line: string) => string} options.redact  applied to every log line before it is kept or shown
  * @param {(line: string) => void} [options.onLine]  receives each redacted log line
  */
-export async function startCube({ projectDir, cubeDir = projectDir, line = cubeLine(), env, redact, onLine = () => {} }) {
+export async function startCube({
+  projectDir,
+  cubeDir = projectDir,
+  line = cubeLine(),
+  env,
+  redact,
+  onLine = () => {},
+}) {
   const port = await freePort();
   const recentLines = [];
   const { command, args } = serverCommand({ ...line, projectDir: cubeDir });

@@ -31,7 +31,8 @@ export function writePrivateFile(file, content) {
 export function demoEnvText(variables, comments = []) {
   const lines = Object.entries(variables).map(([name, value]) => {
     if (!VARIABLE_NAME.test(name)) throw new Error(`demo.env: ${JSON.stringify(name)} is not a variable name`);
-    if (!PLAIN_VALUE.test(value)) throw new Error(`demo.env: the value of ${name} has characters a shell would read differently`);
+    if (!PLAIN_VALUE.test(value))
+      throw new Error(`demo.env: the value of ${name} has characters a shell would read differently`);
     return `${name}=${value}`;
   });
   return [...comments.map((comment) => `# ${comment}`), ...lines, ''].join('\n');
@@ -46,7 +47,7 @@ export function writeDemoEnv(file, variables) {
   return writePrivateFile(
     file,
     demoEnvText(variables, [
-      'The environment the demo\'s Cube authenticates with (the API secret included), and where its API is.',
+      "The environment the demo's Cube authenticates with (the API secret included), and where its API is.",
       'Written by `npm run demo -- --keep-running`, removed when it stops. Load it with: set -a; . <this file>; set +a',
     ]),
   );
@@ -64,7 +65,11 @@ export const CUBE_API_URL = 'CUBE_API_URL';
  * @param {object} serviceClaims  the security context the service signs
  * @param {string} [cli]  how to run the CLI
  */
-export function demoCliCommands({ envFile, serviceTokenFile, customerTokenFile }, serviceClaims, cli = 'npx cube-dual-auth') {
+export function demoCliCommands(
+  { envFile, serviceTokenFile, customerTokenFile },
+  serviceClaims,
+  cli = 'npx cube-dual-auth',
+) {
   const claims = `'${JSON.stringify(serviceClaims)}'`;
   return [
     `# load the demo's environment (API secret, JWKS URL, ${CUBE_API_URL}) into this shell`,

@@ -29,41 +29,45 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
   // Generating an RSA key takes from tens of milliseconds to seconds: done ahead, publishing is immediate.
   const unpublishedKeys = new Map();
   const Provider = await withoutProductionWarnings(async () => (await import('oidc-provider')).default);
-  const createProvider = (keys) => withoutProductionWarnings(async () => new Provider(issuer, {
-    clients: clients.map(({ clientId, clientSecret }) => ({
-      client_id: clientId,
-      client_secret: clientSecret,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-    })),
-    jwks: { keys },
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => audience,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource, client) => {
-          if (resource !== audience) throw new Error(`unknown resource ${resource}`);
-          return {
-            scope: 'cube',
-            audience,
-            accessTokenFormat: 'jwt',
-            accessTokenTTL: appFor(client.clientId).tokenLifetimeSeconds ?? 300,
-            jwt: { sign: { alg: 'RS256', kid: signingKid } },
-          };
-        },
-      },
-    },
-    extraTokenClaims: (_ctx, token) => {
-      const { claims } = appFor(token.clientId);
-      return claimsNamespace ? { [claimsNamespace]: claims } : claims;
-    },
-    // Lifetime of the grant record itself; the access token's lifetime is accessTokenTTL above.
-    ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300 },
-  }));
+  const createProvider = (keys) =>
+    withoutProductionWarnings(
+      async () =>
+        new Provider(issuer, {
+          clients: clients.map(({ clientId, clientSecret }) => ({
+            client_id: clientId,
+            client_secret: clientSecret,
+            grant_types: ['client_credentials'],
+            redirect_uris: [],
+            response_types: [],
+          })),
+          jwks: { keys },
+          features: {
+            devInteractions: { enabled: false },
+            clientCredentials: { enabled: true },
+            resourceIndicators: {
+              enabled: true,
+              defaultResource: () => audience,
+              useGrantedResource: () => true,
+              getResourceServerInfo: (_ctx, resource, client) => {
+                if (resource !== audience) throw new Error(`unknown resource ${resource}`);
+                return {
+                  scope: 'cube',
+                  audience,
+                  accessTokenFormat: 'jwt',
+                  accessTokenTTL: appFor(client.clientId).tokenLifetimeSeconds ?? 300,
+                  jwt: { sign: { alg: 'RS256', kid: signingKid } },
+                };
+              },
+            },
+          },
+          extraTokenClaims: (_ctx, token) => {
+            const { claims } = appFor(token.clientId);
+            return claimsNamespace ? { [claimsNamespace]: claims } : claims;
+          },
+          // Lifetime of the grant record itself; the access token's lifetime is accessTokenTTL above.
+          ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300 },
+        }),
+    );
   let handle = (await createProvider(publishedKeys)).callback();
   // What is served changes only once the new instance is ready: no request sees a half-made provider.
   const publish = async (keys) => {
@@ -100,12 +104,14 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
     },
     /** Key rotation, step 2: tokens issued from now on are signed with this published key. */
     signWith(kid) {
-      if (!publishedKeys.some((key) => key.kid === kid)) throw new Error(`Key ${kid} is not published; publish it before signing with it`);
+      if (!publishedKeys.some((key) => key.kid === kid))
+        throw new Error(`Key ${kid} is not published; publish it before signing with it`);
       signingKid = kid;
     },
     /** Key rotation, step 3: the JWKS stops publishing this key (not the one tokens are signed with). */
     async withdrawKey(kid) {
-      if (kid === signingKid) throw new Error(`Key ${kid} still signs tokens; sign with another one before withdrawing it`);
+      if (kid === signingKid)
+        throw new Error(`Key ${kid} still signs tokens; sign with another one before withdrawing it`);
       await publish(publishedKeys.filter((key) => key.kid !== kid));
     },
     /**
@@ -114,7 +120,11 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
      */
     signClaims(claims) {
       const { kid, ...jwk } = publishedKeys.find((key) => key.kid === signingKid);
-      return jwt.sign(claims, createPrivateKey({ key: jwk, format: 'jwk' }), { algorithm: 'RS256', keyid: kid, expiresIn: 300 });
+      return jwt.sign(claims, createPrivateKey({ key: jwk, format: 'jwk' }), {
+        algorithm: 'RS256',
+        keyid: kid,
+        expiresIn: 300,
+      });
     },
     /** Asks for an access token the way a backend does: client credentials grant, HTTP basic auth. */
     async issueToken(clientId) {
@@ -130,7 +140,10 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
         signal: AbortSignal.timeout(5_000),
       });
       const body = await response.json();
-      if (!response.ok) throw new Error(`The identity provider refused a token for ${clientId}: ${body.error_description ?? body.error}`);
+      if (!response.ok)
+        throw new Error(
+          `The identity provider refused a token for ${clientId}: ${body.error_description ?? body.error}`,
+        );
       return body.access_token;
     },
     close: () => closeServer(server),
@@ -154,7 +167,12 @@ async function withoutProductionWarnings(run) {
 // Generated off the main thread, so that requests in flight are not stalled.
 async function createSigningKey() {
   const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
-  return { ...privateKey.export({ format: 'jwk' }), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
+  return {
+    ...privateKey.export({ format: 'jwk' }),
+    kid: `demo-${randomBytes(4).toString('hex')}`,
+    alg: 'RS256',
+    use: 'sig',
+  };
 }
 
 function closeServer(server) {

@@ -22,6 +22,7 @@ export function prepareNaiveProject(line) {
   copyFileSync(join(repoRoot, 'bench/naive-cube.js'), join(dir, 'cube.js'));
   // What the naive cube.js takes all but checkAuth from: the line's own configuration.
   copyFileSync(join(line.projectDir, 'cube.js'), join(dir, 'example-cube.js'));
-  for (const entry of ['model', 'data', 'node_modules']) symlinkSync(join(line.projectDir, entry), join(dir, entry), 'dir');
+  for (const entry of ['model', 'data', 'node_modules'])
+    symlinkSync(join(line.projectDir, entry), join(dir, entry), 'dir');
   return dir;
 }

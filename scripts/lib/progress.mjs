@@ -14,7 +14,9 @@ export async function withProgress(title, work, { out = process.stdout } = {}) {
   const redraw = () => out.write(`\r  ${style.cyan(FRAMES[frame++ % FRAMES.length])} ${title} ${style.dim(elapsed())}`);
   if (live) redraw();
   else out.write(`  … ${title}\n`);
-  const timer = live ? setInterval(redraw, 100) : setInterval(() => out.write(`    still working: ${title} (${elapsed()})\n`), HEARTBEAT_MS);
+  const timer = live
+    ? setInterval(redraw, 100)
+    : setInterval(() => out.write(`    still working: ${title} (${elapsed()})\n`), HEARTBEAT_MS);
   try {
     const result = await work();
     finish(style.green('✓'));

@@ -6,7 +6,10 @@ import type { RunningIdentityProvider } from './identity-provider.mjs';
 export type { RunningCube, RunningIdentityProvider };
 export declare const CUBE_AUDIENCE: string;
 export declare const CLAIMS_NAMESPACE: string;
-export declare const TENANT_CLAIMS: { readonly CUBE_DUAL_AUTH_TENANT_CLAIM: string; readonly CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: string };
+export declare const TENANT_CLAIMS: {
+  readonly CUBE_DUAL_AUTH_TENANT_CLAIM: string;
+  readonly CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: string;
+};
 export declare const SERVICE_VIEWER: { readonly tenant: string };
 export declare const CUSTOMER_APP: {
   readonly clientId: string;

@@ -24,9 +24,17 @@ export const TENANT_CLAIMS = {
 export const SERVICE_VIEWER = { tenant: 'acme' };
 /** The customer's application registered at the identity provider, and the claims its tokens carry. */
 // Its tokens live an hour, so the curl commands of `npm run demo -- --keep-running` stay usable.
-export const CUSTOMER_APP = { clientId: 'globex-dashboard', claims: { tenant: 'globex', region: 'emea' }, tokenLifetimeSeconds: 3600 };
+export const CUSTOMER_APP = {
+  clientId: 'globex-dashboard',
+  claims: { tenant: 'globex', region: 'emea' },
+  tokenLifetimeSeconds: 3600,
+};
 /** A second registration whose tokens live one second, to show what happens to an expired one. */
-const SHORT_LIVED_APP = { clientId: 'globex-dashboard-short-lived', claims: CUSTOMER_APP.claims, tokenLifetimeSeconds: 1 };
+const SHORT_LIVED_APP = {
+  clientId: 'globex-dashboard-short-lived',
+  claims: CUSTOMER_APP.claims,
+  tokenLifetimeSeconds: 1,
+};
 /** Clock skew the hook allows (its default, set explicitly so we know how long expiry takes). */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
@@ -73,7 +81,8 @@ export async function startStack({ projectDir, cubeDir, line, onCubeLine, env = 
       authEnvironment,
       redact,
       /** An HS256 token signed with the API secret, as the embedding service's backend makes them. */
-      serviceToken: (securityContext = SERVICE_VIEWER, options) => signServiceToken(apiSecret, securityContext, options),
+      serviceToken: (securityContext = SERVICE_VIEWER, options) =>
+        signServiceToken(apiSecret, securityContext, options),
       serviceHeaders: SERVICE_ORIGIN_HEADER,
       /** A fresh RS256 access token from the identity provider, as the customer's application gets it. */
       customerToken: () => identityProvider.issueToken(CUSTOMER_APP.clientId),

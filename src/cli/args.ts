@@ -52,7 +52,10 @@ export function required(value: string | undefined, flag: string): string {
 /** `parseArgs`'s message, with the nearest option named when an unknown one looks like a misspelling. */
 function parseProblem(error: unknown, options: OptionsSpec): string {
   const message = error instanceof Error ? error.message : String(error);
-  const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--[^'=]+)/.exec(message)?.[1] : undefined;
+  const unknown =
+    (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      ? /^Unknown option '(--[^'=]+)/.exec(message)?.[1]
+      : undefined;
   if (unknown === undefined) return message;
   const suggestion = didYouMean(unknown, [...Object.keys(options).map((name) => `--${name}`), '--help']);
   return suggestion === '' ? message : `Unknown option '${unknown}'${suggestion}`;
@@ -61,7 +64,9 @@ function parseProblem(error: unknown, options: OptionsSpec): string {
 function refuseCredentials(args: readonly string[], credentialsFrom: string): void {
   const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
   if (credential) {
-    throw new UsageError(`${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ${credentialsFrom}`);
+    throw new UsageError(
+      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ${credentialsFrom}`,
+    );
   }
 }
 
@@ -71,7 +76,8 @@ function checkPositionals(given: readonly string[], names: readonly string[]): v
   // (--claims {"a": 1}); a long one may be a pasted token or secret, and named arguments may be tokens: counted only.
   if (names.length === 0) {
     const stray = given[0] as string;
-    const shown = stray.length <= MAX_ECHOED && !stray.startsWith('eyJ') ? `'${stray}'` : `of ${stray.length} characters`;
+    const shown =
+      stray.length <= MAX_ECHOED && !stray.startsWith('eyJ') ? `'${stray}'` : `of ${stray.length} characters`;
     throw new UsageError(`Unexpected argument ${shown}: expected no arguments`);
   }
   throw new UsageError(`expected ${names.map((name) => `<${name}>`).join(' ')}, got ${given.length} argument(s)`);

@@ -54,7 +54,8 @@ export function shortenToken(token: string): string {
   const count = `(${token.length} chars)`;
   const head = token.slice(0, SHOWN_HEAD);
   const tail = token.slice(-SHOWN_TAIL);
-  if (!token.startsWith('eyJ') || token.length <= 4 * (SHOWN_HEAD + SHOWN_TAIL) || !JWS_CHARACTERS.test(head + tail)) return `…${count}…`;
+  if (!token.startsWith('eyJ') || token.length <= 4 * (SHOWN_HEAD + SHOWN_TAIL) || !JWS_CHARACTERS.test(head + tail))
+    return `…${count}…`;
   return `${head}…${count}…${tail}`;
 }
 
@@ -62,7 +63,9 @@ export function shortenToken(token: string): string {
 export function rows(entries: readonly (readonly [string, string])[], paint: Paint): string {
   const width = Math.max(0, ...entries.map(([label]) => label.length));
   const pad = ' '.repeat(width + 2);
-  return entries.map(([label, value]) => `${paint('bold', label.padEnd(width))}  ${value.split('\n').join(`\n${pad}`)}\n`).join('');
+  return entries
+    .map(([label, value]) => `${paint('bold', label.padEnd(width))}  ${value.split('\n').join(`\n${pad}`)}\n`)
+    .join('');
 }
 
 const STATUS_STYLE: Record<CheckStatus, { readonly label: string; readonly style: Style }> = {

@@ -7,14 +7,16 @@ import { SECRET_ADVICE } from '../config/secret-strength';
 function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, string>> {
   return {
     ERR_TOKEN_MISSING: 'Pass the token itself: cube-dual-auth verify <token> (or - to read it from standard input).',
-    ERR_TOKEN_MALFORMED: 'Pass the compact JWT (header.payload.signature) without quotes, spaces or line breaks; a "Bearer " prefix is fine.',
+    ERR_TOKEN_MALFORMED:
+      'Pass the compact JWT (header.payload.signature) without quotes, spaces or line breaks; a "Bearer " prefix is fine.',
     ERR_PAYLOAD_NOT_OBJECT: "The token's payload must be a JSON object of claims: fix whatever issues the token.",
     ERR_ALG_NOT_ALLOWED: {
       'key-set': `If this is a service token (HS256), send it with "Request-Origin: ${origin}" (--origin); if the identity provider signs with another algorithm, add it to ${ENV.algorithms}.`,
       'shared-secret': `Only HS256 tokens signed with the API secret use "Request-Origin: ${origin}": send identity-provider tokens without that header (--no-origin).`,
     },
     ERR_ISSUER_UNKNOWN: `The token's "iss" must be exactly the issuer of one of the identity providers in ${ENV.providers}: add its provider there, or use a token of a configured one.`,
-    ERR_KID_MISSING: 'The identity provider must name its signing key ("kid") in the token header; if this is a service token, send it with --origin.',
+    ERR_KID_MISSING:
+      'The identity provider must name its signing key ("kid") in the token header; if this is a service token, send it with --origin.',
     ERR_KID_UNKNOWN: `Check that the JWKS (${ENV.jwksUri}, or the one discovered for this token's issuer) is the issuer's; after a key rotation the new key is picked up on the next JWKS refresh.`,
     ERR_SIGNATURE_INVALID: {
       'shared-secret': `${ENV.apiSecret} must be the secret the service signs with; during a rotation, list both in ${ENV.apiSecrets} (comma-separated), which replaces it.`,
@@ -23,7 +25,8 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     ERR_TOKEN_EXPIRED: `Get a fresh token; if the clocks of issuer and server differ, sync them (NTP) or raise ${ENV.clockTolerance}.`,
     ERR_TOKEN_NOT_YET_VALID: `The issuer's clock is ahead of this machine's: sync the clocks (NTP) or raise ${ENV.clockTolerance}.`,
     ERR_TOKEN_TOO_OLD: `Get a fresh token, or raise ${ENV.maxTokenAge} if tokens are meant to live longer.`,
-    ERR_CLAIM_INVALID: 'exp, nbf and iat must be numbers of seconds since 1970 (and iat is required when a maximum token age is set).',
+    ERR_CLAIM_INVALID:
+      'exp, nbf and iat must be numbers of seconds since 1970 (and iat is required when a maximum token age is set).',
     ERR_AUDIENCE_MISMATCH: `Request a token for this API from the identity provider, or add its audience to ${ENV.audience}.`,
     ERR_ISSUER_MISMATCH: `${ENV.issuer} must equal the token's "iss" exactly (scheme and trailing slash included).`,
     ERR_SUBJECT_MISMATCH: `${ENV.subject} restricts the key-set path to one subject: unset it or use a token for that subject.`,
@@ -36,7 +39,8 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     },
     ERR_TENANT_INVALID: 'The tenant claim must hold the tenant as a non-empty string: fix whatever issues the token.',
     ERR_GROUPS_INVALID: `The groups claim (${ENV.serviceGroupsClaim} for service tokens, ${ENV.groupsClaim} for identity-provider tokens) must hold a group name or a list of them, and none that ${ENV.serviceGroups} or a provider's "groups" gives.`,
-    ERR_FORBIDDEN: 'Your own code (queryRewrite or a securityContext function) refused the request with forbidden(): see its message.',
+    ERR_FORBIDDEN:
+      'Your own code (queryRewrite or a securityContext function) refused the request with forbidden(): see its message.',
     ERR_SHARED_SECRET_NOT_CONFIGURED: `Set ${ENV.apiSecret} to the secret shared with the service: ${SECRET_ADVICE}.`,
     ERR_JWKS_NOT_CONFIGURED: `Set ${ENV.jwksUri} to the identity provider's JWKS URL, or ${ENV.issuer} to its issuer URL to discover it; if this is a service token, send it with --origin.`,
     ERR_JWKS_UNREACHABLE: `Check the identity provider's URL (${ENV.jwksUri}, or its issuer when discovered) and that this host can reach it (DNS, firewall, proxy); cube-dual-auth doctor tests it.`,

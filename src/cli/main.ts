@@ -10,7 +10,13 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+const io = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+};
 run(process.argv.slice(2), io).then((code) => {
   process.exitCode = code;
 });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
  * from `src/cli/` when the tests run the sources. Read on demand, so that other commands never touch it.
  */
 export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
+  const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
   if (typeof manifest.version !== 'string') throw new Error('package.json has no version');
   return manifest.version;
 }

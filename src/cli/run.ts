@@ -62,7 +62,9 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
   } catch (error) {
     // Both messages may quote the command line or what a server answered.
     if (error instanceof UsageError) {
-      io.stderr.write(`cube-dual-auth ${name}: ${forTerminal(error.message)}\nRun 'cube-dual-auth ${name} --help' for usage.\n`);
+      io.stderr.write(
+        `cube-dual-auth ${name}: ${forTerminal(error.message)}\nRun 'cube-dual-auth ${name} --help' for usage.\n`,
+      );
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -70,15 +70,30 @@ export function serviceExitHelp(refusedAlso = ''): string {
 const MIN_REDACTED_LENGTH = 6;
 
 /** Parses a service command's arguments; options that would carry a credential are refused. */
-export function parseServiceArgs<O extends OptionsSpec>(args: readonly string[], options: O, positionals: readonly string[]): ParsedArgs<O> {
-  return parseCommandLine(args, { options, positionals, credentialsFrom: `Set ${API_KEY_ENV} for the API key; see --help for secrets.` });
+export function parseServiceArgs<O extends OptionsSpec>(
+  args: readonly string[],
+  options: O,
+  positionals: readonly string[],
+): ParsedArgs<O> {
+  return parseCommandLine(args, {
+    options,
+    positionals,
+    credentialsFrom: `Set ${API_KEY_ENV} for the API key; see --help for secrets.`,
+  });
 }
 
 /** A whole number from 1 to `max` given as text by `source` (a flag or a variable); `undefined` when not given. */
-function wholeNumber(source: string, value: string | undefined, unit: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function wholeNumber(
+  source: string,
+  value: string | undefined,
+  unit: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(value) || Number(value) > max) {
-    throw new UsageError(`${source} must be a whole number of ${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `${source} must be a whole number of ${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }
@@ -93,7 +108,8 @@ type ConnectionValues = ParsedArgs<typeof CONNECTION_OPTIONS>['values'];
 function connect(values: ConnectionValues, env: NodeJS.ProcessEnv): EmbeddableClient {
   const apiKey = env[API_KEY_ENV];
   if (!apiKey) throw new UsageError(`${API_KEY_ENV} is not set: put the workspace API key in it`);
-  if (values['base-url'] !== undefined && values.region !== undefined) throw new UsageError('give --base-url or --region, not both');
+  if (values['base-url'] !== undefined && values.region !== undefined)
+    throw new UsageError('give --base-url or --region, not both');
   const baseUrl = values['base-url'] ?? (values.region === undefined ? env[BASE_URL_ENV] || undefined : undefined);
   if (baseUrl === undefined && values.region === undefined) {
     throw new UsageError(`no service address: give --region (such as us or eu) or --base-url, or set ${BASE_URL_ENV}`);
@@ -137,7 +153,9 @@ class Output {
     if (this.json) {
       const { name, message, operation } = error;
       const details = error as unknown as Record<string, unknown>;
-      const fields = Object.fromEntries(['status', 'code', 'field', 'attempts'].filter((k) => details[k] !== undefined).map((k) => [k, details[k]]));
+      const fields = Object.fromEntries(
+        ['status', 'code', 'field', 'attempts'].filter((k) => details[k] !== undefined).map((k) => [k, details[k]]),
+      );
       this.write(`${jsonForTerminal({ error: { type: name, operation, ...fields, message } }, 2)}\n`);
     }
     // One line: a line break inside the message (it may quote the service) is escaped like any other control.
@@ -169,7 +187,9 @@ class Output {
 function withoutSecretKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecretKeys);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'secretKey' ? '[redacted]' : withoutSecretKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === 'secretKey' ? '[redacted]' : withoutSecretKeys(v)]),
+  );
 }
 
 /**
@@ -212,6 +232,10 @@ export function dispatch(actions: Readonly<Record<string, Action>>): Command['ru
 /** Lays out rows under a header, columns padded to their widest cell. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return `${[header, ...rows].map(line).join('\n')}\n`;
 }

@@ -43,13 +43,38 @@ export interface AuthorizationSettings {
   readonly serviceGroupsClaim: string;
   readonly defaultGroups: readonly string[] | undefined;
   readonly serviceGroups: readonly string[] | undefined;
-  readonly providers: readonly { readonly issuer: string; readonly tenantClaim?: string; readonly groupsClaim?: string; readonly groups?: readonly string[] }[] | undefined;
+  readonly providers:
+    | readonly {
+        readonly issuer: string;
+        readonly tenantClaim?: string;
+        readonly groupsClaim?: string;
+        readonly groups?: readonly string[];
+      }[]
+    | undefined;
 }
 
-type Names = Readonly<Record<'tenantClaim' | 'serviceTenantClaim' | 'groupsClaim' | 'serviceGroupsClaim' | 'defaultGroups' | 'serviceGroups' | 'providers', string>>;
+type Names = Readonly<
+  Record<
+    | 'tenantClaim'
+    | 'serviceTenantClaim'
+    | 'groupsClaim'
+    | 'serviceGroupsClaim'
+    | 'defaultGroups'
+    | 'serviceGroups'
+    | 'providers',
+    string
+  >
+>;
 
 /** The options that turn authorization on, each by being set; the claims' defaults alone do not. */
-const AUTHORIZATION_OPTIONS = ['tenantClaim', 'serviceTenantClaim', 'groupsClaim', 'serviceGroupsClaim', 'defaultGroups', 'serviceGroups'] as const;
+const AUTHORIZATION_OPTIONS = [
+  'tenantClaim',
+  'serviceTenantClaim',
+  'groupsClaim',
+  'serviceGroupsClaim',
+  'defaultGroups',
+  'serviceGroups',
+] as const;
 
 /** The fields of a `providers` entry that turn authorization on. */
 const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
@@ -58,7 +83,8 @@ const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] a
 export function groupList(value: unknown, fail: Fail): readonly string[] {
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list)) fail('must be a group name or a list of group names');
-  for (const group of list) if (typeof group !== 'string' || group.trim() === '') fail('must list non-empty group names only');
+  for (const group of list)
+    if (typeof group !== 'string' || group.trim() === '') fail('must list non-empty group names only');
   return [...new Set(list as string[])];
 }
 
@@ -67,36 +93,60 @@ export function groupList(value: unknown, fail: Fail): readonly string[] {
  * {@link AUTHORIZATION_OPTIONS} and no provider field of {@link PROVIDER_AUTHORIZATION_FIELDS} was given.
  * @param given the options as given, before defaults: only they say whether authorization was asked for
  */
-export function authorizationOf(given: Readonly<Record<string, unknown>>, settings: AuthorizationSettings, names: Names): Authorization | undefined {
+export function authorizationOf(
+  given: Readonly<Record<string, unknown>>,
+  settings: AuthorizationSettings,
+  names: Names,
+): Authorization | undefined {
   const providers = settings.providers ?? [];
-  const asked = AUTHORIZATION_OPTIONS.some((key) => given[key] !== undefined)
-    || providers.some((provider) => PROVIDER_AUTHORIZATION_FIELDS.some((field) => provider[field] !== undefined));
+  const asked =
+    AUTHORIZATION_OPTIONS.some((key) => given[key] !== undefined) ||
+    providers.some((provider) => PROVIDER_AUTHORIZATION_FIELDS.some((field) => provider[field] !== undefined));
   if (!asked) return undefined;
-  const parse = (text: string, option: string): ClaimPointer => claimPointer(text, (problem) => {
-    throw new DualAuthConfigError(option, problem);
-  });
+  const parse = (text: string, option: string): ClaimPointer =>
+    claimPointer(text, (problem) => {
+      throw new DualAuthConfigError(option, problem);
+    });
   const tenantClaim = settings.tenantClaim === undefined ? undefined : parse(settings.tenantClaim, names.tenantClaim);
   const groupsClaim = parse(settings.groupsClaim, names.groupsClaim);
   const serviceGroups = settings.serviceGroups ?? [];
-  const keySet: ClaimRules[] = providers.length === 0
-    ? [{ tenantClaim, groupsClaim, fixedGroups: [], tenantOption: names.tenantClaim, groupsOption: names.groupsClaim }]
-    : providers.map((provider) => {
-      const field = (name: string): string => `${names.providers} (issuer ${JSON.stringify(provider.issuer)}) field "${name}"`;
-      return {
-        tenantClaim: provider.tenantClaim === undefined ? tenantClaim : parse(provider.tenantClaim, field('tenantClaim')),
-        groupsClaim: provider.groupsClaim === undefined ? groupsClaim : parse(provider.groupsClaim, field('groupsClaim')),
-        fixedGroups: provider.groups ?? [],
-        tenantOption: provider.tenantClaim === undefined ? names.tenantClaim : field('tenantClaim'),
-        groupsOption: provider.groupsClaim === undefined ? names.groupsClaim : field('groupsClaim'),
-      };
-    });
+  const keySet: ClaimRules[] =
+    providers.length === 0
+      ? [
+          {
+            tenantClaim,
+            groupsClaim,
+            fixedGroups: [],
+            tenantOption: names.tenantClaim,
+            groupsOption: names.groupsClaim,
+          },
+        ]
+      : providers.map((provider) => {
+          const field = (name: string): string =>
+            `${names.providers} (issuer ${JSON.stringify(provider.issuer)}) field "${name}"`;
+          return {
+            tenantClaim:
+              provider.tenantClaim === undefined ? tenantClaim : parse(provider.tenantClaim, field('tenantClaim')),
+            groupsClaim:
+              provider.groupsClaim === undefined ? groupsClaim : parse(provider.groupsClaim, field('groupsClaim')),
+            fixedGroups: provider.groups ?? [],
+            tenantOption: provider.tenantClaim === undefined ? names.tenantClaim : field('tenantClaim'),
+            groupsOption: provider.groupsClaim === undefined ? names.groupsClaim : field('groupsClaim'),
+          };
+        });
   const reserved = new Set([...serviceGroups, ...keySet.flatMap((rules) => rules.fixedGroups)]);
   const defaultGroups = settings.defaultGroups ?? [];
   const taken = defaultGroups.find((group) => reserved.has(group));
   if (taken !== undefined) {
-    throw new DualAuthConfigError(names.defaultGroups, `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`);
+    throw new DualAuthConfigError(
+      names.defaultGroups,
+      `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`,
+    );
   }
-  const serviceTenantClaim = settings.serviceTenantClaim === undefined ? tenantClaim : parse(settings.serviceTenantClaim, names.serviceTenantClaim);
+  const serviceTenantClaim =
+    settings.serviceTenantClaim === undefined
+      ? tenantClaim
+      : parse(settings.serviceTenantClaim, names.serviceTenantClaim);
   const sharedSecret: ClaimRules = {
     tenantClaim: serviceTenantClaim,
     groupsClaim: parse(settings.serviceGroupsClaim, names.serviceGroupsClaim),
@@ -104,5 +154,11 @@ export function authorizationOf(given: Readonly<Record<string, unknown>>, settin
     tenantOption: settings.serviceTenantClaim === undefined ? names.tenantClaim : names.serviceTenantClaim,
     groupsOption: names.serviceGroupsClaim,
   };
-  return { sharedSecret, keySet, defaultGroups, reserved, tenant: [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined) };
+  return {
+    sharedSecret,
+    keySet,
+    defaultGroups,
+    reserved,
+    tenant: [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined),
+  };
 }

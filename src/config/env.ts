@@ -13,7 +13,9 @@ type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never 
 /** Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own. */
 export const ENV = Object.freeze({
   ...(Object.fromEntries(
-    Object.entries(OPTIONS).flatMap(([key, spec]) => (key !== 'onEvent' && spec.env[0] !== undefined ? [[key, spec.env[0]]] : [])),
+    Object.entries(OPTIONS).flatMap(([key, spec]) =>
+      key !== 'onEvent' && spec.env[0] !== undefined ? [[key, spec.env[0]]] : [],
+    ),
   ) as Record<Exclude<EnvKey, 'onEvent'>, string>),
   additionalApiSecrets: OPTIONS.apiSecret.env[1],
   apiSecrets: OPTIONS.apiSecret.env[2],
@@ -27,7 +29,10 @@ export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
 }
 
 function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
-  const items = readEnv(env, name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = readEnv(env, name)
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return items && items.length > 0 ? items : undefined;
 }
 
@@ -35,7 +40,8 @@ function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = readEnv(env, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isFinite(value)) throw new DualAuthConfigError(name, `must be a number, got ${JSON.stringify(text.slice(0, 32))}`);
+  if (!Number.isFinite(value))
+    throw new DualAuthConfigError(name, `must be a number, got ${JSON.stringify(text.slice(0, 32))}`);
   return value;
 }
 
@@ -52,14 +58,22 @@ function json(env: NodeJS.ProcessEnv, name: string): unknown {
   }
 }
 
-const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
+const BOOLEANS: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  '1': true,
+  '0': false,
+  yes: true,
+  no: false,
+};
 
 /** A true/false variable; another value is a configuration error naming it. */
 export function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   const text = readEnv(env, name)?.toLowerCase();
   if (text === undefined) return undefined;
   const value = Object.hasOwn(BOOLEANS, text) ? BOOLEANS[text] : undefined;
-  if (value === undefined) throw new DualAuthConfigError(name, `must be true or false, got ${JSON.stringify(text.slice(0, 32))}`);
+  if (value === undefined)
+    throw new DualAuthConfigError(name, `must be true or false, got ${JSON.stringify(text.slice(0, 32))}`);
   return value;
 }
 
@@ -77,10 +91,12 @@ export interface ApiSecret {
  * contain one. The one reader of the secrets: the hook, `verify`, `doctor`, `token` and `probe` all take them here.
  */
 export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
-  const from = (variable: string, values: readonly string[]): ApiSecret[] => values.map((value) => ({ value, variable }));
+  const from = (variable: string, values: readonly string[]): ApiSecret[] =>
+    values.map((value) => ({ value, variable }));
   const cubeList = readList(env, ENV.apiSecrets);
   const single = readEnv(env, ENV.apiSecret);
-  const main = cubeList !== undefined ? from(ENV.apiSecrets, cubeList) : from(ENV.apiSecret, single === undefined ? [] : [single]);
+  const main =
+    cubeList !== undefined ? from(ENV.apiSecrets, cubeList) : from(ENV.apiSecret, single === undefined ? [] : [single]);
   const inForce: ApiSecret[] = [];
   for (const secret of [...main, ...from(ENV.additionalApiSecrets, readList(env, ENV.additionalApiSecrets) ?? [])]) {
     if (!inForce.some(({ value }) => value === secret.value)) inForce.push(secret);
@@ -114,7 +130,9 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   let level = readEnv(env, name)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
-    console.error(`cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`);
+    console.error(
+      `cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`,
+    );
     level = 'rejected';
   }
   const all = level === 'all';
@@ -122,7 +140,10 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery']);
   // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
-    if (all || !quiet.has(event.type)) process.stderr.write(`${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`);
+    if (all || !quiet.has(event.type))
+      process.stderr.write(
+        `${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`,
+      );
   };
 }
 

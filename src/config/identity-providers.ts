@@ -75,7 +75,10 @@ function inherit(options: Inherited): Inherited {
  * The key-set path's providers: `providers` when given (routed by `iss`); else the one of `jwksUri`; else, when
  * `issuer` is exactly one http(s) URL, the one discovered from it; else none (the key-set path is not configured).
  */
-export function identityProvidersOf(options: ProviderSettings, names: ProviderOptionNames): readonly IdentityProvider[] {
+export function identityProvidersOf(
+  options: ProviderSettings,
+  names: ProviderOptionNames,
+): readonly IdentityProvider[] {
   const { providers, jwksUri, issuer } = options;
   if (providers !== undefined) {
     return providers.map((provider) => {
@@ -92,14 +95,33 @@ export function identityProvidersOf(options: ProviderSettings, names: ProviderOp
     });
   }
   if (jwksUri !== undefined) {
-    return [{ ...inherit(options), issuer: undefined, jwksUri, issuers: issuer, reason: `the one identity provider (${names.jwksUri})` }];
+    return [
+      {
+        ...inherit(options),
+        issuer: undefined,
+        jwksUri,
+        issuers: issuer,
+        reason: `the one identity provider (${names.jwksUri})`,
+      },
+    ];
   }
   const only = issuer?.length === 1 ? issuer[0] : undefined;
   if (only === undefined || !/^https?:\/\//i.test(only)) return [];
   discoverableIssuer(only, (problem) => {
-    throw new DualAuthConfigError(names.issuer, `${problem} (${names.jwksUri} is not set, so the JWKS URL is discovered from it)`);
+    throw new DualAuthConfigError(
+      names.issuer,
+      `${problem} (${names.jwksUri} is not set, so the JWKS URL is discovered from it)`,
+    );
   });
-  return [{ ...inherit(options), issuer: only, jwksUri: undefined, issuers: [only], reason: `the one identity provider, discovered from ${names.issuer}` }];
+  return [
+    {
+      ...inherit(options),
+      issuer: only,
+      jwksUri: undefined,
+      issuers: [only],
+      reason: `the one identity provider, discovered from ${names.issuer}`,
+    },
+  ];
 }
 
 /** A provider entry's own settings: a field left out (or undefined) inherits the top-level option. */

@@ -8,7 +8,12 @@ import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../
 import { DualAuthConfigError, type AuthPath } from '../errors';
 import { authorizationOf, groupList, type Authorization, type AuthorizationSettings } from './authorization';
 import { claimPointer } from './claim-pointer';
-import { identityProvidersOf, type IdentityProvider, type IdentityProviderOptions, type ProviderSettings } from './identity-providers';
+import {
+  identityProvidersOf,
+  type IdentityProvider,
+  type IdentityProviderOptions,
+  type ProviderSettings,
+} from './identity-providers';
 import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
 import { SECRET_ADVICE, secretWeakness } from './secret-strength';
 import type { AuthEventListener } from '../events';
@@ -266,10 +271,13 @@ const stringList = (value: unknown, fail: Fail): readonly string[] => {
   return list.map((item) => nonEmptyString(item, fail));
 };
 
-const atLeast = (min: number) => (value: unknown, fail: Fail): number => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) fail(`must be a finite number of at least ${min}`);
-  return value;
-};
+const atLeast =
+  (min: number) =>
+  (value: unknown, fail: Fail): number => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+      fail(`must be a finite number of at least ${min}`);
+    return value;
+  };
 
 const bool = (value: unknown, fail: Fail): boolean => {
   if (typeof value !== 'boolean') fail('must be true or false');
@@ -278,7 +286,8 @@ const bool = (value: unknown, fail: Fail): boolean => {
 
 /** A TCP port to listen on: 0 would bind a port nobody could be told to scrape. */
 const port = (value: unknown, fail: Fail): number => {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_535) fail('must be a port number from 1 to 65535');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_535)
+    fail('must be a port number from 1 to 65535');
   return value;
 };
 
@@ -291,9 +300,10 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
   if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list');
   for (const alg of value) {
     if (isKeySetAlgorithm(alg)) continue;
-    const why = typeof alg === 'string' && /^(hs|none$)/i.test(alg)
-      ? 'is not allowed on the key-set path: symmetric and unsigned tokens belong to the shared-secret path only'
-      : `is not supported (use ${KEY_SET_ALGORITHMS.join(', ')})`;
+    const why =
+      typeof alg === 'string' && /^(hs|none$)/i.test(alg)
+        ? 'is not allowed on the key-set path: symmetric and unsigned tokens belong to the shared-secret path only'
+        : `is not supported (use ${KEY_SET_ALGORITHMS.join(', ')})`;
     fail(`contains ${JSON.stringify(alg)}, which ${why}`);
   }
   return [...new Set(value as KeySetAlgorithm[])];
@@ -319,33 +329,49 @@ const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value
 };
 
 function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {
-  if (!Array.isArray(value) || value.length === 0) fail('must be a non-empty list of identity providers ({ "issuer": ... })');
+  if (!Array.isArray(value) || value.length === 0)
+    fail('must be a non-empty list of identity providers ({ "issuer": ... })');
   const seen = new Set<string>();
   return value.map((entry: unknown, i) => {
     const at = `entry ${i + 1}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) fail(`${at} must be an object with an "issuer"`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      fail(`${at} must be an object with an "issuer"`);
     const given = entry as Record<string, unknown>;
-    const named = typeof given.issuer === 'string' ? `${at} (issuer ${JSON.stringify(given.issuer.slice(0, 100))})` : at;
+    const named =
+      typeof given.issuer === 'string' ? `${at} (issuer ${JSON.stringify(given.issuer.slice(0, 100))})` : at;
     const checked: Record<string, unknown> = {};
     for (const [field, item] of Object.entries(given)) {
-      const rule = Object.hasOwn(PROVIDER_FIELDS, field) ? PROVIDER_FIELDS[field as keyof IdentityProviderOptions] : undefined;
-      if (rule === undefined) fail(`${named}: "${field}" is not a provider field (${Object.keys(PROVIDER_FIELDS).join(', ')})`);
+      const rule = Object.hasOwn(PROVIDER_FIELDS, field)
+        ? PROVIDER_FIELDS[field as keyof IdentityProviderOptions]
+        : undefined;
+      if (rule === undefined)
+        fail(`${named}: "${field}" is not a provider field (${Object.keys(PROVIDER_FIELDS).join(', ')})`);
       if (item !== undefined) checked[field] = rule(item, (problem) => fail(`${named} field "${field}" ${problem}`));
     }
     if (checked.issuer === undefined) fail(`${at} has no "issuer": tokens are routed to a provider by it`);
     const issuer = checked.issuer as string;
-    if (checked.jwksUri === undefined) discoverableIssuer(issuer, (problem) => fail(`${named} has no "jwksUri", and its issuer ${problem}`));
+    if (checked.jwksUri === undefined)
+      discoverableIssuer(issuer, (problem) => fail(`${named} has no "jwksUri", and its issuer ${problem}`));
     if (seen.has(issuer)) fail(`${named} repeats an issuer: each issuer chooses one provider`);
     seen.add(issuer);
     return checked as unknown as IdentityProviderOptions;
   });
 }
 
-const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({ env: [env], format: 'number', default: fallback, check: atLeast(min) });
+const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({
+  env: [env],
+  format: 'number',
+  default: fallback,
+  check: atLeast(min),
+});
 
 /** The options table. `satisfies` makes a missing or extra row a compile error. */
 export const OPTIONS = {
-  apiSecret: { env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'], format: 'secrets', check: stringList },
+  apiSecret: {
+    env: ['CUBEJS_API_SECRET', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', 'CUBEJS_API_SECRETS'],
+    format: 'secrets',
+    check: stringList,
+  },
   allowWeakSecret: { env: ['CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET'], format: 'boolean', default: false, check: bool },
   jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
   providers: { env: ['CUBE_DUAL_AUTH_PROVIDERS'], format: 'json', check: providerList },
@@ -355,7 +381,12 @@ export const OPTIONS = {
     default: 'embeddable',
     check: (value, fail) => nonEmptyString(value, fail).trim().toLowerCase(),
   },
-  algorithms: { env: ['CUBEJS_JWT_ALGS'], format: 'list', default: ['RS256'] as readonly KeySetAlgorithm[], check: keySetAlgorithms },
+  algorithms: {
+    env: ['CUBEJS_JWT_ALGS'],
+    format: 'list',
+    default: ['RS256'] as readonly KeySetAlgorithm[],
+    check: keySetAlgorithms,
+  },
   audience: { env: ['CUBEJS_JWT_AUDIENCE'], format: 'list', check: stringList },
   issuer: { env: ['CUBEJS_JWT_ISSUER'], format: 'list', check: stringList },
   subject: { env: ['CUBEJS_JWT_SUBJECT'], format: 'text', check: nonEmptyString },
@@ -367,12 +398,18 @@ export const OPTIONS = {
   requiredClaims: {
     env: ['CUBE_DUAL_AUTH_REQUIRED_CLAIMS'],
     format: 'list',
-    check: (value, fail) => (Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names')),
+    check: (value, fail) =>
+      Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of claim names'),
   },
   tenantClaim: { env: ['CUBE_DUAL_AUTH_TENANT_CLAIM'], format: 'text', check: claimText },
   serviceTenantClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM'], format: 'text', check: claimText },
   groupsClaim: { env: ['CUBE_DUAL_AUTH_GROUPS_CLAIM'], format: 'text', default: 'groups', check: claimText },
-  serviceGroupsClaim: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM'], format: 'text', default: 'roles', check: claimText },
+  serviceGroupsClaim: {
+    env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM'],
+    format: 'text',
+    default: 'roles',
+    check: claimText,
+  },
   defaultGroups: { env: ['CUBE_DUAL_AUTH_DEFAULT_GROUPS'], format: 'list', check: groupList },
   serviceGroups: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS'], format: 'list', check: groupList },
   sqlUserClaim: {
@@ -418,7 +455,10 @@ export type OptionNames = Readonly<Record<OptionKey, string>>;
 const KEYS = Object.keys(OPTIONS) as OptionKey[];
 
 /** Names for options passed to `createCheckAuth`: `option "jwksUri"`. */
-export const OPTION_NAMES: OptionNames = Object.fromEntries(KEYS.map((key) => [key, `option "${key}"`])) as Record<OptionKey, string>;
+export const OPTION_NAMES: OptionNames = Object.fromEntries(KEYS.map((key) => [key, `option "${key}"`])) as Record<
+  OptionKey,
+  string
+>;
 
 /** Names for options read from the environment: the main variable (`CUBEJS_JWK_URL`). */
 export const ENV_NAMES: OptionNames = Object.fromEntries(
@@ -448,7 +488,8 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   const names: OptionNames = { ...OPTION_NAMES, ...given };
   if (typeof options !== 'object' || options === null) throw new DualAuthConfigError('options', 'must be an object');
   const unknown = Object.keys(options).find((key) => !Object.hasOwn(OPTIONS, key));
-  if (unknown !== undefined) throw new DualAuthConfigError(`option "${unknown}"`, 'is not an option of createCheckAuth');
+  if (unknown !== undefined)
+    throw new DualAuthConfigError(`option "${unknown}"`, 'is not an option of createCheckAuth');
   const checked: { [K in OptionKey]?: Checked<K> } = {};
   for (const key of KEYS) {
     const spec: OptionSpec<unknown> = OPTIONS[key];
@@ -461,12 +502,19 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   }
   for (const other of ['jwksUri', 'issuer'] as const) {
     if (checked.providers !== undefined && checked[other] !== undefined) {
-      throw new DualAuthConfigError(names.providers, `and ${names[other]} are both set: with several identity providers, each names its own issuer and JWKS URL`);
+      throw new DualAuthConfigError(
+        names.providers,
+        `and ${names[other]} are both set: with several identity providers, each names its own issuer and JWKS URL`,
+      );
     }
   }
   const { apiSecret, ...rest } = checked;
   const identityProviders = identityProvidersOf(rest as ProviderSettings, names);
-  const authorization = authorizationOf(options as Readonly<Record<string, unknown>>, rest as AuthorizationSettings, names);
+  const authorization = authorizationOf(
+    options as Readonly<Record<string, unknown>>,
+    rest as AuthorizationSettings,
+    names,
+  );
   const secrets = apiSecret ?? [];
   if (secrets.length === 0 && identityProviders.length === 0) {
     throw new DualAuthConfigError(
@@ -490,5 +538,12 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
   }
   // Every defaulted option was filled from the table above, which the type of ResolvedOptions promises.
-  return { ...rest, names, identityProviders, authorization, secretKeys, secretWeakness: secretWeaknessFound } as ResolvedOptions;
+  return {
+    ...rest,
+    names,
+    identityProviders,
+    authorization,
+    secretKeys,
+    secretWeakness: secretWeaknessFound,
+  } as ResolvedOptions;
 }

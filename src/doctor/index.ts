@@ -70,7 +70,10 @@ function secretChecks(secrets: readonly ApiSecret[], weakAllowed: boolean, keySe
       ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList, weakAllowed)
       : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, weakAllowed, keySet),
   ];
-  if (additional.length > 0) checks.push(listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, additional, weakAllowed, 'more'));
+  if (additional.length > 0)
+    checks.push(
+      listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, additional, weakAllowed, 'more'),
+    );
   return checks;
 }
 
@@ -87,25 +90,47 @@ function weakSecretOutcome(weakAllowed: boolean): string {
 function mainSecretCheck(secret: string | undefined, additional: number, weakAllowed: boolean, keySet: boolean): Check {
   if (secret === undefined) {
     if (additional > 0) {
-      return check('api-secret', 'warn', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`);
+      return check(
+        'api-secret',
+        'warn',
+        `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`,
+      );
     }
     // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
     return keySet
-      ? check('api-secret', 'ok', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service token (shared-secret path) is refused`)
-      : check('api-secret', 'fail', `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: every service token (shared-secret path) is refused`);
+      ? check(
+          'api-secret',
+          'ok',
+          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service token (shared-secret path) is refused`,
+        )
+      : check(
+          'api-secret',
+          'fail',
+          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: every service token (shared-secret path) is refused`,
+        );
   }
   const weakness = secretWeakness(secret);
   if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${weakSecretOutcome(weakAllowed)}`);
   return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
 }
 
-function listedSecretsCheck(id: CheckId, variable: string, secrets: readonly string[], weakAllowed: boolean, what = secrets.length === 1 ? 'secret' : 'secrets'): Check {
+function listedSecretsCheck(
+  id: CheckId,
+  variable: string,
+  secrets: readonly string[],
+  weakAllowed: boolean,
+  what = secrets.length === 1 ? 'secret' : 'secrets',
+): Check {
   const weak = secrets.flatMap((secret, i) => {
     const weakness = secretWeakness(secret);
     return weakness ? [`secret ${i + 1} of ${secrets.length} ${weakness}`] : [];
   });
   if (weak.length > 0) return check(id, 'fail', `${variable}: ${weak.join('; ')}: ${weakSecretOutcome(weakAllowed)}`);
-  return check(id, 'ok', `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`);
+  return check(
+    id,
+    'ok',
+    `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`,
+  );
 }
 
 function originCheck(options: ResolvedOptions): Check {
@@ -131,7 +156,11 @@ function jwksUrlCheck(jwksUri: string | undefined): Check {
     );
   }
   if (plainHttp(jwksUri)) {
-    return check('jwks-url', 'warn', `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys and forge tokens; use https`);
+    return check(
+      'jwks-url',
+      'warn',
+      `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys and forge tokens; use https`,
+    );
   }
   return check('jwks-url', 'ok', `${ENV.jwksUri} is ${jwksUri}`);
 }
@@ -140,10 +169,15 @@ function jwksUrlCheck(jwksUri: string | undefined): Check {
  * One identity provider, loaded with the hook's own key store and settings, so that discovery, reachability,
  * timeout and key vetting are the runtime's: where its JWKS URL comes from, then its keys for its algorithms.
  */
-async function providerChecks(options: ResolvedOptions, provider: IdentityProvider, several: boolean): Promise<Check[]> {
+async function providerChecks(
+  options: ResolvedOptions,
+  provider: IdentityProvider,
+  several: boolean,
+): Promise<Check[]> {
   const { issuer } = provider;
   const about = issuer === undefined ? {} : { issuer };
-  const named = (message: string): string => (several ? `identity provider ${JSON.stringify(issuer)}: ${message}` : message);
+  const named = (message: string): string =>
+    several ? `identity provider ${JSON.stringify(issuer)}: ${message}` : message;
   const store = new KeyStore(keyStoreOptions(options, provider));
   const started = performance.now();
   let failure: string | undefined;
@@ -157,40 +191,87 @@ async function providerChecks(options: ResolvedOptions, provider: IdentityProvid
   const elapsed = Math.round(performance.now() - started);
   const state = store.describe();
   const checks: Check[] = [];
-  const audience = several ? { ...audienceCheck(provider.audience, named), ...about } : audienceCheck(provider.audience, (message) => message);
+  const audience = several
+    ? { ...audienceCheck(provider.audience, named), ...about }
+    : audienceCheck(provider.audience, (message) => message);
   if (provider.jwksUri !== undefined) {
     const url = jwksUrlCheck(provider.jwksUri);
-    checks.push(several ? { ...check('jwks-url', url.status, named(`JWKS URL ${provider.jwksUri}${url.status === 'warn' ? ' is plain http: use https' : ''}`)), ...about } : url);
+    checks.push(
+      several
+        ? {
+            ...check(
+              'jwks-url',
+              url.status,
+              named(`JWKS URL ${provider.jwksUri}${url.status === 'warn' ? ' is plain http: use https' : ''}`),
+            ),
+            ...about,
+          }
+        : url,
+    );
   } else {
     const { discovery } = state;
-    if (discovery?.jwksUri === undefined) return [{ ...check('discovery', 'fail', named(failure ?? 'discovery found no JWKS URL')), ...about }, audience];
+    if (discovery?.jwksUri === undefined)
+      return [{ ...check('discovery', 'fail', named(failure ?? 'discovery found no JWKS URL')), ...about }, audience];
     const found = `issuer ${JSON.stringify(issuer)} names jwks_uri ${discovery.jwksUri} in ${discovery.documentUrl}`;
-    checks.push(plainHttp(discovery.jwksUri)
-      ? { ...check('discovery', 'warn', named(`${found}: plain http, whoever sits on the network path can swap the keys; use https`)), ...about }
-      : { ...check('discovery', 'ok', named(found)), ...about });
+    checks.push(
+      plainHttp(discovery.jwksUri)
+        ? {
+            ...check(
+              'discovery',
+              'warn',
+              named(`${found}: plain http, whoever sits on the network path can swap the keys; use https`),
+            ),
+            ...about,
+          }
+        : { ...check('discovery', 'ok', named(found)), ...about },
+    );
   }
   if (failure !== undefined) return [...checks, { ...check('jwks-keys', 'fail', named(failure)), ...about }, audience];
   const { kids, skippedKeys } = state;
-  const shown = kids.slice(0, MAX_KIDS_SHOWN).map((kid) => JSON.stringify(kid)).join(', ');
+  const shown = kids
+    .slice(0, MAX_KIDS_SHOWN)
+    .map((kid) => JSON.stringify(kid))
+    .join(', ');
   const more = kids.length > MAX_KIDS_SHOWN ? ` and ${kids.length - MAX_KIDS_SHOWN} more` : '';
   const algorithms = provider.algorithms.join(', ');
-  const skipped = skippedKeys > 0 ? `; ${skippedKeys} other ${skippedKeys === 1 ? 'key' : 'keys'} skipped (encryption, or not for ${algorithms})` : '';
+  const skipped =
+    skippedKeys > 0
+      ? `; ${skippedKeys} other ${skippedKeys === 1 ? 'key' : 'keys'} skipped (encryption, or not for ${algorithms})`
+      : '';
   const count = `${kids.length} signing ${kids.length === 1 ? 'key' : 'keys'}`;
-  checks.push({ ...check('jwks-keys', 'ok', named(`${count} for ${algorithms}: ${shown}${more}, answered in ${elapsed} ms${skipped}`)), ...about });
+  checks.push({
+    ...check(
+      'jwks-keys',
+      'ok',
+      named(`${count} for ${algorithms}: ${shown}${more}, answered in ${elapsed} ms${skipped}`),
+    ),
+    ...about,
+  });
   checks.push(audience);
   return checks;
 }
 
 function audienceCheck(audience: readonly string[] | undefined, named: (message: string) => string): Check {
   if (audience === undefined) {
-    return check('audience', 'warn', named(`${ENV.audience} is not set: tokens the identity provider issued for any other application are accepted too`));
+    return check(
+      'audience',
+      'warn',
+      named(
+        `${ENV.audience} is not set: tokens the identity provider issued for any other application are accepted too`,
+      ),
+    );
   }
-  return check('audience', 'ok', named(`${ENV.audience}: ${audience.map((value) => JSON.stringify(value)).join(' or ')}`));
+  return check(
+    'audience',
+    'ok',
+    named(`${ENV.audience}: ${audience.map((value) => JSON.stringify(value)).join(' or ')}`),
+  );
 }
 
 /** With one JWKS URL, whether tokens are checked for who issued them; discovery and several providers always check. */
 function issuerCheck(issuers: readonly string[] | undefined): Check {
-  if (issuers === undefined) return check('issuer', 'warn', `${ENV.issuer} is not set: tokens are not checked for who issued them`);
+  if (issuers === undefined)
+    return check('issuer', 'warn', `${ENV.issuer} is not set: tokens are not checked for who issued them`);
   return check('issuer', 'ok', `${ENV.issuer}: ${issuers.map((value) => JSON.stringify(value)).join(' or ')}`);
 }
 
@@ -199,13 +280,18 @@ const quoted = (values: readonly string[]): string => values.map((value) => JSON
 
 /** One path's (or provider's) claims: where the tenant and the groups are read, and the groups configuration adds. */
 function describeRules(rules: ClaimRules): string {
-  const tenant = rules.tenantClaim === undefined ? 'no tenant claim' : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}`;
+  const tenant =
+    rules.tenantClaim === undefined ? 'no tenant claim' : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}`;
   const fixed = rules.fixedGroups.length === 0 ? '' : `, plus groups ${quoted(rules.fixedGroups)}`;
   return `${tenant}, groups claim ${JSON.stringify(rules.groupsClaim.text)}${fixed}`;
 }
 
 /** The authorization in force: off, or the claims read on each path (per identity provider) and the groups given. */
-function authorizationCheck(authorization: Authorization | undefined, providers: readonly IdentityProvider[], several: boolean): Check {
+function authorizationCheck(
+  authorization: Authorization | undefined,
+  providers: readonly IdentityProvider[],
+  several: boolean,
+): Check {
   if (authorization === undefined) {
     return check(
       'authorization',
@@ -214,10 +300,19 @@ function authorizationCheck(authorization: Authorization | undefined, providers:
     );
   }
   const keySet = several
-    ? authorization.keySet.map((rules, i) => `identity provider ${JSON.stringify(providers[i]?.issuer ?? '')}: ${describeRules(rules)}`)
+    ? authorization.keySet.map(
+        (rules, i) => `identity provider ${JSON.stringify(providers[i]?.issuer ?? '')}: ${describeRules(rules)}`,
+      )
     : authorization.keySet.map((rules) => `identity-provider tokens: ${describeRules(rules)}`);
-  const defaults = authorization.defaultGroups.length === 0 ? 'no default groups' : `default groups ${quoted(authorization.defaultGroups)}`;
-  return check('authorization', 'ok', `service tokens: ${describeRules(authorization.sharedSecret)}; ${keySet.join('; ')}; ${defaults}`);
+  const defaults =
+    authorization.defaultGroups.length === 0
+      ? 'no default groups'
+      : `default groups ${quoted(authorization.defaultGroups)}`;
+  return check(
+    'authorization',
+    'ok',
+    `service tokens: ${describeRules(authorization.sharedSecret)}; ${keySet.join('; ')}; ${defaults}`,
+  );
 }
 
 /**
@@ -225,7 +320,12 @@ function authorizationCheck(authorization: Authorization | undefined, providers:
  * on the shared-secret path when it is signed with HS256 (the service's tokens), else with the rules of the identity
  * provider its `iss` names. Never prints the token, nor any of its values but the path and the issuer.
  */
-function exampleTokenCheck(token: string, authorization: Authorization | undefined, providers: readonly IdentityProvider[], several: boolean): Check {
+function exampleTokenCheck(
+  token: string,
+  authorization: Authorization | undefined,
+  providers: readonly IdentityProvider[],
+  several: boolean,
+): Check {
   let header: { readonly alg?: unknown };
   let payload: Record<string, unknown>;
   try {
@@ -233,27 +333,47 @@ function exampleTokenCheck(token: string, authorization: Authorization | undefin
     header = decoded.header;
     payload = decoded.payload;
   } catch (error) {
-    return check('example-token', 'fail', `the example token is not one: ${error instanceof DualAuthError ? error.detail : String(error)}`);
+    return check(
+      'example-token',
+      'fail',
+      `the example token is not one: ${error instanceof DualAuthError ? error.detail : String(error)}`,
+    );
   }
   const shared = header.alg === 'HS256';
   const where = shared ? 'a service token (HS256, shared-secret path)' : 'an identity-provider token (key-set path)';
-  if (authorization === undefined) return check('example-token', 'ok', `${where}; authorization is off, so no tenant claim is read`);
+  if (authorization === undefined)
+    return check('example-token', 'ok', `${where}; authorization is off, so no tenant claim is read`);
   let rules: ClaimRules | undefined;
   let provider = '';
   if (shared) rules = authorization.sharedSecret;
   else if (!several) rules = authorization.keySet[0];
   else {
     const index = providers.findIndex((candidate) => candidate.issuer === payload.iss);
-    if (index === -1) return check('example-token', 'fail', `${where} whose "iss" names no identity provider of ${ENV.providers}: it would be refused (ERR_ISSUER_UNKNOWN)`);
+    if (index === -1)
+      return check(
+        'example-token',
+        'fail',
+        `${where} whose "iss" names no identity provider of ${ENV.providers}: it would be refused (ERR_ISSUER_UNKNOWN)`,
+      );
     rules = authorization.keySet[index];
     provider = ` of identity provider ${JSON.stringify(providers[index]?.issuer ?? '')}`;
   }
-  if (rules === undefined || rules.tenantClaim === undefined) return check('example-token', 'ok', `${where}${provider}: no tenant claim is configured for it`);
+  if (rules === undefined || rules.tenantClaim === undefined)
+    return check('example-token', 'ok', `${where}${provider}: no tenant claim is configured for it`);
   const value = readClaim(payload, rules.tenantClaim);
   const claim = `${JSON.stringify(rules.tenantClaim.text)} (${rules.tenantOption})`;
-  if (value === undefined) return check('example-token', 'fail', `${where}${provider} without the tenant claim ${claim}: tokens like it are refused (ERR_TENANT_MISSING)`);
+  if (value === undefined)
+    return check(
+      'example-token',
+      'fail',
+      `${where}${provider} without the tenant claim ${claim}: tokens like it are refused (ERR_TENANT_MISSING)`,
+    );
   if (typeof value !== 'string' || value.trim() === '') {
-    return check('example-token', 'fail', `${where}${provider} whose tenant claim ${claim} is not a non-empty string: tokens like it are refused (ERR_TENANT_INVALID)`);
+    return check(
+      'example-token',
+      'fail',
+      `${where}${provider} whose tenant claim ${claim} is not a non-empty string: tokens like it are refused (ERR_TENANT_INVALID)`,
+    );
   }
   return check('example-token', 'ok', `${where}${provider} carries the tenant claim ${claim}`);
 }
@@ -274,24 +394,47 @@ function before(version: string, since: string): boolean {
  * signs in as, the static login and the super user (never the password), and what refuses every login: a Cube that
  * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have no SQL API.
  */
-function sqlApiCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions, providers: readonly IdentityProvider[], cwd: string): Check | undefined {
+function sqlApiCheck(
+  env: NodeJS.ProcessEnv,
+  options: ResolvedOptions,
+  providers: readonly IdentityProvider[],
+  cwd: string,
+): Check | undefined {
   const port = SQL_API_PORTS.find((name) => ![undefined, 'false'].includes(readEnv(env, name)));
-  if (port === undefined && [ENV.sqlUserClaim, ENV.sqlUser, ENV.sqlPassword, ENV.sqlSuperUser].every((name) => readEnv(env, name) === undefined)) return undefined;
+  if (
+    port === undefined &&
+    [ENV.sqlUserClaim, ENV.sqlUser, ENV.sqlPassword, ENV.sqlSuperUser].every((name) => readEnv(env, name) === undefined)
+  )
+    return undefined;
   const found = findGateway(cwd);
   const version = found === undefined ? undefined : gatewayVersion(found.file);
   if (version !== undefined && before(version, SQL_PASSWORD_SINCE)) {
-    return check('sql-api', 'fail', `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ${SQL_PASSWORD_SINCE} or later`);
+    return check(
+      'sql-api',
+      'fail',
+      `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ${SQL_PASSWORD_SINCE} or later`,
+    );
   }
   const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
-  const user = sqlUserClaim === ANY_SQL_USER ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER})` : `the user name must be the token's claim ${JSON.stringify(sqlUserClaim)} (${ENV.sqlUserClaim})`;
-  const tokens = providers.length === 0
-    ? `no identity provider is configured (${ENV.jwksUri}, ${ENV.providers}), so every token login is refused`
-    : `an identity-provider token as the password, ${user}`;
+  const user =
+    sqlUserClaim === ANY_SQL_USER
+      ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER})`
+      : `the user name must be the token's claim ${JSON.stringify(sqlUserClaim)} (${ENV.sqlUserClaim})`;
+  const tokens =
+    providers.length === 0
+      ? `no identity provider is configured (${ENV.jwksUri}, ${ENV.providers}), so every token login is refused`
+      : `an identity-provider token as the password, ${user}`;
   const half = (sqlUser === undefined) !== (sqlPassword === undefined);
-  const staticLogin = sqlUser !== undefined && sqlPassword !== undefined
-    ? `static login ${JSON.stringify(sqlUser)} with ${ENV.sqlPassword} (never printed)`
-    : half ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}` : 'no static login';
-  const superUser = sqlSuperUser === undefined ? `no ${ENV.sqlSuperUser}: a user stays itself` : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
+  const staticLogin =
+    sqlUser !== undefined && sqlPassword !== undefined
+      ? `static login ${JSON.stringify(sqlUser)} with ${ENV.sqlPassword} (never printed)`
+      : half
+        ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
+        : 'no static login';
+  const superUser =
+    sqlSuperUser === undefined
+      ? `no ${ENV.sqlSuperUser}: a user stays itself`
+      : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
   const where = port === undefined ? '' : ` on ${port}`;
   const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
   return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
@@ -308,14 +451,28 @@ const CUBE_DEFAULT_PORT = 4000;
 function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
   const { metricsPort, metricsHost, metrics } = options;
   if (metricsPort === undefined) {
-    return metrics ? check('metrics', 'ok', `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's metrics served where you mount them`) : undefined;
+    return metrics
+      ? check(
+          'metrics',
+          'ok',
+          `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's metrics served where you mount them`,
+        )
+      : undefined;
   }
   const cubePort = Number(readEnv(env, 'PORT') ?? CUBE_DEFAULT_PORT);
   if (metricsPort === cubePort) {
-    return check('metrics', 'fail', `${ENV.metricsPort} is ${metricsPort}, Cube's own API port (PORT): give the metrics a port of their own`);
+    return check(
+      'metrics',
+      'fail',
+      `${ENV.metricsPort} is ${metricsPort}, Cube's own API port (PORT): give the metrics a port of their own`,
+    );
   }
   const host = metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost;
-  return check('metrics', 'ok', `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of its own beside Cube's API`);
+  return check(
+    'metrics',
+    'ok',
+    `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of its own beside Cube's API`,
+  );
 }
 
 /**
@@ -323,7 +480,11 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
  * @cubejs-backend/shared's env.ts, on both lines; the last two are deprecated there). With none set, it runs unless
  * NODE_ENV is `production`.
  */
-const REFRESH_WORKER_VARIABLES = ['CUBEJS_REFRESH_WORKER', 'CUBEJS_SCHEDULED_REFRESH', 'CUBEJS_SCHEDULED_REFRESH_TIMER'] as const;
+const REFRESH_WORKER_VARIABLES = [
+  'CUBEJS_REFRESH_WORKER',
+  'CUBEJS_SCHEDULED_REFRESH',
+  'CUBEJS_SCHEDULED_REFRESH_TIMER',
+] as const;
 
 /**
  * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
@@ -335,14 +496,21 @@ const REFRESH_WORKER_VARIABLES = ['CUBEJS_REFRESH_WORKER', 'CUBEJS_SCHEDULED_REF
  */
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;
-  const contexts = "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
+  const contexts =
+    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
   const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
   if (variable !== undefined) {
-    return /^(false|0)$/i.test(readEnv(env, variable) ?? '') ? undefined : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);
+    return /^(false|0)$/i.test(readEnv(env, variable) ?? '')
+      ? undefined
+      : check('refresh-worker', 'ok', `Cube's refresh worker runs here (${variable}): ${contexts}`);
   }
   const nodeEnv = readEnv(env, 'NODE_ENV');
   if (nodeEnv === undefined || nodeEnv === 'production') return undefined;
-  return check('refresh-worker', 'warn', `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`);
+  return check(
+    'refresh-worker',
+    'warn',
+    `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
+  );
 }
 
 /**
@@ -359,7 +527,12 @@ function gatewayCheck(cwd: string): Check {
     );
   }
   const version = gatewayVersion(found.file);
-  const where = found.kind === 'loaded' ? 'is loaded in this process' : found.from === cwd ? `resolves from ${cwd}` : `resolves from cube-dual-auth's own directory (${found.from}), not from ${cwd}`;
+  const where =
+    found.kind === 'loaded'
+      ? 'is loaded in this process'
+      : found.from === cwd
+        ? `resolves from ${cwd}`
+        : `resolves from cube-dual-auth's own directory (${found.from}), not from ${cwd}`;
   return check('cube-gateway', 'ok', `${GATEWAY}${version ? ` ${version}` : ''} ${where}: rejections become HTTP 403`);
 }
 
@@ -394,11 +567,16 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     checks.push(check('configuration', 'ok', 'the checkAuth hook accepts this environment'));
   } catch (error) {
     const failure = configurationFailure(error);
-    resolved = options === undefined || options.allowWeakSecret === true ? undefined : resolvedDespiteWeakSecret(options);
+    resolved =
+      options === undefined || options.allowWeakSecret === true ? undefined : resolvedDespiteWeakSecret(options);
     checks.push(
       resolved === undefined
         ? failure
-        : check('configuration', 'fail', 'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)'),
+        : check(
+            'configuration',
+            'fail',
+            'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+          ),
     );
   }
   const providers = resolved?.identityProviders ?? [];
@@ -408,7 +586,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     checks.push(originCheck(resolved));
     if (providers.length === 0) checks.push(jwksUrlCheck(undefined));
     // One at a time: the lines then come out in the configured order, and a provider's timeout is its own.
-    for (const provider of providers) checks.push(...(await providerChecks(resolved, provider, resolved.providers !== undefined)));
+    for (const provider of providers)
+      checks.push(...(await providerChecks(resolved, provider, resolved.providers !== undefined)));
     const [only] = providers;
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
     const several = resolved.providers !== undefined;
@@ -419,7 +598,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     if (metrics !== undefined) checks.push(metrics);
     const refresh = refreshWorkerCheck(env, resolved.authorization);
     if (refresh !== undefined) checks.push(refresh);
-    if (exampleToken !== undefined) checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
+    if (exampleToken !== undefined)
+      checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
   checks.push(gatewayCheck(cwd));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };

@@ -72,13 +72,17 @@ export class Authenticator {
     private readonly clock: () => number = Date.now,
   ) {
     const { onEvent } = options;
-    this.cache = options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
+    this.cache =
+      options.tokenCacheSize > 0 ? new TokenCache(options.tokenCacheSize, options.tokenCacheMaxAgeMs) : undefined;
     const onKeyStoreEvent = (event: AuthEvent): void => {
       if (event.type === 'jwks-refreshed') this.cache?.forgetKeysOtherThan(this.keyThumbprints());
       emit(onEvent, event);
     };
     // Each identity provider has its own key store: one provider down or rotating never affects another.
-    const providers = options.identityProviders.map((provider) => ({ provider, keys: new KeyStore(keyStoreOptions(options, provider, onKeyStoreEvent)) }));
+    const providers = options.identityProviders.map((provider) => ({
+      provider,
+      keys: new KeyStore(keyStoreOptions(options, provider, onKeyStoreEvent)),
+    }));
     this.keyStores = providers.map(({ keys }) => keys);
     this.keySet = new KeySetPath(options, providers, clock);
     this.sharedSecret = new SharedSecretPath(options);
@@ -97,12 +101,22 @@ export class Authenticator {
   authenticate(req: unknown, auth: unknown, { useCache }: AuthenticateOptions): Outcome | Promise<Outcome> {
     const { path, reason: pathReason } = this.choosePath(req);
     const token = extractToken(req, auth);
-    if (token === undefined) return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', TOKEN_MISSING_MESSAGE) };
+    if (token === undefined)
+      return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', TOKEN_MISSING_MESSAGE) };
     const cache = useCache ? this.cache : undefined;
     // One reading of the clock judges the request, from the cache to the claims (a wait for keys reads it anew).
     const now = this.clock();
     const hit = cache?.get(token, path, now);
-    if (hit) return { accepted: true, path, pathReason, context: hit.context, kid: hit.kid, provider: hit.provider, cached: true };
+    if (hit)
+      return {
+        accepted: true,
+        path,
+        pathReason,
+        context: hit.context,
+        kid: hit.kid,
+        provider: hit.provider,
+        cached: true,
+      };
     let decoded: DecodedToken;
     try {
       decoded = decodeToken(token, path);
@@ -113,7 +127,10 @@ export class Authenticator {
     try {
       const verified = (path === 'key-set' ? this.keySet : this.sharedSecret).verify(decoded, now);
       if (verified instanceof Promise) {
-        return verified.then((done) => this.accept(token, done, seen, cache), (error: unknown) => this.refuse(error, seen));
+        return verified.then(
+          (done) => this.accept(token, done, seen, cache),
+          (error: unknown) => this.refuse(error, seen),
+        );
       }
       return this.accept(token, verified, seen, cache);
     } catch (error) {
@@ -122,11 +139,19 @@ export class Authenticator {
   }
 
   /** Shapes the security context of a verified token and remembers it. */
-  private accept(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined): Outcome | Promise<Outcome> {
+  private accept(
+    token: string,
+    verified: Verified,
+    seen: Seen,
+    cache: TokenCache | undefined,
+  ): Outcome | Promise<Outcome> {
     try {
       const context = this.shape(verified, seen.path as AuthPath);
       if (context instanceof Promise) {
-        return context.then((shaped) => this.remember(token, verified, seen, cache, shaped), (error: unknown) => this.refuse(error, seen));
+        return context.then(
+          (shaped) => this.remember(token, verified, seen, cache, shaped),
+          (error: unknown) => this.refuse(error, seen),
+        );
       }
       return this.remember(token, verified, seen, cache, context);
     } catch (error) {
@@ -134,17 +159,41 @@ export class Authenticator {
     }
   }
 
-  private remember(token: string, verified: Verified, seen: Seen, cache: TokenCache | undefined, context: SecurityContext): Accepted {
+  private remember(
+    token: string,
+    verified: Verified,
+    seen: Seen,
+    cache: TokenCache | undefined,
+    context: SecurityContext,
+  ): Accepted {
     const path = seen.path as AuthPath;
     // Without a securityContext function or authorization, the context is the token's (its payload or namespace claim).
-    cache?.set(token, path, verified, seen.now as number, this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context);
+    cache?.set(
+      token,
+      path,
+      verified,
+      seen.now as number,
+      this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context,
+    );
     const { kid, provider, payload } = verified;
-    return { accepted: true, path, pathReason: seen.pathReason, kid, provider, context, cached: false, header: seen.header, payload };
+    return {
+      accepted: true,
+      path,
+      pathReason: seen.pathReason,
+      kid,
+      provider,
+      context,
+      cached: false,
+      header: seen.header,
+      payload,
+    };
   }
 
   /** Loads every identity provider's key set now; rejects with the first failure once all have settled. */
   async prefetch(): Promise<void> {
-    const failed = (await Promise.allSettled(this.keyStores.map((store) => store.prefetch()))).find((result) => result.status === 'rejected');
+    const failed = (await Promise.allSettled(this.keyStores.map((store) => store.prefetch()))).find(
+      (result) => result.status === 'rejected',
+    );
     if (failed) throw failed.reason;
   }
 
@@ -176,10 +225,18 @@ export class Authenticator {
 }
 
 /** An error nobody meant: reported (masked) to the event log and stderr, answered as `ERR_INTERNAL`. */
-export function unexpected(error: unknown, path: AuthPath | undefined, onEvent: AuthEventListener | undefined): DualAuthError {
+export function unexpected(
+  error: unknown,
+  path: AuthPath | undefined,
+  onEvent: AuthEventListener | undefined,
+): DualAuthError {
   if (error instanceof DualAuthError) return error;
   const message = `unexpected error: ${faultMessage(error)}`;
   emit(onEvent, { type: 'internal-error', message });
   console.error(`cube-dual-auth: ${message}`);
-  return new DualAuthError('ERR_INTERNAL', 'Authentication failed because of an internal error; see the Cube server log', path);
+  return new DualAuthError(
+    'ERR_INTERNAL',
+    'Authentication failed because of an internal error; see the Cube server log',
+    path,
+  );
 }

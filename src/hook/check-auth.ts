@@ -130,7 +130,8 @@ function selfReference(context: SecurityContext): PropertyDescriptor {
 function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
   if (namespaces.length === 0) return (context) => context;
   return (context) => {
-    if (namespaces.every((namespace) => Reflect.defineProperty(context, namespace, selfReference(context)))) return context;
+    if (namespaces.every((namespace) => Reflect.defineProperty(context, namespace, selfReference(context))))
+      return context;
     const members = Object.getOwnPropertyDescriptors(context);
     for (const namespace of namespaces) delete members[namespace];
     const copy = Object.create(Object.getPrototypeOf(context) as object | null, members) as SecurityContext;
@@ -144,7 +145,9 @@ function answerToNamespaces(namespaces: readonly string[]): (context: SecurityCo
  * `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it, which `createCheckAuth`'s options may not repeat.
  */
 function cubeNamespaces(claimsNamespace: string | undefined): string[] {
-  return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter((name): name is string => name !== undefined);
+  return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter(
+    (name): name is string => name !== undefined,
+  );
 }
 
 function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
@@ -152,11 +155,23 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
   const namespaces = cubeNamespaces(claimsNamespace);
   const forCube = answerToNamespaces(namespaces);
 
-  function refuse(error: DualAuthError, outcome: Pick<Outcome, 'kid' | 'provider'> | undefined, started: number): Promise<never> {
+  function refuse(
+    error: DualAuthError,
+    outcome: Pick<Outcome, 'kid' | 'provider'> | undefined,
+    started: number,
+  ): Promise<never> {
     if (onEvent) {
       const { code, detail, path } = error;
       const issuer = outcome?.provider?.issuer;
-      emit(onEvent, { type: 'rejected', path, code, message: detail, kid: shownKid(outcome?.kid), ...(issuer !== undefined && { issuer }), durationMs: performance.now() - started });
+      emit(onEvent, {
+        type: 'rejected',
+        path,
+        code,
+        message: detail,
+        kid: shownKid(outcome?.kid),
+        ...(issuer !== undefined && { issuer }),
+        durationMs: performance.now() - started,
+      });
     }
     return Promise.reject(toThrowable(error, detailedErrors));
   }
@@ -169,14 +184,26 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     try {
       const context = forCube(outcome.context);
       // Cube reads the context from the request: a request that cannot carry it must not pass without one.
-      if (!attach(req, context)) return refuse(unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent), outcome, started);
+      if (!attach(req, context))
+        return refuse(
+          unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent),
+          outcome,
+          started,
+        );
       answer = answerFor(context);
     } catch (error) {
       return refuse(unexpected(error, path, onEvent), outcome, started);
     }
     if (onEvent) {
       const issuer = outcome.provider?.issuer;
-      emit(onEvent, { type: 'accepted', path, kid: shownKid(kid), ...(issuer !== undefined && { issuer }), cached, durationMs: performance.now() - started });
+      emit(onEvent, {
+        type: 'accepted',
+        path,
+        kid: shownKid(kid),
+        ...(issuer !== undefined && { issuer }),
+        cached,
+        durationMs: performance.now() - started,
+      });
     }
     return Promise.resolve(answer);
   }
@@ -204,12 +231,24 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
       outcome = await authenticator.authenticate(req, auth, EXPLAIN);
     } catch (error) {
       const { code, detail } = unexpected(error, undefined, onEvent);
-      return { accepted: false, pathReason: 'not chosen: the verification failed unexpectedly', error: { code, message: detail } };
+      return {
+        accepted: false,
+        pathReason: 'not chosen: the verification failed unexpectedly',
+        error: { code, message: detail },
+      };
     }
     const { path, pathReason, header, payload, kid } = outcome;
     const provider = providerReport(outcome);
     const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
-    const verdict = { pathReason, path, header, payload, kid, ...(provider && { provider }), ...(jwksUri !== undefined && { jwksUri }) };
+    const verdict = {
+      pathReason,
+      path,
+      header,
+      payload,
+      kid,
+      ...(provider && { provider }),
+      ...(jwksUri !== undefined && { jwksUri }),
+    };
     if (outcome.accepted) {
       try {
         return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
@@ -228,7 +267,11 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
   function providerReport({ provider }: Outcome): Explanation['provider'] {
     if (provider === undefined) return undefined;
     const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
-    return { ...(provider.issuer !== undefined && { issuer: provider.issuer }), ...(jwksUri !== undefined && { jwksUri }), reason: provider.reason };
+    return {
+      ...(provider.issuer !== undefined && { issuer: provider.issuer }),
+      ...(jwksUri !== undefined && { jwksUri }),
+      reason: provider.reason,
+    };
   }
 
   // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
@@ -242,7 +285,11 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
   });
   const { checkSqlAuth, canSwitchSqlUser } = sqlAuthOf(authenticator, { namespaces });
   // Not enumerable, as the Cube options: a hook listed or copied shows the function and its controls only.
-  return Object.defineProperties(hook, { ...cubeOptionsOf(authenticator.options), checkSqlAuth: { value: checkSqlAuth }, canSwitchSqlUser: { value: canSwitchSqlUser } });
+  return Object.defineProperties(hook, {
+    ...cubeOptionsOf(authenticator.options),
+    checkSqlAuth: { value: checkSqlAuth },
+    canSwitchSqlUser: { value: canSwitchSqlUser },
+  });
 }
 
 /**
@@ -259,15 +306,23 @@ export function createCheckAuth(options: DualAuthOptions): CheckAuth {
  * @param withMetrics whether the options' metrics are recorded (and their listener started): by the hook Cube runs,
  *   not by the CLI, which judges tokens beside a Cube that may hold the metrics port
  */
-export function createNamedCheckAuth(options: DualAuthOptions, names: OptionNames, clock?: () => number, withMetrics = false): CheckAuth {
+export function createNamedCheckAuth(
+  options: DualAuthOptions,
+  names: OptionNames,
+  clock?: () => number,
+  withMetrics = false,
+): CheckAuth {
   const resolved = resolveOptions(options, names);
   const metrics = withMetrics ? hookMetrics(resolved) : undefined;
   if (metrics === undefined) return build(new Authenticator(resolved, clock), undefined);
   // The metrics hear every event first, so that a listener of the operator's that throws cannot keep one from them.
   const { onEvent } = resolved;
-  const measured: AuthEventListener = onEvent === undefined ? metrics.listener : (event) => {
-    metrics.listener(event);
-    onEvent(event);
-  };
+  const measured: AuthEventListener =
+    onEvent === undefined
+      ? metrics.listener
+      : (event) => {
+          metrics.listener(event);
+          onEvent(event);
+        };
   return build(new Authenticator({ ...resolved, onEvent: measured }, clock), metrics);
 }

@@ -26,8 +26,23 @@ export interface ClaimPolicy {
  */
 export function claimPolicy(options: ResolvedOptions, provider?: IdentityProvider): ClaimPolicy {
   const { clockTolerance, maxTokenAge } = options;
-  if (provider === undefined) return { path: 'shared-secret', clockTolerance, maxTokenAge, audience: undefined, issuer: undefined, subject: undefined };
-  return { path: 'key-set', clockTolerance, maxTokenAge, audience: provider.audience, issuer: provider.issuers, subject: provider.subject };
+  if (provider === undefined)
+    return {
+      path: 'shared-secret',
+      clockTolerance,
+      maxTokenAge,
+      audience: undefined,
+      issuer: undefined,
+      subject: undefined,
+    };
+  return {
+    path: 'key-set',
+    clockTolerance,
+    maxTokenAge,
+    audience: provider.audience,
+    issuer: provider.issuers,
+    subject: provider.subject,
+  };
 }
 
 /**
@@ -68,20 +83,35 @@ export const claimRejections = {
     new DualAuthError('ERR_TOKEN_NOT_YET_VALID', `Token not valid before ${iso(own(payload, 'nbf'))}`, path),
   tooOld: (payload: Record<string, unknown>, { path, maxTokenAge }: ClaimPolicy) => {
     const issued = `Token issued at ${iso(own(payload, 'iat'))} is older than`;
-    return new DualAuthError('ERR_TOKEN_TOO_OLD', `${issued} this deployment accepts`, path, `${issued} the maximum age of ${maxTokenAge} s`);
+    return new DualAuthError(
+      'ERR_TOKEN_TOO_OLD',
+      `${issued} this deployment accepts`,
+      path,
+      `${issued} the maximum age of ${maxTokenAge} s`,
+    );
   },
   notNumericDate,
   /** jsonwebtoken needs a numeric `iat` under a maximum age: missing, or not a number. */
   iatRequired: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
     own(payload, 'iat') === undefined
-      ? new DualAuthError('ERR_CLAIM_INVALID', 'Claim "iat" is required: tokens older than the maximum token age are refused', policy.path)
+      ? new DualAuthError(
+          'ERR_CLAIM_INVALID',
+          'Claim "iat" is required: tokens older than the maximum token age are refused',
+          policy.path,
+        )
       : notNumericDate('iat', policy),
   iatInFuture: (payload: Record<string, unknown>, { path }: ClaimPolicy) =>
-    new DualAuthError('ERR_CLAIM_INVALID', `Claim "iat" is in the future (${iso(own(payload, 'iat'))}): the issuer's clock is ahead`, path),
+    new DualAuthError(
+      'ERR_CLAIM_INVALID',
+      `Claim "iat" is in the future (${iso(own(payload, 'iat'))}): the issuer's clock is ahead`,
+      path,
+    ),
   notString: (claim: 'iss' | 'sub', { path }: ClaimPolicy) =>
     new DualAuthError('ERR_CLAIM_INVALID', `Claim "${claim}" must be a single string`, path),
-  audience: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('aud', own(payload, 'aud'), policy.audience, policy.path),
-  issuer: (payload: Record<string, unknown>, policy: ClaimPolicy) => mismatch('iss', own(payload, 'iss'), policy.issuer, policy.path),
+  audience: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
+    mismatch('aud', own(payload, 'aud'), policy.audience, policy.path),
+  issuer: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
+    mismatch('iss', own(payload, 'iss'), policy.issuer, policy.path),
   subject: (payload: Record<string, unknown>, policy: ClaimPolicy) =>
     mismatch('sub', own(payload, 'sub'), policy.subject === undefined ? undefined : [policy.subject], policy.path),
 };
@@ -92,7 +122,12 @@ const MISMATCH = {
   sub: ['ERR_SUBJECT_MISMATCH', 'Subject'],
 } as const;
 
-function mismatch(claim: keyof typeof MISMATCH, actual: unknown, expected: readonly string[] = [], path: AuthPath): DualAuthError {
+function mismatch(
+  claim: keyof typeof MISMATCH,
+  actual: unknown,
+  expected: readonly string[] = [],
+  path: AuthPath,
+): DualAuthError {
   const [code, label] = MISMATCH[claim];
   const got = actual === undefined ? 'the token has none' : `the token has ${quote(actual)}`;
   return new DualAuthError(
@@ -137,13 +172,23 @@ export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolic
 }
 
 /** @param read the claim as read from the payload */
-function singleString(payload: Record<string, unknown>, claim: 'iss' | 'sub', read: unknown, policy: ClaimPolicy): void {
+function singleString(
+  payload: Record<string, unknown>,
+  claim: 'iss' | 'sub',
+  read: unknown,
+  policy: ClaimPolicy,
+): void {
   const value = ownValue(payload, claim, read);
   if (value !== undefined && typeof value !== 'string') throw claimRejections.notString(claim, policy);
 }
 
 /** @param read the claim as read from the payload */
-function numericDate(payload: Record<string, unknown>, claim: TimeClaim, read: unknown, policy: ClaimPolicy): number | undefined {
+function numericDate(
+  payload: Record<string, unknown>,
+  claim: TimeClaim,
+  read: unknown,
+  policy: ClaimPolicy,
+): number | undefined {
   const value = ownValue(payload, claim, read);
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw notNumericDate(claim, policy);

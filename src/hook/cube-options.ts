@@ -29,10 +29,18 @@ export interface CubeQuery {
 }
 
 /** Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in, its `Query` out). */
-export type QueryRewrite = <Query extends CubeQuery>(query: Query, context: CubeContext) => Query & { filters: unknown[] };
+export type QueryRewrite = <Query extends CubeQuery>(
+  query: Query,
+  context: CubeContext,
+) => Query & { filters: unknown[] };
 
 /** The names of {@link CubeOptions}, in the order the README lists them. */
-export const CUBE_OPTION_NAMES = ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const;
+export const CUBE_OPTION_NAMES = [
+  'contextToGroups',
+  'contextToAppId',
+  'contextToOrchestratorId',
+  'tenantFilter',
+] as const;
 type CubeOptionName = (typeof CUBE_OPTION_NAMES)[number];
 
 /** The Cube options of a `checkAuth`, read from the same options; see {@link cubeOptionsOf}. */
@@ -52,7 +60,9 @@ export interface CubeOptions {
 
 function securityContextOf(context: CubeContext | undefined): Record<string, unknown> {
   const securityContext = typeof context === 'object' && context !== null ? context.securityContext : undefined;
-  return typeof securityContext === 'object' && securityContext !== null ? (securityContext as Record<string, unknown>) : {};
+  return typeof securityContext === 'object' && securityContext !== null
+    ? (securityContext as Record<string, unknown>)
+    : {};
 }
 
 /**
@@ -65,7 +75,9 @@ const REFRESH_WORKER_REQUEST = 'scheduler-';
 function missing(context: CubeContext, what: 'tenant' | 'groups', refusal: string): never {
   const { requestId } = typeof context === 'object' && context !== null ? context : ({} as CubeContext);
   if (typeof requestId === 'string' && requestId.startsWith(REFRESH_WORKER_REQUEST)) {
-    throw forbidden(`The refresh worker's security context has no ${what}: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ${refusal}`);
+    throw forbidden(
+      `The refresh worker's security context has no ${what}: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ${refusal}`,
+    );
   }
   throw forbidden(`The security context has no ${what}; ${refusal}`);
 }
@@ -79,7 +91,8 @@ function tenantOf(context: CubeContext): string {
 
 function groupsOf(context: CubeContext): string[] {
   const groups = securityContextOf(context).groups;
-  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) missing(context, 'groups', 'refusing to choose access policies without them');
+  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string'))
+    missing(context, 'groups', 'refusing to choose access policies without them');
   return [...groups];
 }
 
@@ -100,14 +113,21 @@ function cubeOfName(name: string): string | undefined {
  */
 function cubesOfMember(member: unknown, refuse: (why: string) => never): string[] {
   if (typeof member === 'string') return [cubeOfName(member) ?? refuse(`the member ${quote(member)} names no cube`)];
-  const { cubeName, expression } = (typeof member === 'object' && member !== null ? member : {}) as { cubeName?: unknown; expression?: unknown };
+  const { cubeName, expression } = (typeof member === 'object' && member !== null ? member : {}) as {
+    cubeName?: unknown;
+    expression?: unknown;
+  };
   if (typeof cubeName !== 'string') return refuse('a member is neither a member name nor a member expression');
   if (Array.isArray(expression)) return [cubeName, ...expression.slice(0, -1).map(String)];
   if (typeof expression === 'object' && expression !== null) {
     const { sourceMeasure, addFilters } = expression as { sourceMeasure?: unknown; addFilters?: unknown };
     const filters = Array.isArray(addFilters) ? addFilters : [];
     if (typeof sourceMeasure === 'string' && filters.every(Array.isArray)) {
-      return [cubeName, ...cubesOfMember(sourceMeasure, refuse), ...filters.flatMap((filter: unknown[]) => filter.slice(0, -1).map(String))];
+      return [
+        cubeName,
+        ...cubesOfMember(sourceMeasure, refuse),
+        ...filters.flatMap((filter: unknown[]) => filter.slice(0, -1).map(String)),
+      ];
     }
   }
   // An evaluated expression (a function) hides the cubes it reads: which ones its SQL joins cannot be told.
@@ -116,7 +136,10 @@ function cubesOfMember(member: unknown, refuse: (why: string) => never): string[
 
 function cubesOfFilters(filters: readonly unknown[], refuse: (why: string) => never): string[] {
   return filters.flatMap((filter) => {
-    const { member, dimension, and, or } = (typeof filter === 'object' && filter !== null ? filter : {}) as Record<string, unknown>;
+    const { member, dimension, and, or } = (typeof filter === 'object' && filter !== null ? filter : {}) as Record<
+      string,
+      unknown
+    >;
     if (Array.isArray(and)) return cubesOfFilters(and, refuse);
     if (Array.isArray(or)) return cubesOfFilters(or, refuse);
     const name = member ?? dimension;
@@ -125,16 +148,23 @@ function cubesOfFilters(filters: readonly unknown[], refuse: (why: string) => ne
 }
 
 function cubesOfOrder(order: unknown): string[] {
-  const names = Array.isArray(order) ? order.map((item: unknown) => (Array.isArray(item) ? item[0] : undefined)) : Object.keys(order ?? {});
-  return names.flatMap((name) => (typeof name === 'string' ? [cubeOfName(name)] : [])).filter((cube): cube is string => cube !== undefined);
+  const names = Array.isArray(order)
+    ? order.map((item: unknown) => (Array.isArray(item) ? item[0] : undefined))
+    : Object.keys(order ?? {});
+  return names
+    .flatMap((name) => (typeof name === 'string' ? [cubeOfName(name)] : []))
+    .filter((cube): cube is string => cube !== undefined);
 }
 
 /** Every cube and view a query reads rows of, from every place Cube takes members from. */
 function cubesOf(query: CubeQuery, refuse: (why: string) => never): Set<string> {
   // The SQL of a subquery join is the SQL API's own, beyond any filter added here.
-  if (Array.isArray(query.subqueryJoins) && query.subqueryJoins.length > 0) refuse('it has subquery joins, which a tenant filter cannot reach');
+  if (Array.isArray(query.subqueryJoins) && query.subqueryJoins.length > 0)
+    refuse('it has subquery joins, which a tenant filter cannot reach');
   return new Set([
-    ...[...(query.measures ?? []), ...(query.dimensions ?? []), ...(query.segments ?? [])].flatMap((member) => cubesOfMember(member, refuse)),
+    ...[...(query.measures ?? []), ...(query.dimensions ?? []), ...(query.segments ?? [])].flatMap((member) =>
+      cubesOfMember(member, refuse),
+    ),
     ...(query.timeDimensions ?? []).flatMap(({ dimension }) => cubesOfMember(dimension, refuse)),
     ...cubesOfFilters(query.filters ?? [], refuse),
     ...cubesOfOrder(query.order),
@@ -153,7 +183,10 @@ function checkedMembers(members: unknown): ReadonlyMap<string, string> {
   const checked = new Map<string, string>();
   for (const [cube, member] of Object.entries(members as Record<string, unknown>)) {
     if (!NAME.test(cube)) fail(`names ${JSON.stringify(cube)}, which is not a cube or view name`);
-    if (typeof member !== 'string' || !MEMBER.test(member)) fail(`gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name such as "${cube}.tenant"`);
+    if (typeof member !== 'string' || !MEMBER.test(member))
+      fail(
+        `gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name such as "${cube}.tenant"`,
+      );
     checked.set(cube, member);
   }
   return checked;
@@ -186,8 +219,13 @@ export function cubeOptionsOf(options: ResolvedOptions): { readonly [K in CubeOp
   const needs = (name: string, value: unknown, tenant: boolean): PropertyDescriptor => ({
     get: () => {
       if (authorization === undefined || (tenant && !authorization.tenant)) {
-        const what = tenant ? `a tenant claim (${names.tenantClaim})` : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or another of its settings)`;
-        throw new DualAuthConfigError(name, `reads what the hook puts in the security context, which needs ${what}: set it`);
+        const what = tenant
+          ? `a tenant claim (${names.tenantClaim})`
+          : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or another of its settings)`;
+        throw new DualAuthConfigError(
+          name,
+          `reads what the hook puts in the security context, which needs ${what}: set it`,
+        );
       }
       return value;
     },

@@ -24,7 +24,12 @@ export function validatedCheckAuth(): CheckAuth {
 }
 
 /** The variables that configure a path: without any of them the environment does not configure the hook at all. */
-const PATH_VARIABLES = [...OPTIONS.apiSecret.env, ...OPTIONS.jwksUri.env, ...OPTIONS.providers.env, ...OPTIONS.issuer.env];
+const PATH_VARIABLES = [
+  ...OPTIONS.apiSecret.env,
+  ...OPTIONS.jwksUri.env,
+  ...OPTIONS.providers.env,
+  ...OPTIONS.issuer.env,
+];
 
 /**
  * What the ES module twin (dist/index.mjs) exports as `checkAuth`. A named export of an ES module is bound when the
@@ -78,39 +83,48 @@ async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
     instance = environmentInstance();
   } catch {
     const { code, detail } = fromEnvError as DualAuthError;
-    return { accepted: false, pathReason: 'not chosen: the configuration is invalid', error: { code, message: detail } };
+    return {
+      accepted: false,
+      pathReason: 'not chosen: the configuration is invalid',
+      error: { code, message: detail },
+    };
   }
   return instance.explain(req, auth);
 }
 
 /** The ready-made hook's Cube options: those of the instance in force, which `close()` makes again. */
-const instanceCubeOptions = Object.fromEntries(CUBE_OPTION_NAMES.map((name) => [name, { get: () => environmentInstance()[name] }]));
+const instanceCubeOptions = Object.fromEntries(
+  CUBE_OPTION_NAMES.map((name) => [name, { get: () => environmentInstance()[name] }]),
+);
 
 /**
  * The ready-made hook itself: one function for the life of the process, whose instance `close()` releases and the
  * next call makes again. Taken from the package root through {@link validatedCheckAuth}.
  */
-const checkAuth: CheckAuth = Object.defineProperties(Object.assign(
-  // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
-  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
-    let instance: CheckAuth;
-    try {
-      instance = environmentInstance();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return instance(req, auth);
-  } as CheckAuth,
-  {
-    prefetch: async () => environmentInstance().prefetch(),
-    close: () => {
-      fromEnv?.close();
-      fromEnv = undefined;
-      fromEnvError = undefined;
+const checkAuth: CheckAuth = Object.defineProperties(
+  Object.assign(
+    // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
+    function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+      let instance: CheckAuth;
+      try {
+        instance = environmentInstance();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return instance(req, auth);
+    } as CheckAuth,
+    {
+      prefetch: async () => environmentInstance().prefetch(),
+      close: () => {
+        fromEnv?.close();
+        fromEnv = undefined;
+        fromEnvError = undefined;
+      },
+      explain,
     },
-    explain,
-  },
-), instanceCubeOptions);
+  ),
+  instanceCubeOptions,
+);
 
 /** Context functions of the environment's configuration that failed, each printed to the Cube log once. */
 const reported = new Set<string>();

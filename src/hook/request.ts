@@ -25,7 +25,8 @@ function fromPlainHeaders(headers: HeaderBag, lowerName: string, lowerCased: boo
   if (lowerCased) return undefined;
   // Hand-built header objects may keep the sender's casing; names of another length are passed over unconverted.
   for (const key in headers) {
-    if (key.length === lowerName.length && Object.hasOwn(headers, key) && key.toLowerCase() === lowerName) return headers[key];
+    if (key.length === lowerName.length && Object.hasOwn(headers, key) && key.toLowerCase() === lowerName)
+      return headers[key];
   }
   return undefined;
 }
@@ -48,12 +49,16 @@ function readHeaderValues(req: unknown, lowerName: string): string | readonly st
       const bag = headers as HeaderBag;
       // Node's requests alone have `rawHeaders`, the names as sent beside the lower-cased `headers`.
       const lowerCased = Array.isArray(rawHeaders);
-      value = typeof bag.get === 'function' ? (bag.get as (name: string) => unknown).call(bag, lowerName) : fromPlainHeaders(bag, lowerName, lowerCased);
+      value =
+        typeof bag.get === 'function'
+          ? (bag.get as (name: string) => unknown).call(bag, lowerName)
+          : fromPlainHeaders(bag, lowerName, lowerCased);
     } else if (typeof get === 'function') {
       value = (get as (name: string) => unknown).call(req, lowerName);
     }
     if (typeof value === 'string') return value;
-    if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) return value.length === 1 ? value[0] : value;
+    if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string'))
+      return value.length === 1 ? value[0] : value;
   } catch {
     // A host object whose accessors throw is treated as having no such header.
   }
@@ -66,7 +71,7 @@ function readHeaderValues(req: unknown, lowerName: string): string | readonly st
  */
 export function extractToken(req: unknown, auth: unknown): string | undefined {
   const given = typeof auth === 'string' ? trim(auth) : '';
-  const raw = given !== '' ? given : readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization');
+  const raw = given !== '' ? given : (readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization'));
   if (raw === undefined) return undefined;
   const token = withoutBearer(trim(raw));
   return token === '' ? undefined : token;
@@ -105,9 +110,15 @@ export interface PathChoice {
  */
 export function pathChooser(origin: string): (req: unknown) => PathChoice {
   const keySet = 'the key-set path (identity provider tokens)';
-  const service: PathChoice = Object.freeze({ path: 'shared-secret', reason: `Request-Origin is "${origin}": the shared-secret path (service tokens)` });
+  const service: PathChoice = Object.freeze({
+    path: 'shared-secret',
+    reason: `Request-Origin is "${origin}": the shared-secret path (service tokens)`,
+  });
   const noHeader: PathChoice = Object.freeze({ path: 'key-set', reason: `no Request-Origin header: ${keySet}` });
-  const otherOrigin: PathChoice = Object.freeze({ path: 'key-set', reason: `Request-Origin is not "${origin}": ${keySet}` });
+  const otherOrigin: PathChoice = Object.freeze({
+    path: 'key-set',
+    reason: `Request-Origin is not "${origin}": ${keySet}`,
+  });
   const several: PathChoice = Object.freeze({ path: 'key-set', reason: `several Request-Origin values: ${keySet}` });
   return (req) => {
     const value = readHeaderValues(req, 'request-origin');

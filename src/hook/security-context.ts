@@ -30,11 +30,16 @@ export function securityContextShaper(options: ResolvedOptions): Shape {
     const done = found === undefined ? context : withTenantAndGroups(context, found);
     const missing = requiredClaims?.find((claim) => !Object.hasOwn(done, claim));
     if (missing !== undefined) {
-      throw new DualAuthError('ERR_CLAIM_MISSING', `The security context has no ${JSON.stringify(missing)} claim, which this deployment requires`, path);
+      throw new DualAuthError(
+        'ERR_CLAIM_MISSING',
+        `The security context has no ${JSON.stringify(missing)} claim, which this deployment requires`,
+        path,
+      );
     }
     return done;
   };
-  if (options.securityContext === undefined) return (verified, path) => complete(verified.context, path, read(verified, path));
+  if (options.securityContext === undefined)
+    return (verified, path) => complete(verified.context, path, read(verified, path));
   const map = mapped(options);
   return async (verified, path) => {
     const found = read(verified, path);
@@ -53,25 +58,34 @@ function mapped(options: ResolvedOptions): (verified: Verified, path: AuthPath) 
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        emit(onEvent, { type: 'internal-error', message: `securityContext function did not settle within ${timeoutMs} ms` });
-        reject(new DualAuthError(
-          'ERR_SECURITY_CONTEXT_TIMEOUT',
-          'The securityContext function did not answer in time',
-          path,
-          `The securityContext function did not answer within ${timeoutMs} ms (securityContextTimeoutMs)`,
-        ));
+        emit(onEvent, {
+          type: 'internal-error',
+          message: `securityContext function did not settle within ${timeoutMs} ms`,
+        });
+        reject(
+          new DualAuthError(
+            'ERR_SECURITY_CONTEXT_TIMEOUT',
+            'The securityContext function did not answer in time',
+            path,
+            `The securityContext function did not answer within ${timeoutMs} ms (securityContextTimeoutMs)`,
+          ),
+        );
       }, timeoutMs);
     });
     let result: unknown;
     try {
-      result = await Promise.race([(mapper as NonNullable<typeof mapper>)(verified.context, { path, payload: verified.payload }), deadline]);
+      result = await Promise.race([
+        (mapper as NonNullable<typeof mapper>)(verified.context, { path, payload: verified.payload }),
+        deadline,
+      ]);
     } catch (error) {
       if (error instanceof DualAuthError) throw error;
       return refuse(path, `failed: ${faultMessage(error)}`, 'The securityContext function refused the token');
     } finally {
       clearTimeout(timer);
     }
-    if (!isObject(result)) return refuse(path, 'did not return an object', 'The securityContext function did not return an object');
+    if (!isObject(result))
+      return refuse(path, 'did not return an object', 'The securityContext function did not return an object');
     return result;
   };
 }

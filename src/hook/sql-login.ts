@@ -77,21 +77,32 @@ function forSql(context: SecurityContext, namespaces: readonly string[]): Securi
   const inner: SecurityContext = { ...context };
   for (const namespace of namespaces) delete inner[namespace];
   const result: SecurityContext = { ...inner };
-  for (const namespace of namespaces) Object.defineProperty(result, namespace, { value: { ...inner }, enumerable: true, writable: true, configurable: true });
+  for (const namespace of namespaces)
+    Object.defineProperty(result, namespace, {
+      value: { ...inner },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return result;
 }
 
 /** The SQL API's login of a hook, checked by its authenticator. Validates nothing more: the options table did. */
-export function sqlAuthOf(authenticator: Authenticator, { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting): SqlAuth {
+export function sqlAuthOf(
+  authenticator: Authenticator,
+  { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting,
+): SqlAuth {
   const { options } = authenticator;
   const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser } = options;
-  const userClaim: ClaimPointer | undefined = options.sqlUserClaim === ANY_SQL_USER
-    ? undefined
-    : claimPointer(options.sqlUserClaim, (problem) => {
-      throw new DualAuthConfigError(names.sqlUserClaim, problem);
-    });
+  const userClaim: ClaimPointer | undefined =
+    options.sqlUserClaim === ANY_SQL_USER
+      ? undefined
+      : claimPointer(options.sqlUserClaim, (problem) => {
+          throw new DualAuthConfigError(names.sqlUserClaim, problem);
+        });
   // Only a whole pair is a login: Cube without one makes up a user or a password nobody knows.
-  const staticLogin = sqlUser !== undefined && sqlPassword !== undefined ? { user: sqlUser, password: digest(sqlPassword) } : undefined;
+  const staticLogin =
+    sqlUser !== undefined && sqlPassword !== undefined ? { user: sqlUser, password: digest(sqlPassword) } : undefined;
 
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
 
@@ -101,20 +112,37 @@ export function sqlAuthOf(authenticator: Authenticator, { namespaces, cubeVersio
     const settle = (outcome: Outcome): Promise<SqlLogin> => {
       const { kid, provider } = outcome;
       const issuer = provider?.issuer;
-      const about = { path: 'key-set', ...(kid !== undefined && { kid: quotedText(kid) }), ...(issuer !== undefined && { issuer }) } as const;
+      const about = {
+        path: 'key-set',
+        ...(kid !== undefined && { kid: quotedText(kid) }),
+        ...(issuer !== undefined && { issuer }),
+      } as const;
       const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
       if (refusal !== undefined) {
-        emit(onEvent, { type: 'rejected', code: refusal.code, message: refusal.detail, ...about, durationMs: performance.now() - started });
+        emit(onEvent, {
+          type: 'rejected',
+          code: refusal.code,
+          message: refusal.detail,
+          ...about,
+          durationMs: performance.now() - started,
+        });
         return refuse(refusal);
       }
       emit(onEvent, { type: 'accepted', cached: false, ...about, durationMs: performance.now() - started });
       const { context } = outcome as Extract<Outcome, { accepted: true }>;
-      return Promise.resolve({ password: token, superuser: false, securityContext: forSql(context, namespaces), skipPasswordCheck: true });
+      return Promise.resolve({
+        password: token,
+        superuser: false,
+        securityContext: forSql(context, namespaces),
+        skipPasswordCheck: true,
+      });
     };
     try {
       // No request: without a Request-Origin header the token goes to the key-set path, whatever the SQL client sent.
       const outcome = authenticator.authenticate(undefined, token, NO_CACHE);
-      return outcome instanceof Promise ? outcome.then(settle, (error: unknown) => refuse(unexpected(error, 'key-set', onEvent))) : settle(outcome);
+      return outcome instanceof Promise
+        ? outcome.then(settle, (error: unknown) => refuse(unexpected(error, 'key-set', onEvent)))
+        : settle(outcome);
     } catch (error) {
       return refuse(unexpected(error, 'key-set', onEvent));
     }
@@ -123,19 +151,28 @@ export function sqlAuthOf(authenticator: Authenticator, { namespaces, cubeVersio
   /** A refused token's error as a SQL client should read it: a service token's says it never signs in here. */
   function sqlRefusal(outcome: Extract<Outcome, { accepted: false }>): DualAuthError {
     const { error, header } = outcome;
-    if (error.code !== 'ERR_ALG_NOT_ALLOWED' || typeof header?.alg !== 'string' || !/^HS/i.test(header.alg)) return error;
+    if (error.code !== 'ERR_ALG_NOT_ALLOWED' || typeof header?.alg !== 'string' || !/^HS/i.test(header.alg))
+      return error;
     const message = `A service token (${quotedText(header.alg)}) is never accepted as a SQL password: sign in with a token of your identity provider`;
     return new DualAuthError('ERR_ALG_NOT_ALLOWED', message, 'key-set');
   }
 
   /** Undefined when the verified payload's user claim is the user name the client signed in with. */
-  function userMismatch(payload: Readonly<Record<string, unknown>> | undefined, user: string): DualAuthError | undefined {
+  function userMismatch(
+    payload: Readonly<Record<string, unknown>> | undefined,
+    user: string,
+  ): DualAuthError | undefined {
     if (userClaim === undefined) return undefined;
     const value = payload === undefined ? undefined : readClaim(payload, userClaim);
     const claim = `${JSON.stringify(userClaim.text)} (${names.sqlUserClaim})`;
     if (typeof value !== 'string') {
       const message = `The token has no user claim ${JSON.stringify(userClaim.text)} to sign in to the SQL API with`;
-      return new DualAuthError('ERR_CLAIM_MISSING', message, 'key-set', `${message}: the claim ${claim} is missing or not a string`);
+      return new DualAuthError(
+        'ERR_CLAIM_MISSING',
+        message,
+        'key-set',
+        `${message}: the claim ${claim} is missing or not a string`,
+      );
     }
     if (value === user) return undefined;
     const message = `The SQL user ${quote(user)} is not the one the token names in its claim ${JSON.stringify(userClaim.text)}`;
@@ -149,14 +186,21 @@ export function sqlAuthOf(authenticator: Authenticator, { namespaces, cubeVersio
       const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
-    if (typeof user !== 'string' || user === '') return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
+    if (typeof user !== 'string' || user === '')
+      return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
     if (typeof password !== 'string' || password === '') {
       // Cube's switch of user (`__user`) asks for a login without a password: only a token of that user could give it.
-      return refuse(new DualAuthError('ERR_TOKEN_MISSING', `The SQL login of user ${quote(user)} has no password: sign in with a token of your identity provider`));
+      return refuse(
+        new DualAuthError(
+          'ERR_TOKEN_MISSING',
+          `The SQL login of user ${quote(user)} has no password: sign in with a token of your identity provider`,
+        ),
+      );
     }
     if (staticLogin !== undefined && user === staticLogin.user) {
       // Cube's own wording for its static login; never a token for this user name, which is the deployment's.
-      if (!timingSafeEqual(digest(password), staticLogin.password)) return refuse(new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`));
+      if (!timingSafeEqual(digest(password), staticLogin.password))
+        return refuse(new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`));
       return Promise.resolve({ password, superuser: false, securityContext: {}, skipPasswordCheck: true });
     }
     return tokenLogin(user, password);

@@ -29,7 +29,11 @@ function rulesFor(authorization: Authorization, verified: Verified, path: AuthPa
   return authorization.keySet[verified.provider?.index ?? 0] as ClaimRules;
 }
 
-function claimedTenant(rules: ClaimRules, payload: Readonly<Record<string, unknown>>, path: AuthPath): string | undefined {
+function claimedTenant(
+  rules: ClaimRules,
+  payload: Readonly<Record<string, unknown>>,
+  path: AuthPath,
+): string | undefined {
   const claim = rules.tenantClaim;
   if (claim === undefined) return undefined;
   const value = readClaim(payload, claim);
@@ -37,7 +41,12 @@ function claimedTenant(rules: ClaimRules, payload: Readonly<Record<string, unkno
   if (value === undefined) {
     // Refused, never answered for every tenant: a query without a tenant must not reach the data.
     const message = `The token has no tenant claim ${name}`;
-    throw new DualAuthError('ERR_TENANT_MISSING', message, path, `${message} (${rules.tenantOption}), so the request cannot be given a tenant`);
+    throw new DualAuthError(
+      'ERR_TENANT_MISSING',
+      message,
+      path,
+      `${message} (${rules.tenantOption}), so the request cannot be given a tenant`,
+    );
   }
   if (typeof value !== 'string' || value.trim() === '') {
     const message = `The token's tenant claim ${name} must be a non-empty string, not ${kindOf(value)}`;
@@ -47,7 +56,12 @@ function claimedTenant(rules: ClaimRules, payload: Readonly<Record<string, unkno
 }
 
 /** The token's own groups: none when the claim is absent or an empty list. */
-function ownGroups(rules: ClaimRules, authorization: Authorization, payload: Readonly<Record<string, unknown>>, path: AuthPath): readonly string[] {
+function ownGroups(
+  rules: ClaimRules,
+  authorization: Authorization,
+  payload: Readonly<Record<string, unknown>>,
+  path: AuthPath,
+): readonly string[] {
   const claim = rules.groupsClaim;
   const value = readClaim(payload, claim);
   if (value === undefined) return [];
@@ -59,9 +73,11 @@ function ownGroups(rules: ClaimRules, authorization: Authorization, payload: Rea
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list)) return refuse(`must be a group name or a list of group names, not ${kindOf(value)}`);
   for (const group of list) {
-    if (typeof group !== 'string' || group.trim() === '') return refuse(`must list non-empty group names only, not ${kindOf(group)}`);
+    if (typeof group !== 'string' || group.trim() === '')
+      return refuse(`must list non-empty group names only, not ${kindOf(group)}`);
     // A group configuration gives one caller only (the service's, a provider's) would let this token pass for it.
-    if (authorization.reserved.has(group)) return refuse(`names ${quote(group)}, which this deployment gives by configuration only`);
+    if (authorization.reserved.has(group))
+      return refuse(`names ${quote(group)}, which this deployment gives by configuration only`);
   }
   return list as string[];
 }
@@ -84,7 +100,10 @@ export function tenantAndGroupsOf(authorization: Authorization, verified: Verifi
  * token or the `securityContext` function may have put there: only the configured claims decide them. Without a
  * tenant claim for the token's path, the context has no `tenant` at all.
  */
-export function withTenantAndGroups(context: Record<string, unknown>, { tenant, groups }: TenantAndGroups): Record<string, unknown> {
+export function withTenantAndGroups(
+  context: Record<string, unknown>,
+  { tenant, groups }: TenantAndGroups,
+): Record<string, unknown> {
   // A spread copies own members as JSON.parse made them (an own "__proto__" stays a member) and leaves the input alone.
   const result: Record<string, unknown> = { ...context, groups: [...groups] };
   if (tenant === undefined) delete result.tenant;

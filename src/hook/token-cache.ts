@@ -29,7 +29,8 @@ interface CachedVerification {
 }
 
 /** What the cache keeps of a verification besides the context. */
-type Remembered = Pick<Verified, 'refusedFrom'> & Partial<Pick<Verified, 'kid' | 'thumbprint' | 'provider' | 'claimsNamespace'>>;
+type Remembered = Pick<Verified, 'refusedFrom'> &
+  Partial<Pick<Verified, 'kid' | 'thumbprint' | 'provider' | 'claimsNamespace'>>;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -44,7 +45,8 @@ function emptyLike(value: unknown): Container | undefined {
 
 /** Sets a member as JSON.parse does: an own `"__proto__"` key stays a key and never replaces the prototype. */
 function define(target: Container, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else (target as Record<string, unknown>)[key] = value;
 }
 
@@ -84,7 +86,8 @@ function payloadContext(token: string, claim: string | undefined): Record<string
  */
 function fingerprint(token: string): number {
   let hash = token.length;
-  for (let i = Math.max(0, token.length - 8); i < token.length; i++) hash = (Math.imul(hash, 31) + token.charCodeAt(i)) | 0;
+  for (let i = Math.max(0, token.length - 8); i < token.length; i++)
+    hash = (Math.imul(hash, 31) + token.charCodeAt(i)) | 0;
   // 30 bits: a small integer, which V8 keeps unboxed.
   return hash & 0x3fffffff;
 }
@@ -147,7 +150,16 @@ export class TokenCache {
     const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
     if (validUntil <= now) return;
     const { kid, thumbprint, provider, claimsNamespace: claim } = verified;
-    this.add(fingerprint(token), { token, path, context: shaped && copy(shaped), claim, kid, thumbprint, provider, validUntil });
+    this.add(fingerprint(token), {
+      token,
+      path,
+      context: shaped && copy(shaped),
+      claim,
+      kid,
+      thumbprint,
+      provider,
+      validUntil,
+    });
   }
 
   /**
@@ -156,7 +168,8 @@ export class TokenCache {
    */
   forgetKeysOtherThan(thumbprints: ReadonlySet<string>): void {
     for (const generation of [this.current, this.previous]) {
-      for (const [number, entry] of generation) if (entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint)) generation.delete(number);
+      for (const [number, entry] of generation)
+        if (entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint)) generation.delete(number);
     }
   }
 

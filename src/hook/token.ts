@@ -91,7 +91,9 @@ export function malformed(detail: string, path?: AuthPath): DualAuthError {
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** Each ASCII character's base64url value, -1 for characters outside the alphabet: read on every request. */
-const BASE64URL_VALUES = Int8Array.from({ length: 128 }, (_, code) => BASE64URL_ALPHABET.indexOf(String.fromCharCode(code)));
+const BASE64URL_VALUES = Int8Array.from({ length: 128 }, (_, code) =>
+  BASE64URL_ALPHABET.indexOf(String.fromCharCode(code)),
+);
 
 /** The base64url value of the character at `index` of `text`, -1 when it is not one (or there is none). */
 function base64urlValue(text: string, index: number): number {
@@ -125,7 +127,11 @@ function parsePayload(bytes: Buffer, path?: AuthPath): Record<string, unknown> {
 }
 
 function notAnObject(path?: AuthPath): DualAuthError {
-  return new DualAuthError('ERR_PAYLOAD_NOT_OBJECT', 'Token payload is not a JSON object; a security context must be one', path);
+  return new DualAuthError(
+    'ERR_PAYLOAD_NOT_OBJECT',
+    'Token payload is not a JSON object; a security context must be one',
+    path,
+  );
 }
 
 /**
@@ -147,7 +153,11 @@ function hasCanonicalEnd(text: string, start = 0, end = text.length): boolean {
  * the second, bit 1 of the third. A trailing group of two or three characters carries one or two bytes.
  */
 const ASCII_PAYLOAD = (() => {
-  const where = (clear: number): string => `[${[...BASE64URL_ALPHABET].filter((_, value) => (value & clear) === 0).join('').replace('-', '\\-')}]`;
+  const where = (clear: number): string =>
+    `[${[...BASE64URL_ALPHABET]
+      .filter((_, value) => (value & clear) === 0)
+      .join('')
+      .replace('-', '\\-')}]`;
   const [first, second, third, any] = [where(0x20), where(0x08), where(0x02), where(0)];
   return new RegExp(`(?:${first}${second}${third}${any})*(?:${first}${any}|${first}${second}${any})?\\.`, 'y');
 })();
@@ -200,7 +210,8 @@ function parseHeader(encoded: string, path?: AuthPath): TokenHeader {
     throw new DualAuthError('ERR_ALG_NOT_ALLOWED', 'Unsigned tokens (alg "none") are never accepted', path);
   }
   // RFC 7515 4.1.11: an extension we do not understand, listed as critical, must make us refuse the token.
-  if (own(header, 'crit') !== undefined) throw malformed('header lists critical extensions ("crit"), which are not supported', path);
+  if (own(header, 'crit') !== undefined)
+    throw malformed('header lists critical extensions ("crit"), which are not supported', path);
   return Object.freeze(header) as TokenHeader;
 }
 

@@ -37,14 +37,45 @@ export const JSONWEBTOKEN_MESSAGES: readonly {
   readonly prefix?: true;
   readonly means: Meaning;
 }[] = [
-  { error: TokenExpiredError, text: 'maxAge exceeded', means: (token, policy) => claimRejections.tooOld(token.payload, policy) },
+  {
+    error: TokenExpiredError,
+    text: 'maxAge exceeded',
+    means: (token, policy) => claimRejections.tooOld(token.payload, policy),
+  },
   { error: JsonWebTokenError, text: INVALID_SIGNATURE, means: (token, _, invalidSignature) => invalidSignature(token) },
-  { error: JsonWebTokenError, text: 'invalid exp value', means: (_, policy) => claimRejections.notNumericDate('exp', policy) },
-  { error: JsonWebTokenError, text: 'invalid nbf value', means: (_, policy) => claimRejections.notNumericDate('nbf', policy) },
-  { error: JsonWebTokenError, text: 'iat required when maxAge is specified', means: (token, policy) => claimRejections.iatRequired(token.payload, policy) },
-  { error: JsonWebTokenError, text: 'jwt audience invalid', prefix: true, means: (token, policy) => claimRejections.audience(token.payload, policy) },
-  { error: JsonWebTokenError, text: 'jwt issuer invalid', prefix: true, means: (token, policy) => claimRejections.issuer(token.payload, policy) },
-  { error: JsonWebTokenError, text: 'jwt subject invalid', prefix: true, means: (token, policy) => claimRejections.subject(token.payload, policy) },
+  {
+    error: JsonWebTokenError,
+    text: 'invalid exp value',
+    means: (_, policy) => claimRejections.notNumericDate('exp', policy),
+  },
+  {
+    error: JsonWebTokenError,
+    text: 'invalid nbf value',
+    means: (_, policy) => claimRejections.notNumericDate('nbf', policy),
+  },
+  {
+    error: JsonWebTokenError,
+    text: 'iat required when maxAge is specified',
+    means: (token, policy) => claimRejections.iatRequired(token.payload, policy),
+  },
+  {
+    error: JsonWebTokenError,
+    text: 'jwt audience invalid',
+    prefix: true,
+    means: (token, policy) => claimRejections.audience(token.payload, policy),
+  },
+  {
+    error: JsonWebTokenError,
+    text: 'jwt issuer invalid',
+    prefix: true,
+    means: (token, policy) => claimRejections.issuer(token.payload, policy),
+  },
+  {
+    error: JsonWebTokenError,
+    text: 'jwt subject invalid',
+    prefix: true,
+    means: (token, policy) => claimRejections.subject(token.payload, policy),
+  },
   // The token's form, which decoding has vetted before: should jsonwebtoken still find fault with it, it is malformed.
   { error: JsonWebTokenError, text: 'jwt malformed', means: (_, { path }) => notCompact(path) },
   { error: JsonWebTokenError, text: 'invalid token', means: (_, { path }) => notCompact(path) },
@@ -85,22 +116,35 @@ export class TokenVerifier {
    * the moment (epoch ms) from which the token must be refused; throws a {@link DualAuthError}, or the library's
    * error when it is none that jsonwebtoken documents.
    */
-  verify(token: DecodedToken, key: KeyObject, nowMs: number): { readonly payload: Payload; readonly refusedFrom: number } {
+  verify(
+    token: DecodedToken,
+    key: KeyObject,
+    nowMs: number,
+  ): { readonly payload: Payload; readonly refusedFrom: number } {
     const misfit = keyMisfit(key, this.alg);
     if (misfit !== undefined) {
-      throw this.misfitKey?.(token, misfit) ?? new DualAuthError('ERR_ALG_NOT_ALLOWED', `Algorithm ${quote(this.alg)} cannot be verified with this key`, this.policy.path);
+      throw (
+        this.misfitKey?.(token, misfit) ??
+        new DualAuthError(
+          'ERR_ALG_NOT_ALLOWED',
+          `Algorithm ${quote(this.alg)} cannot be verified with this key`,
+          this.policy.path,
+        )
+      );
     }
     const nowSeconds = nowMs / 1000;
     this.options.clockTimestamp = nowSeconds;
     let payload: unknown;
     try {
-      if (this.signatureLength !== undefined && token.signatureLength !== this.signatureLength) throw new JsonWebTokenError(INVALID_SIGNATURE);
+      if (this.signatureLength !== undefined && token.signatureLength !== this.signatureLength)
+        throw new JsonWebTokenError(INVALID_SIGNATURE);
       payload = verify(token.raw, key, this.options);
     } catch (error) {
       throw this.rejection(error, token);
     }
     // A payload that opened like an object but was not valid JSON comes back from jsonwebtoken as a string.
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw token.malformation() ?? notCompact(this.policy.path);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw token.malformation() ?? notCompact(this.policy.path);
     return { payload: payload as Payload, refusedFrom: checkClaims(payload as Payload, this.policy, nowSeconds) };
   }
 
@@ -111,7 +155,10 @@ export class TokenVerifier {
     if (error instanceof NotBeforeError) return claimRejections.notYetValid(token.payload, this.policy);
     if (!(error instanceof JsonWebTokenError)) return error;
     const { message } = error;
-    const known = JSONWEBTOKEN_MESSAGES.find(({ error: type, text, prefix }) => error instanceof type && (prefix ? message.startsWith(text) : message === text));
+    const known = JSONWEBTOKEN_MESSAGES.find(
+      ({ error: type, text, prefix }) =>
+        error instanceof type && (prefix ? message.startsWith(text) : message === text),
+    );
     if (known) return known.means(token, this.policy, this.invalidSignature);
     // A `TokenExpiredError` that is not the maximum age's is `exp`'s.
     return error instanceof TokenExpiredError ? claimRejections.expired(token.payload, this.policy) : error;

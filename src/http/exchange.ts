@@ -38,7 +38,11 @@ export class Interrupted extends Error {
  * rejects as it came (a Node error with its `code`, or what `read` threw). Nothing outlives the exchange: an unread
  * body, a connection the server keeps open.
  */
-export async function exchange<T>(url: URL, options: ExchangeOptions, read: (answer: IncomingMessage) => Promise<T>): Promise<T> {
+export async function exchange<T>(
+  url: URL,
+  options: ExchangeOptions,
+  read: (answer: IncomingMessage) => Promise<T>,
+): Promise<T> {
   if (options.signal?.aborted) throw new Interrupted('signal');
   const stop = new AbortController();
   let ended: Interrupted | undefined;
@@ -68,9 +72,23 @@ export async function exchange<T>(url: URL, options: ExchangeOptions, read: (ans
  * body is no failure: its first `maxBytes` are returned as soon as they have come. Reading stops there; leaving the
  * iteration cancels a web stream's rest, and a Node answer's rest ends with its exchange.
  */
-export async function readBody(body: AsyncIterable<Uint8Array> | null, maxBytes: number, declaredLength?: string | null): Promise<Buffer | undefined>;
-export async function readBody(body: AsyncIterable<Uint8Array>, maxBytes: number, declaredLength: undefined, cut: 'cut'): Promise<Buffer>;
-export async function readBody(body: AsyncIterable<Uint8Array> | null, maxBytes: number, declaredLength?: string | null, cut?: 'cut'): Promise<Buffer | undefined> {
+export async function readBody(
+  body: AsyncIterable<Uint8Array> | null,
+  maxBytes: number,
+  declaredLength?: string | null,
+): Promise<Buffer | undefined>;
+export async function readBody(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  declaredLength: undefined,
+  cut: 'cut',
+): Promise<Buffer>;
+export async function readBody(
+  body: AsyncIterable<Uint8Array> | null,
+  maxBytes: number,
+  declaredLength?: string | null,
+  cut?: 'cut',
+): Promise<Buffer | undefined> {
   if (Number(declaredLength) > maxBytes) {
     await body?.[Symbol.asyncIterator]().return?.();
     return undefined;

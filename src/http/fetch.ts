@@ -43,7 +43,8 @@ export async function fetchThroughProxy(url: string, init: FetchInit): Promise<R
   signal.addEventListener('abort', abort, { once: true });
   answer.once('close', () => signal.removeEventListener('abort', abort));
   const headers = new Headers();
-  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string);
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2)
+    headers.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string);
   const status = answer.statusCode ?? 0;
   const body = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>);
   if (body === null) answer.resume();

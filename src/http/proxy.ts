@@ -14,7 +14,9 @@ import * as tls from 'node:tls';
 /** The proxy to use for `url`, or undefined to connect directly. */
 export function proxyFor(url: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
   const https = url.protocol === 'https:';
-  const configured = https ? variable(env, 'https_proxy') ?? variable(env, 'http_proxy') : variable(env, 'http_proxy');
+  const configured = https
+    ? (variable(env, 'https_proxy') ?? variable(env, 'http_proxy'))
+    : variable(env, 'http_proxy');
   if (configured === undefined || bypasses(url, variable(env, 'no_proxy'))) return undefined;
   try {
     return new URL(/^[a-z][a-z\d+.-]*:\/\//i.test(configured) ? configured : `http://${configured}`);
@@ -50,7 +52,8 @@ function bypasses(url: URL, noProxy: string | undefined): boolean {
 /** An entry's host part and port. Brackets set an IPv6 address apart from a port; without them it has none. */
 function parseEntry(entry: string): { readonly name: string; readonly port: number | undefined } | undefined {
   const [, bracketed, bracketedPort] = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? [];
-  if (bracketed !== undefined) return { name: bracketed, port: bracketedPort === undefined ? undefined : Number(bracketedPort) };
+  if (bracketed !== undefined)
+    return { name: bracketed, port: bracketedPort === undefined ? undefined : Number(bracketedPort) };
   if (isIP(entry.replace(/\/\d+$/, '')) === 6) return { name: entry, port: undefined };
   const [, name, port] = /^([^:]+)(?::(\d+))?$/.exec(entry) ?? [];
   return name === undefined ? undefined : { name, port: port === undefined ? undefined : Number(port) };
@@ -62,7 +65,10 @@ function covers(name: string, host: string): boolean {
   const family = isIP(address);
   const hostFamily = isIP(host);
   if (hostFamily === 0) {
-    const domain = name.toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
+    const domain = name
+      .toLowerCase()
+      .replace(/^\*?\./, '')
+      .replace(/\.$/, '');
     return family === 0 && domain !== '' && (host === domain || host.endsWith(`.${domain}`));
   }
   if (family === 0) return false;
@@ -87,7 +93,12 @@ interface RequestToSend {
  * is read: the proxy's CONNECT, the TLS handshake through the tunnel, the request, the answer. A pending step that
  * nobody could end would outlive the caller's deadline and hold everyone waiting on that request.
  */
-export async function send(url: URL, outgoing: RequestToSend, proxy: URL | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+export async function send(
+  url: URL,
+  outgoing: RequestToSend,
+  proxy: URL | undefined,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
   // The caller's deadline may have passed while this module loaded: an abort listener added now would never run.
   if (signal.aborted) throw signal.reason;
   const { method = 'GET', headers, body } = outgoing;
@@ -96,7 +107,14 @@ export async function send(url: URL, outgoing: RequestToSend, proxy: URL | undef
     request = (url.protocol === 'https:' ? https : http).request(url, { method, agent: false, headers });
   } else if (url.protocol !== 'https:') {
     // A plain-http proxy takes the absolute URL as the request target (RFC 9112, section 3.2.2).
-    request = http.request({ host: proxy.hostname, port: proxy.port || 80, method, path: url.href, agent: false, headers: { ...headers, ...proxyAuthorization(proxy), host: url.host } });
+    request = http.request({
+      host: proxy.hostname,
+      port: proxy.port || 80,
+      method,
+      path: url.href,
+      agent: false,
+      headers: { ...headers, ...proxyAuthorization(proxy), host: url.host },
+    });
   } else {
     const socket = await tunnel(proxy, url, signal);
     // No agent: Node then takes the connection from `createConnection`, here the tunnel already secured.
@@ -122,7 +140,14 @@ export async function send(url: URL, outgoing: RequestToSend, proxy: URL | undef
 function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const target = `${url.hostname}:${url.port || 443}`;
-    const connect = http.request({ host: proxy.hostname, port: proxy.port || 80, method: 'CONNECT', path: target, agent: false, headers: { ...proxyAuthorization(proxy), host: target } });
+    const connect = http.request({
+      host: proxy.hostname,
+      port: proxy.port || 80,
+      method: 'CONNECT',
+      path: target,
+      agent: false,
+      headers: { ...proxyAuthorization(proxy), host: target },
+    });
     let socket: Duplex | undefined;
     let secure: tls.TLSSocket | undefined;
     const settle = (error: Error | undefined): void => {

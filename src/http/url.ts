@@ -26,7 +26,12 @@ export function isLoopback(url: URL): boolean {
  * credentials (they would travel in every request and show in every message that names the URL), and, when `bare`,
  * it has no query or fragment. `fail` throws the caller's error with the `wording` of the first problem found.
  */
-export function checkedUrl(text: string, wording: UrlWording, fail: (message: string) => never, rule: UrlRule = {}): URL {
+export function checkedUrl(
+  text: string,
+  wording: UrlWording,
+  fail: (message: string) => never,
+  rule: UrlRule = {},
+): URL {
   if (!URL.canParse(text)) fail(wording['not-a-url']);
   const url = new URL(text);
   if (!(rule.scheme ?? HTTP)(url)) fail(wording.scheme);

@@ -20,7 +20,10 @@ const ACCEPT = 'application/json';
 export function discoveryUrls(issuer: string): readonly [openid: string, authorizationServer: string] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/$/, '');
-  return [`${url.origin}${path}/.well-known/openid-configuration`, `${url.origin}/.well-known/oauth-authorization-server${path}`];
+  return [
+    `${url.origin}${path}/.well-known/openid-configuration`,
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+  ];
 }
 
 /** What one discovery found. */
@@ -46,11 +49,19 @@ export async function discover(issuer: string, fetch: FetchDocumentOptions): Pro
   if (answer instanceof HttpStatus && answer.status === 404) {
     documentUrl = authorizationServer;
     const timeoutMs = Math.max(1, Math.round(deadline - performance.now()));
-    answer = await fetchDocument(authorizationServer, ACCEPT, { ...fetch, timeoutMs }, discoveryWording(authorizationServer, issuer));
+    answer = await fetchDocument(
+      authorizationServer,
+      ACCEPT,
+      { ...fetch, timeoutMs },
+      discoveryWording(authorizationServer, issuer),
+    );
   }
   const wording = discoveryWording(documentUrl, issuer);
   if (answer instanceof HttpStatus) {
-    const neither = answer.status === 404 ? `; ${openid} answered HTTP 404 too: the issuer publishes no discovery document, so set its JWKS URL` : '';
+    const neither =
+      answer.status === 404
+        ? `; ${openid} answered HTTP 404 too: the issuer publishes no discovery document, so set its JWKS URL`
+        : '';
     throw wording.invalid(`${statusProblem(answer)}${neither}`);
   }
   const document = answer.json;
@@ -114,15 +125,26 @@ export class IssuerDiscovery {
     const started = clock();
     try {
       const found = await discover(this.issuer, fetch);
-      report?.({ type: 'discovery', issuer: this.issuer, jwksUri: found.jwksUri, durationMs: Math.round(clock() - started) });
+      report?.({
+        type: 'discovery',
+        issuer: this.issuer,
+        jwksUri: found.jwksUri,
+        durationMs: Math.round(clock() - started),
+      });
       this.found = found;
-      this.freshUntil = clock() + (found.maxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, found.maxAgeMs)));
+      this.freshUntil =
+        clock() + (found.maxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, found.maxAgeMs)));
       this.servableUntil = this.freshUntil + staleIfErrorMs;
       this.lastFailure = undefined;
       return found.jwksUri;
     } catch (error) {
       this.lastFailure = error as JwksFailure;
-      report?.({ type: 'discovery', issuer: this.issuer, code: this.lastFailure.code, durationMs: Math.round(clock() - started) });
+      report?.({
+        type: 'discovery',
+        issuer: this.issuer,
+        code: this.lastFailure.code,
+        durationMs: Math.round(clock() - started),
+      });
       // The issuer's discovery is down but its keys may not be: keep using the URL it last named.
       if (this.found !== undefined && this.options.clock() < this.servableUntil) return this.found.jwksUri;
       throw error;
@@ -141,7 +163,14 @@ export class IssuerDiscovery {
 
   describe(): DiscoveryState {
     const now = this.options.clock();
-    const status = this.found === undefined ? 'empty' : now < this.freshUntil ? 'fresh' : now < this.servableUntil ? 'stale' : 'expired';
+    const status =
+      this.found === undefined
+        ? 'empty'
+        : now < this.freshUntil
+          ? 'fresh'
+          : now < this.servableUntil
+            ? 'stale'
+            : 'expired';
     const failure = this.lastFailure;
     return {
       issuer: this.issuer,

@@ -82,5 +82,10 @@ export function kidUnknown(jwksUri: string, kid: string, context: KidUnknownCont
   let detail = `No key for kid ${quote(kid)} in the JWKS at ${jwksUri}`;
   if (context.refreshFailure) detail += `; refreshing the key set failed: ${context.refreshFailure.detail}`;
   if (context.retryInMs !== undefined) detail += `; next refresh allowed in ${Math.ceil(context.retryInMs / 1000)} s`;
-  return new DualAuthError('ERR_KID_UNKNOWN', `No key for kid ${quote(kid)} in the identity provider's key set`, PATH, detail);
+  return new DualAuthError(
+    'ERR_KID_UNKNOWN',
+    `No key for kid ${quote(kid)} in the identity provider's key set`,
+    PATH,
+    detail,
+  );
 }

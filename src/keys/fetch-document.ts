@@ -53,11 +53,15 @@ export async function fetchDocument(
       if (status < 200 || status >= 300) return new HttpStatus(status);
       const body = await readBody(response, maxResponseBytes, response.headers['content-length']);
       if (body === undefined) throw wording.invalid(`larger than ${maxResponseBytes} bytes`);
-      return { json: parseJson(body.toString('utf8'), response.headers['content-type'], wording), maxAgeMs: cacheLifetimeMs(response.headers['cache-control']) };
+      return {
+        json: parseJson(body.toString('utf8'), response.headers['content-type'], wording),
+        maxAgeMs: cacheLifetimeMs(response.headers['cache-control']),
+      };
     });
   } catch (error) {
     // A close() that came before this fetch began (while discovery was asked, whose last URL still serves) ends it too.
-    if (error instanceof Interrupted) throw error.by === 'deadline' ? wording.timedOut(timeoutMs) : wording.unreachable('key store closed');
+    if (error instanceof Interrupted)
+      throw error.by === 'deadline' ? wording.timedOut(timeoutMs) : wording.unreachable('key store closed');
     throw isJwksFailure(error) ? error : wording.unreachable(causeOf(error));
   }
 }
@@ -81,9 +85,14 @@ function parseJson(body: string, contentType: string | undefined, wording: Failu
 /** `max-age` of a `Cache-Control` header in ms; 0 when the answer must not be reused; undefined when not said. */
 function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
   if (cacheControl === undefined) return undefined;
-  const directives = cacheControl.toLowerCase().split(',').map((part) => part.trim());
+  const directives = cacheControl
+    .toLowerCase()
+    .split(',')
+    .map((part) => part.trim());
   if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache')) return 0;
-  const maxAge = directives.map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1]).find((value) => value !== undefined);
+  const maxAge = directives
+    .map((directive) => /^max-age\s*=\s*"?(\d+)"?$/.exec(directive)?.[1])
+    .find((value) => value !== undefined);
   return maxAge === undefined ? undefined : Number(maxAge) * 1000;
 }
 

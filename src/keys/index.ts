@@ -6,7 +6,11 @@ import type { KeyStoreOptions } from './key-store';
 export { KeyStore, type KeyStoreOptions } from './key-store';
 
 /** One identity provider's key store settings from resolved options: one mapping for the hook and for `doctor`. */
-export function keyStoreOptions(options: ResolvedOptions, provider: IdentityProvider, onEvent?: AuthEventListener): KeyStoreOptions {
+export function keyStoreOptions(
+  options: ResolvedOptions,
+  provider: IdentityProvider,
+  onEvent?: AuthEventListener,
+): KeyStoreOptions {
   const { issuer, jwksUri } = provider;
   return {
     // The configuration guarantees an issuer to discover from whenever no JWKS URL is set.

@@ -23,7 +23,9 @@ const recorded = new WeakMap<KeyObject, Recorded>();
  * before the key is judged by {@link keyMisfit} (whose verdicts are kept).
  */
 export function recordKeyFacts(key: KeyObject, alg: string | undefined): void {
-  const thumbprint = createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('base64url');
+  const thumbprint = createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
   recorded.set(key, { boundTo: alg, thumbprint });
 }
 
@@ -76,5 +78,9 @@ function fits(key: KeyObject, facts: AlgorithmFacts): boolean {
   // jsonwebtoken verifies with an RSA-PSS key only the algorithm of the digest the key is restricted to (so with an
   // unrestricted one, none), and only when the key's salt is no longer than that digest.
   const digestBytes = Number(facts.hash.slice(3)) / 8;
-  return details?.hashAlgorithm === facts.hash && details.mgf1HashAlgorithm === facts.hash && (details.saltLength ?? 0) <= digestBytes;
+  return (
+    details?.hashAlgorithm === facts.hash &&
+    details.mgf1HashAlgorithm === facts.hash &&
+    (details.saltLength ?? 0) <= digestBytes
+  );
 }

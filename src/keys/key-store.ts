@@ -2,7 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import type { DualAuthError } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { IssuerDiscovery, type DiscoveryState } from './discovery';
-import { copyFailure, isJwksFailure, jwksInvalid, jwksUnreachable, kidUnknown, type JwksFailure, type JwksFailureCode } from './errors';
+import {
+  copyFailure,
+  isJwksFailure,
+  jwksInvalid,
+  jwksUnreachable,
+  kidUnknown,
+  type JwksFailure,
+  type JwksFailureCode,
+} from './errors';
 import { fetchJwks } from './fetch-jwks';
 import { usableKeys, type UsableKeySet } from './usable-keys';
 
@@ -103,9 +111,14 @@ export class KeyStore {
     this.options = { ...options };
     this.now = options.clock ?? (() => performance.now());
     const { jwksUri } = options;
-    this.discovery = typeof jwksUri === 'string'
-      ? undefined
-      : new IssuerDiscovery(jwksUri.discoverFrom, { ...options, clock: this.now, report: (event) => this.report(event) });
+    this.discovery =
+      typeof jwksUri === 'string'
+        ? undefined
+        : new IssuerDiscovery(jwksUri.discoverFrom, {
+            ...options,
+            clock: this.now,
+            report: (event) => this.report(event),
+          });
   }
 
   /** The JWKS URL for messages: configured, or discovered last; before discovery, the first document discovery asks. */
@@ -218,17 +231,26 @@ export class KeyStore {
         jwksUri = await this.discovery.jwksUri({ timeoutMs, maxResponseBytes, signal: abort.signal });
         timeLeftMs = Math.max(1, Math.round(deadline - performance.now()));
       }
-      const { document, maxAgeMs } = await fetchJwks(jwksUri, { timeoutMs: timeLeftMs, maxResponseBytes, signal: abort.signal });
+      const { document, maxAgeMs } = await fetchJwks(jwksUri, {
+        timeoutMs: timeLeftMs,
+        maxResponseBytes,
+        signal: abort.signal,
+      });
       const set = await usableKeys(document, jwksUri, algorithms);
       if (set.keys.size === 0) {
         const found = document.keys.length;
-        throw jwksInvalid(jwksUri, `no usable signing keys for ${algorithms.join(', ')} (${found} ${found === 1 ? 'key' : 'keys'} in the set)`);
+        throw jwksInvalid(
+          jwksUri,
+          `no usable signing keys for ${algorithms.join(', ')} (${found} ${found === 1 ? 'key' : 'keys'} in the set)`,
+        );
       }
       this.accept(set, started, maxAgeMs);
       return undefined;
     } catch (error) {
       // Anything but a JwksFailure would be a bug in parsing; its text (jwks-rsa, node:crypto) holds no key material.
-      const failure = isJwksFailure(error) ? error : jwksInvalid(jwksUri, error instanceof Error ? error.message : 'unreadable key set');
+      const failure = isJwksFailure(error)
+        ? error
+        : jwksInvalid(jwksUri, error instanceof Error ? error.message : 'unreadable key set');
       this.fail(failure, started);
       return failure;
     } finally {
@@ -243,7 +265,8 @@ export class KeyStore {
     this.keys = set.keys;
     this.skipped = set.skipped;
     this.fetchedAt = new Date();
-    this.freshUntil = now + (answeredMaxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, answeredMaxAgeMs)));
+    this.freshUntil =
+      now + (answeredMaxAgeMs === undefined ? maxAgeMs : Math.min(maxAgeMs, Math.max(cooldownMs, answeredMaxAgeMs)));
     this.servableUntil = this.freshUntil + this.options.staleIfErrorMs;
     this.nextFetchAt = now + this.options.cooldownMs;
     this.lastFailure = undefined;
@@ -289,4 +312,3 @@ export class KeyStore {
     return jwksUnreachable(this.location, 'key store closed');
   }
 }
-

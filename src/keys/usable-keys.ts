@@ -44,7 +44,9 @@ export async function usableKeys(
  */
 async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promise<readonly ParsedKey[]> {
   // jwks-rsa destructures every entry, so a single `null` in the array would make it throw for the whole set.
-  const keys = document.keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null).filter(forVerifying);
+  const keys = document.keys
+    .filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null)
+    .filter(forVerifying);
   // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads it (docs/performance.md).
   const { JwksClient } = await import('jwks-rsa');
   const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });

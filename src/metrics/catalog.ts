@@ -21,7 +21,9 @@ export interface MetricSpec {
 }
 
 /** A verification from the cache takes microseconds, one against a fresh key set under a millisecond; a wait for keys, seconds. */
-const VERIFICATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const VERIFICATION_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
 /** A fetch ends by its deadline (CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS, 5 s unless set). */
 const FETCH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -73,7 +75,7 @@ export const METRICS = {
   keySetKeys: {
     name: 'cube_dual_auth_key_set_keys',
     kind: 'gauge',
-    help: "Signing keys held for the identity provider, by issuer.",
+    help: 'Signing keys held for the identity provider, by issuer.',
     labels: ['issuer'],
   },
   keySetServingStale: {

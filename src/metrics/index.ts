@@ -61,9 +61,18 @@ export function hookMetrics(options: ResolvedOptions, clock: () => number = mono
   if (!options.metrics && metricsPort === undefined) return undefined;
   let listener: MetricsListener | undefined;
   if (metricsPort !== undefined) {
-    listener = listenForMetrics({ host: metricsHost, port: metricsPort, names: { port: names.metricsPort, host: names.metricsHost }, text: () => metrics.text() });
+    listener = listenForMetrics({
+      host: metricsHost,
+      port: metricsPort,
+      names: { port: names.metricsPort, host: names.metricsHost },
+      text: () => metrics.text(),
+    });
   }
-  const recorder = new MetricsRecorder(sinks().instruments, { issuers: issuerLabels(options), tokenCache: options.tokenCacheSize > 0, clock });
+  const recorder = new MetricsRecorder(sinks().instruments, {
+    issuers: issuerLabels(options),
+    tokenCache: options.tokenCacheSize > 0,
+    clock,
+  });
   recording.add(recorder);
   return {
     listener: recorder.listener,

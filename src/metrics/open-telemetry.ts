@@ -9,7 +9,10 @@ interface Attributes {
   readonly [name: string]: string;
 }
 interface Meter {
-  createCounter(name: string, options: { description: string; unit?: string }): { add(value: number, attributes: Attributes): void };
+  createCounter(
+    name: string,
+    options: { description: string; unit?: string },
+  ): { add(value: number, attributes: Attributes): void };
   createHistogram(
     name: string,
     options: { description: string; unit?: string; advice?: { explicitBucketBoundaries: number[] } },
@@ -52,9 +55,17 @@ export function openTelemetrySink(gauges: GaugeSource): Sink | undefined {
   const histograms = new Map<MetricName, ReturnType<Meter['createHistogram']>>();
   for (const [key, spec] of Object.entries(METRICS) as [MetricName, (typeof METRICS)[MetricName]][]) {
     const description = spec.help;
-    if (spec.kind === 'counter') counters.set(key, meter.createCounter(spec.name.replace(/_total$/, ''), { description }));
+    if (spec.kind === 'counter')
+      counters.set(key, meter.createCounter(spec.name.replace(/_total$/, ''), { description }));
     else if (spec.kind === 'histogram') {
-      histograms.set(key, meter.createHistogram(spec.name, { description, unit: 's', advice: { explicitBucketBoundaries: [...spec.buckets] } }));
+      histograms.set(
+        key,
+        meter.createHistogram(spec.name, {
+          description,
+          unit: 's',
+          advice: { explicitBucketBoundaries: [...spec.buckets] },
+        }),
+      );
     } else {
       const metric = key as GaugeName;
       meter.createObservableGauge(spec.name, { description }).addCallback((result) => {

@@ -9,7 +9,15 @@
  * prom-client has no way to set a histogram's buckets.
  */
 import type { Counter, Registry } from 'prom-client';
-import { METRICS, type GaugeName, type GaugeSource, type MetricName, type MetricSpec, type RecordedName, type Sink } from './catalog';
+import {
+  METRICS,
+  type GaugeName,
+  type GaugeSource,
+  type MetricName,
+  type MetricSpec,
+  type RecordedName,
+  type Sink,
+} from './catalog';
 
 export interface PrometheusSink extends Sink {
   readonly registry: Registry;
@@ -32,7 +40,8 @@ interface HistogramSeries {
 
 type Labelled = Record<string, string | number>;
 
-const labelsOf = (spec: MetricSpec, values: readonly string[]): Labelled => Object.fromEntries(spec.labels.map((name, i) => [name, values[i] as string]));
+const labelsOf = (spec: MetricSpec, values: readonly string[]): Labelled =>
+  Object.fromEntries(spec.labels.map((name, i) => [name, values[i] as string]));
 
 /** A histogram as prom-client's registry reads a metric: its name, help and type, and `get()` for the samples. */
 function histogramCollector(spec: MetricSpec, series: readonly HistogramSeries[]) {

@@ -64,7 +64,8 @@ export class MetricsRecorder {
     private readonly instruments: Instruments,
     private readonly options: RecorderOptions,
   ) {
-    for (const label of options.issuers.values()) this.keySets.set(label, { refreshedAt: undefined, keys: 0, servingStale: false });
+    for (const label of options.issuers.values())
+      this.keySets.set(label, { refreshedAt: undefined, keys: 0, servingStale: false });
   }
 
   private record(event: AuthEvent): void {

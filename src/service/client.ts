@@ -117,9 +117,16 @@ export interface EmbeddableClient {
 }
 
 /** The fields of a token request that are checked, and so may not come through `extraFields`. */
-const TOKEN_FIELDS = ['embeddableId', 'securityContext', 'dataProvider', 'savedVersion', 'expiryInSeconds'] as const satisfies ReadonlyArray<keyof SecurityTokenRequest>;
+const TOKEN_FIELDS = [
+  'embeddableId',
+  'securityContext',
+  'dataProvider',
+  'savedVersion',
+  'expiryInSeconds',
+] as const satisfies ReadonlyArray<keyof SecurityTokenRequest>;
 
-const PROVIDER_400 = 'the data-provider request is malformed; the service answers this when version is missing or not vMAJOR.MINOR.PATCH';
+const PROVIDER_400 =
+  'the data-provider request is malformed; the service answers this when version is missing or not vMAJOR.MINOR.PATCH';
 
 /** The create body (part 4.4), checked: what create and upsert send. */
 function providerBody(request: CreateDataProviderInput, operation: string) {
@@ -129,7 +136,10 @@ function providerBody(request: CreateDataProviderInput, operation: string) {
     name: check.text('name', name, operation),
     type: CUBE_DATA_PROVIDER_TYPE,
     version: check.providerVersion(version, operation),
-    credentials: { secretKey: check.secret('credentials.secretKey', secretKey, operation), instanceUrl: check.instanceUrl(instanceUrl, operation) },
+    credentials: {
+      secretKey: check.secret('credentials.secretKey', secretKey, operation),
+      instanceUrl: check.instanceUrl(instanceUrl, operation),
+    },
   };
 }
 
@@ -140,8 +150,17 @@ async function listFor(send: Send, operation: string, id: string): Promise<{ lis
 }
 
 /** Publishes `version` to `tags` under the name of the operation that does it. */
-async function publishFor(send: Send, operation: string, id: string, version: string, tags: readonly string[]): Promise<TagMap> {
-  return read.publishedTags(operation, await send({ operation, endpoint: endpoints.publishVersion(id, version, operation), body: { tags }, retry: true }));
+async function publishFor(
+  send: Send,
+  operation: string,
+  id: string,
+  version: string,
+  tags: readonly string[],
+): Promise<TagMap> {
+  return read.publishedTags(
+    operation,
+    await send({ operation, endpoint: endpoints.publishVersion(id, version, operation), body: { tags }, retry: true }),
+  );
 }
 
 function credentialsForUpdate(input: UpdateDataProviderInput, operation: string): Record<string, string> | undefined {
@@ -172,14 +191,20 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
     async listSavedVersions(embeddableId) {
       const operation = 'listSavedVersions';
       const id = check.embeddableId(embeddableId, operation);
-      return read.savedVersionList(operation, await send({ operation, endpoint: endpoints.listSavedVersions(id, operation), retry: true }));
+      return read.savedVersionList(
+        operation,
+        await send({ operation, endpoint: endpoints.listSavedVersions(id, operation), retry: true }),
+      );
     },
 
     async getVersionDefinition(embeddableId, version) {
       const operation = 'getVersionDefinition';
       const id = check.embeddableId(embeddableId, operation);
       const label = check.versionLabel(version, operation);
-      return read.definition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }));
+      return read.definition(
+        operation,
+        await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }),
+      );
     },
 
     async publishVersion(embeddableId, version, tags) {
@@ -194,7 +219,8 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const id = check.embeddableId(embeddableId, operation);
       const source = check.environmentTag('from', from, operation);
       const targets = check.tags(to, operation, 'to');
-      if (targets.includes(source)) throw new EmbeddableValidationError('to', `must not include the tag promoted from (${source})`, operation);
+      if (targets.includes(source))
+        throw new EmbeddableValidationError('to', `must not include the tag promoted from (${source})`, operation);
       const { list } = await listFor(send, operation, id);
       const version = taggedVersion(list, source, operation, 'promote');
       const previous = Object.fromEntries(targets.map((tag) => [tag, tagAssignment(list.tags, tag)?.version ?? null]));
@@ -221,7 +247,10 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const from = check.versionLabel(versionA, operation, 'versionA');
       const to = check.versionLabel(versionB, operation, 'versionB');
       const definitionAt = async (label: string) =>
-        read.comparableDefinition(operation, await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }));
+        read.comparableDefinition(
+          operation,
+          await send({ operation, endpoint: endpoints.getVersionDefinition(id, label, operation), retry: true }),
+        );
       const before = await definitionAt(from);
       const after = await definitionAt(to);
       return { from, to, ...diffDefinitions(before, after) };
@@ -266,13 +295,23 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       } catch (error) {
         if (!(error instanceof EmbeddableApiError && error.status === 404)) throw error;
       }
-      const answer = await send({ operation, endpoint: endpoints.createDataProvider(), body: { name, ...fields }, retry: false, secrets, hints });
+      const answer = await send({
+        operation,
+        endpoint: endpoints.createDataProvider(),
+        body: { name, ...fields },
+        retry: false,
+        secrets,
+        hints,
+      });
       return { action: 'created', record: read.optionalRecord(operation, answer) };
     },
 
     async listDataProviders() {
       const operation = 'listDataProviders';
-      return read.dataProviderList(operation, await send({ operation, endpoint: endpoints.listDataProviders(), retry: true }));
+      return read.dataProviderList(
+        operation,
+        await send({ operation, endpoint: endpoints.listDataProviders(), retry: true }),
+      );
     },
 
     async getDataProvider(name) {
@@ -286,7 +325,11 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
 
     async deleteDataProvider(name) {
       const operation = 'deleteDataProvider';
-      await send({ operation, endpoint: endpoints.deleteDataProvider(check.text('name', name, operation), operation), retry: false });
+      await send({
+        operation,
+        endpoint: endpoints.deleteDataProvider(check.text('name', name, operation), operation),
+        retry: false,
+      });
     },
 
     async createSecurityToken(request) {
@@ -298,9 +341,14 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         securityContext: check.securityContext(fields.securityContext, operation),
         dataProvider: check.text('dataProvider', fields.dataProvider, operation),
         ...(fields.savedVersion !== undefined && { savedVersion: check.savedVersion(fields.savedVersion, operation) }),
-        ...(fields.expiryInSeconds !== undefined && { expiryInSeconds: check.positiveInteger('expiryInSeconds', fields.expiryInSeconds, operation) }),
+        ...(fields.expiryInSeconds !== undefined && {
+          expiryInSeconds: check.positiveInteger('expiryInSeconds', fields.expiryInSeconds, operation),
+        }),
       };
-      return read.securityToken(operation, await send({ operation, endpoint: endpoints.createSecurityToken(), body, retry: false }));
+      return read.securityToken(
+        operation,
+        await send({ operation, endpoint: endpoints.createSecurityToken(), body, retry: false }),
+      );
     },
   };
 

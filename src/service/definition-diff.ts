@@ -3,7 +3,16 @@
  * reviewer sees "widget BarChart at 0,0: dimensions.width 6 -> 12" before promoting.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isJsonObject, type DashboardDefinition, type DefinitionChanges, type DefinitionItem, type FieldChange, type ItemChange, type JsonObject, type SectionDiff } from './types';
+import {
+  isJsonObject,
+  type DashboardDefinition,
+  type DefinitionChanges,
+  type DefinitionItem,
+  type FieldChange,
+  type ItemChange,
+  type JsonObject,
+  type SectionDiff,
+} from './types';
 
 /** The sections compared item by item; every other field of the definition is the dashboard's own. */
 export const DEFINITION_SECTIONS = ['variables', 'datasets', 'widgets'] as const;
@@ -22,10 +31,14 @@ function fieldChanges(before: unknown, after: unknown, path: string): FieldChang
   if (isDeepStrictEqual(before, after)) return [];
   if (isJsonObject(before) && isJsonObject(after)) {
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-    return fields.flatMap((field) => fieldChanges(own(before, field), own(after, field), path === '' ? field : `${path}.${field}`));
+    return fields.flatMap((field) =>
+      fieldChanges(own(before, field), own(after, field), path === '' ? field : `${path}.${field}`),
+    );
   }
   if (Array.isArray(before) && Array.isArray(after)) {
-    return Array.from({ length: Math.max(before.length, after.length) }, (_, i) => fieldChanges(before[i], after[i], `${path}[${i}]`)).flat();
+    return Array.from({ length: Math.max(before.length, after.length) }, (_, i) =>
+      fieldChanges(before[i], after[i], `${path}[${i}]`),
+    ).flat();
   }
   return [{ field: path, ...(before !== undefined && { before }), ...(after !== undefined && { after }) }];
 }
@@ -39,7 +52,9 @@ function items(definition: DashboardDefinition, section: Section): JsonObject[] 
 function widgetKey(widget: JsonObject, index: number): string {
   const { component, position } = widget;
   const name = typeof component === 'string' ? component : 'widget';
-  return isJsonObject(position) && typeof position.x === 'number' && typeof position.y === 'number' ? `${name} at ${position.x},${position.y}` : `${name} #${index + 1}`;
+  return isJsonObject(position) && typeof position.x === 'number' && typeof position.y === 'number'
+    ? `${name} at ${position.x},${position.y}`
+    : `${name} #${index + 1}`;
 }
 
 function keyOf(section: Section, item: JsonObject, index: number): string {
@@ -60,7 +75,8 @@ function keyed(section: Section, definition: DashboardDefinition): DefinitionIte
 
 /** Widgets have no name: one is known by its place on the grid, which no other widget holds. */
 function samePlace(a: JsonObject, b: JsonObject): boolean {
-  const place = (widget: JsonObject) => (isJsonObject(widget.position) ? [widget.position.x, widget.position.y] : undefined);
+  const place = (widget: JsonObject) =>
+    isJsonObject(widget.position) ? [widget.position.x, widget.position.y] : undefined;
   const [x, y] = place(a) ?? [];
   return typeof x === 'number' && typeof y === 'number' && isDeepStrictEqual(place(a), place(b));
 }
@@ -99,7 +115,9 @@ function diffSection(section: Section, before: DashboardDefinition, after: Dashb
 /** The changes from `before` to `after`: the dashboard's own fields, then each section's items. */
 export function diffDefinitions(before: DashboardDefinition, after: DashboardDefinition): DefinitionChanges {
   const own = (definition: DashboardDefinition) =>
-    Object.fromEntries(Object.entries(definition).filter(([field]) => !(DEFINITION_SECTIONS as readonly string[]).includes(field)));
+    Object.fromEntries(
+      Object.entries(definition).filter(([field]) => !(DEFINITION_SECTIONS as readonly string[]).includes(field)),
+    );
   return {
     identical: isDeepStrictEqual(before, after),
     dashboard: fieldChanges(own(before), own(after), ''),

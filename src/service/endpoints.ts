@@ -23,12 +23,22 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * every other value is percent-encoded whole, so that `/`, `?`, `#` and `%` stay inside the segment.
  */
 function pathSegment(field: string, value: string, operation?: string): string {
-  if (typeof value !== 'string') throw new EmbeddableValidationError(field, `must be a string, got ${quote(value)}`, operation);
+  if (typeof value !== 'string')
+    throw new EmbeddableValidationError(field, `must be a string, got ${quote(value)}`, operation);
   if (value === '' || value === '.' || value === '..') {
     const got = value === '' ? 'an empty string' : quote(value);
-    throw new EmbeddableValidationError(field, `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`, operation);
+    throw new EmbeddableValidationError(
+      field,
+      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`,
+      operation,
+    );
   }
-  if (LONE_SURROGATE.test(value)) throw new EmbeddableValidationError(field, 'must be well-formed Unicode (it holds a lone UTF-16 surrogate)', operation);
+  if (LONE_SURROGATE.test(value))
+    throw new EmbeddableValidationError(
+      field,
+      'must be well-formed Unicode (it holds a lone UTF-16 surrogate)',
+      operation,
+    );
   return encodeURIComponent(value);
 }
 
@@ -44,10 +54,12 @@ export interface Endpoint {
 const documented = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
 const assumed = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: true });
 
-const dashboardPath = (embeddableId: string, operation: string | undefined) => `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
+const dashboardPath = (embeddableId: string, operation: string | undefined) =>
+  `${API}/embeddables/${pathSegment('embeddableId', embeddableId, operation)}`;
 const savedVersionPath = (embeddableId: string, version: string, operation: string | undefined) =>
   `${dashboardPath(embeddableId, operation)}/saved-versions/${pathSegment('version', version, operation)}`;
-const dataProviderPath = (name: string, operation: string | undefined) => `${API}/data-providers/${pathSegment('name', name, operation)}`;
+const dataProviderPath = (name: string, operation: string | undefined) =>
+  `${API}/data-providers/${pathSegment('name', name, operation)}`;
 
 /**
  * Builders for each endpoint. A path parameter that {@link pathSegment} refuses throws an
@@ -55,11 +67,14 @@ const dataProviderPath = (name: string, operation: string | undefined) => `${API
  */
 export const endpoints = {
   /** Part 4.1. */
-  listSavedVersions: (embeddableId: string, operation?: string) => documented('GET', `${dashboardPath(embeddableId, operation)}/saved-versions`),
+  listSavedVersions: (embeddableId: string, operation?: string) =>
+    documented('GET', `${dashboardPath(embeddableId, operation)}/saved-versions`),
   /** Part 4.3. */
-  getVersionDefinition: (embeddableId: string, version: string, operation?: string) => documented('GET', `${savedVersionPath(embeddableId, version, operation)}/metadata`),
+  getVersionDefinition: (embeddableId: string, version: string, operation?: string) =>
+    documented('GET', `${savedVersionPath(embeddableId, version, operation)}/metadata`),
   /** Part 4.2. */
-  publishVersion: (embeddableId: string, version: string, operation?: string) => documented('POST', `${savedVersionPath(embeddableId, version, operation)}/publish`),
+  publishVersion: (embeddableId: string, version: string, operation?: string) =>
+    documented('POST', `${savedVersionPath(embeddableId, version, operation)}/publish`),
   /** Part 4.4. */
   createDataProvider: () => documented('POST', `${API}/data-providers`),
   /** Part 4.5. */

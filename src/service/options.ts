@@ -75,12 +75,14 @@ function fail(field: string, message: string): never {
 function apiKey(value: unknown): string {
   if (typeof value !== 'string' || value === '') fail('apiKey', 'the workspace API key is required');
   // Checked here so that a pasted newline or space fails clearly instead of inside fetch's header code.
-  if (!API_KEY.test(value)) fail('apiKey', 'must be the workspace API key: visible ASCII characters, no spaces or line breaks');
+  if (!API_KEY.test(value))
+    fail('apiKey', 'must be the workspace API key: visible ASCII characters, no spaces or line breaks');
   return value;
 }
 
 function baseUrlFromRegion(region: unknown, domain: unknown): string {
-  if (typeof region !== 'string' || !DNS_LABEL.test(region)) fail('region', `must be a region name such as us or eu, got ${quote(region)}`);
+  if (typeof region !== 'string' || !DNS_LABEL.test(region))
+    fail('region', `must be a region name such as us or eu, got ${quote(region)}`);
   const serviceDomain = domain ?? EMBEDDABLE_SERVICE_DOMAIN;
   if (typeof serviceDomain !== 'string' || !serviceDomain.split('.').every((label) => DNS_LABEL.test(label))) {
     fail('serviceDomain', `must be a domain name such as ${EMBEDDABLE_SERVICE_DOMAIN}, got ${quote(serviceDomain)}`);
@@ -99,7 +101,8 @@ function explicitBaseUrl(value: unknown): string {
   const scheme = (url: URL): boolean => url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url));
   const url = checkedUrl(value, wording, (message) => fail('baseUrl', message), { scheme, bare: true });
   const path = url.pathname.replace(/\/+$/, '');
-  if (/\/api\/v1$/.test(path)) fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${quote(value)}`);
+  if (/\/api\/v1$/.test(path))
+    fail('baseUrl', `must not end with /api/v1 (the client adds the API path), got ${quote(value)}`);
   return `${url.origin}${path}`;
 }
 
@@ -118,7 +121,8 @@ export function resolveClientSettings(options: EmbeddableClientOptions): ClientS
   const { region, baseUrl } = options;
   if (region !== undefined && baseUrl !== undefined) fail('baseUrl', 'give either region or baseUrl, not both');
   if (region === undefined && baseUrl === undefined) fail('region', `give region (such as us or eu) or baseUrl`);
-  if (baseUrl !== undefined && options.serviceDomain !== undefined) fail('serviceDomain', 'applies only with region, not with baseUrl');
+  if (baseUrl !== undefined && options.serviceDomain !== undefined)
+    fail('serviceDomain', 'applies only with region, not with baseUrl');
   const fetchImpl = options.fetch ?? fetchThroughProxy;
   if (typeof fetchImpl !== 'function') fail('fetch', 'no fetch implementation: use Node 18 or later, or pass one');
   return {
@@ -127,7 +131,13 @@ export function resolveClientSettings(options: EmbeddableClientOptions): ClientS
     timeoutMs: count('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     retries: count('retries', options.retries, DEFAULT_RETRIES, 0),
     retryDelayMs: count('retryDelayMs', options.retryDelayMs, DEFAULT_RETRY_DELAY_MS, 0),
-    maxResponseBytes: count('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1, MAX_MAX_RESPONSE_BYTES),
+    maxResponseBytes: count(
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1,
+      MAX_MAX_RESPONSE_BYTES,
+    ),
     fetch: fetchImpl,
   };
 }

@@ -12,17 +12,31 @@ export function tagAssignment(tags: TagMap, tag: string): TagAssignment | undefi
 }
 
 /** The label `tag` points to; refused when the tag is not set (it was never published to). */
-export function taggedVersion(list: SavedVersionList, tag: EnvironmentTag, operation: string, purpose: 'promote' | 'roll back'): string {
+export function taggedVersion(
+  list: SavedVersionList,
+  tag: EnvironmentTag,
+  operation: string,
+  purpose: 'promote' | 'roll back',
+): string {
   const assignment = tagAssignment(list.tags, tag);
   if (assignment) return assignment.version;
   const instead = purpose === 'promote' ? 'publish a version to it first' : 'publish a version to it instead';
-  throw new EmbeddableStateError('ERR_TAG_ABSENT', `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ${instead}`, operation);
+  throw new EmbeddableStateError(
+    'ERR_TAG_ABSENT',
+    `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ${instead}`,
+    operation,
+  );
 }
 
 /** `saved-at` as milliseconds; the interface gives every saved version one (part 2.1). */
 function savedAt(version: SavedVersion, operation: string, status: number): number {
   const time = typeof version['saved-at'] === 'string' ? Date.parse(version['saved-at']) : Number.NaN;
-  if (Number.isNaN(time)) throw new EmbeddableResponseError(operation, status, `saved version ${JSON.stringify(version.version)} has no ISO 8601 saved-at`);
+  if (Number.isNaN(time))
+    throw new EmbeddableResponseError(
+      operation,
+      status,
+      `saved version ${JSON.stringify(version.version)} has no ISO 8601 saved-at`,
+    );
   return time;
 }
 
@@ -32,7 +46,13 @@ function savedAt(version: SavedVersion, operation: string, status: number): numb
  * version before the oldest listed one, or before one older than all of them, cannot be known (the
  * caller must name the target).
  */
-export function previousVersion(list: SavedVersionList, tag: EnvironmentTag, current: string, operation: string, status: number): string {
+export function previousVersion(
+  list: SavedVersionList,
+  tag: EnvironmentTag,
+  current: string,
+  operation: string,
+  status: number,
+): string {
   const listed = list.savedVersions.find((v) => v.version === current);
   if (!listed) {
     const message = `${tag} points at ${current}, which is older than the ${list.savedVersions.length} listed saved versions, so the one before it is not known; name the version to roll back to`;

@@ -5,10 +5,21 @@
 import { DEFINITION_SECTIONS } from './definition-diff';
 import { EmbeddableResponseError } from './errors';
 import type { ServiceAnswer } from './transport';
-import { isJsonObject, type DashboardDefinition, type DataProviderRecord, type JsonObject, type SavedVersion, type SavedVersionList, type SecurityTokenResponse, type TagAssignment, type TagMap } from './types';
+import {
+  isJsonObject,
+  type DashboardDefinition,
+  type DataProviderRecord,
+  type JsonObject,
+  type SavedVersion,
+  type SavedVersionList,
+  type SecurityTokenResponse,
+  type TagAssignment,
+  type TagMap,
+} from './types';
 
 function object(operation: string, answer: ServiceAnswer, what: string): JsonObject {
-  if (!isJsonObject(answer.body)) throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
+  if (!isJsonObject(answer.body))
+    throw new EmbeddableResponseError(operation, answer.status, `expected ${what} (a JSON object)`);
   return answer.body;
 }
 
@@ -28,7 +39,11 @@ function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap 
     }
     const { 'updated-at': kebab, updatedAt: camel, ...rest } = value;
     const when = camel ?? kebab;
-    result[tag] = { ...rest, version: value.version, updatedAt: typeof when === 'string' ? when : undefined } satisfies TagAssignment;
+    result[tag] = {
+      ...rest,
+      version: value.version,
+      updatedAt: typeof when === 'string' ? when : undefined,
+    } satisfies TagAssignment;
   }
   return result;
 }
@@ -37,7 +52,8 @@ function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap 
 export function savedVersionList(operation: string, answer: ServiceAnswer): SavedVersionList {
   const body = object(operation, answer, 'the saved-versions list');
   const versions = body['saved-versions'];
-  if (!Array.isArray(versions)) throw new EmbeddableResponseError(operation, answer.status, '`saved-versions` is not an array');
+  if (!Array.isArray(versions))
+    throw new EmbeddableResponseError(operation, answer.status, '`saved-versions` is not an array');
   for (const entry of versions) {
     if (!isJsonObject(entry) || typeof entry.version !== 'string') {
       throw new EmbeddableResponseError(operation, answer.status, 'a saved version has no `version` label');
@@ -85,7 +101,11 @@ export function dataProviderList(operation: string, answer: ServiceAnswer): Data
   const arrays = Array.isArray(body) ? [body] : isJsonObject(body) ? Object.values(body).filter(Array.isArray) : [];
   const list = arrays.length === 1 ? arrays[0] : undefined;
   if (!list || !list.every(isJsonObject)) {
-    throw new EmbeddableResponseError(operation, answer.status, 'expected a list of data providers (an array of objects)');
+    throw new EmbeddableResponseError(
+      operation,
+      answer.status,
+      'expected a list of data providers (an array of objects)',
+    );
   }
   return list as DataProviderRecord[];
 }

@@ -74,7 +74,8 @@ function tooLarge(outgoing: Outgoing, received: Received, limit: number): Embedd
     declared > limit
       ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); none of it was read`
       : `it is larger than the limit of ${limit} bytes (maxResponseBytes); reading stopped there`;
-  const raise = "raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's --max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES";
+  const raise =
+    "raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's --max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES";
   return new EmbeddableResponseError(outgoing.operation, received.status, `${problem}; ${raise}`, 'ERR_TOO_LARGE');
 }
 
@@ -105,15 +106,21 @@ function serviceMessage(text: string): string | undefined {
   if (typeof parsed === 'string') return parsed;
   if (!isObject(parsed)) return undefined;
   const nested = isObject(parsed.error) ? parsed.error.message : undefined;
-  const found = [parsed.message, parsed.errorMessage, parsed.error, nested, parsed.detail].find((v) => typeof v === 'string' && v !== '');
+  const found = [parsed.message, parsed.errorMessage, parsed.error, nested, parsed.detail].find(
+    (v) => typeof v === 'string' && v !== '',
+  );
   return found as string | undefined;
 }
 
 function explanationOf(outgoing: Outgoing, status: number, code: string | undefined, location: string | null): string {
   const known = code === undefined ? undefined : BUILDER_CODE_EXPLANATIONS[code];
   if (known) return known;
-  if (status >= 300 && status < 400) return `the service answered with a redirect${location ? ` to ${location}` : ''}; check the base URL`;
-  const base = outgoing.hints?.[status] ?? STATUS_EXPLANATIONS[status] ?? (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
+  if (status >= 300 && status < 400)
+    return `the service answered with a redirect${location ? ` to ${location}` : ''}; check the base URL`;
+  const base =
+    outgoing.hints?.[status] ??
+    STATUS_EXPLANATIONS[status] ??
+    (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
   if (status === 404 && outgoing.endpoint.assumed) {
     const { method, path } = outgoing.endpoint;
     return `${base}; note that this client assumes the path ${method} ${path} (the interface does not show it), so a 404 may also mean the service uses another path`;
@@ -121,7 +128,13 @@ function explanationOf(outgoing: Outgoing, status: number, code: string | undefi
   return base;
 }
 
-function apiError(outgoing: Outgoing, text: string, received: Received, attempts: number, secrets: readonly string[]): EmbeddableApiError {
+function apiError(
+  outgoing: Outgoing,
+  text: string,
+  received: Received,
+  attempts: number,
+  secrets: readonly string[],
+): EmbeddableApiError {
   const code = BUILDER_CODE.exec(text)?.[0];
   const said = serviceMessage(text);
   const location = received.headers.get('location');
@@ -135,7 +148,13 @@ function apiError(outgoing: Outgoing, text: string, received: Received, attempts
   });
 }
 
-function networkError(outgoing: Outgoing, error: unknown, attempts: number, settings: ClientSettings, secrets: readonly string[]): EmbeddableNetworkError {
+function networkError(
+  outgoing: Outgoing,
+  error: unknown,
+  attempts: number,
+  settings: ClientSettings,
+  secrets: readonly string[],
+): EmbeddableNetworkError {
   const { operation, endpoint } = outgoing;
   const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
   const where = `${endpoint.method} ${settings.baseUrl}${endpoint.path}`;
@@ -144,7 +163,8 @@ function networkError(outgoing: Outgoing, error: unknown, attempts: number, sett
     return new EmbeddableNetworkError('ERR_TIMEOUT', message, operation, attempts, error);
   }
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
+  const detail =
+    typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
   const message = `${operation} failed: could not reach ${where}: ${clean(detail, secrets)}${tries}`;
   return new EmbeddableNetworkError('ERR_NETWORK', message, operation, attempts, error);
 }
@@ -176,7 +196,11 @@ export function createSender(settings: ClientSettings): Send {
       redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    return { status: response.status, headers: response.headers, text: await readText(response, settings.maxResponseBytes) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: await readText(response, settings.maxResponseBytes),
+    };
   }
 
   return async function send(outgoing) {
@@ -195,7 +219,8 @@ export function createSender(settings: ClientSettings): Send {
       }
       // Not retried: the same request would get the same answer, and reading it again costs as much.
       if (received.text === undefined) throw tooLarge(outgoing, received, settings.maxResponseBytes);
-      if (received.status >= 200 && received.status < 300) return parseSuccess(outgoing, received.status, received.text);
+      if (received.status >= 200 && received.status < 300)
+        return parseSuccess(outgoing, received.status, received.text);
       if (RETRYABLE_STATUS.has(received.status) && attempts < maxAttempts) {
         await sleep(retryDelay(settings, attempts, received.headers));
         continue;

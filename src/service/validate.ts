@@ -37,7 +37,8 @@ function isTag(value: string): value is EnvironmentTag {
 
 /** A non-empty string without surrounding whitespace or control characters. */
 export function text(field: string, value: unknown, operation?: string): string {
-  if (typeof value !== 'string' || value === '') fail(field, `must be a non-empty string, got ${quote(value)}`, operation);
+  if (typeof value !== 'string' || value === '')
+    fail(field, `must be a non-empty string, got ${quote(value)}`, operation);
   if (value.trim() !== value) fail(field, `must not start or end with whitespace, got ${quote(value)}`, operation);
   if (CONTROL.test(value)) fail(field, 'must not contain control characters', operation);
   return value;
@@ -46,23 +47,31 @@ export function text(field: string, value: unknown, operation?: string): string 
 /** A secret: like {@link text}, but the value is never echoed. */
 export function secret(field: string, value: unknown, operation?: string): string {
   if (typeof value !== 'string' || value === '') fail(field, 'must be a non-empty string', operation);
-  if (value.trim() !== value) fail(field, 'must not start or end with whitespace (a stray newline from a secret store?)', operation);
+  if (value.trim() !== value)
+    fail(field, 'must not start or end with whitespace (a stray newline from a secret store?)', operation);
   if (CONTROL.test(value)) fail(field, 'must not contain control characters', operation);
   return value;
 }
 
 /** A dashboard UUID (part 1). */
 export function embeddableId(value: unknown, operation: string, field = 'embeddableId'): string {
-  if (typeof value !== 'string' || !UUID.test(value)) fail(field, `must be the dashboard's UUID, got ${quote(value)}`, operation);
+  if (typeof value !== 'string' || !UUID.test(value))
+    fail(field, `must be the dashboard's UUID, got ${quote(value)}`, operation);
   return value;
 }
 
 /** A saved-version label `v<N>`; a tag name is refused as the service would (BUILDER-172). */
 export function versionLabel(value: unknown, operation: string, field = 'version'): string {
   if (typeof value === 'string' && isTag(value)) {
-    fail(field, `${quote(value)} is a tag name, not a version label; give an explicit label such as v3`, operation, 'BUILDER-172');
+    fail(
+      field,
+      `${quote(value)} is a tag name, not a version label; give an explicit label such as v3`,
+      operation,
+      'BUILDER-172',
+    );
   }
-  if (typeof value !== 'string' || !VERSION_LABEL.test(value)) fail(field, `must be a saved-version label v<N> such as v3, got ${quote(value)}`, operation);
+  if (typeof value !== 'string' || !VERSION_LABEL.test(value))
+    fail(field, `must be a saved-version label v<N> such as v3, got ${quote(value)}`, operation);
   return value;
 }
 
@@ -72,32 +81,51 @@ export function versionLabel(value: unknown, operation: string, field = 'version
  */
 export function tags(value: unknown, operation: string, field = 'tags'): EnvironmentTag[] {
   if (!Array.isArray(value) || value.length === 0) {
-    fail(field, `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`, operation, 'BUILDER-996');
+    fail(
+      field,
+      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`,
+      operation,
+      'BUILDER-996',
+    );
   }
   const bad = value.filter((tag) => typeof tag !== 'string' || !isTag(tag));
   if (bad.length > 0) {
     const verb = bad.length === 1 ? 'is not an environment tag' : 'are not environment tags';
-    fail(field, `${bad.map(quote).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`, operation, 'BUILDER-117');
+    fail(
+      field,
+      `${bad.map(quote).join(', ')} ${verb}; allowed: ${ENVIRONMENT_TAGS.join(', ')}`,
+      operation,
+      'BUILDER-117',
+    );
   }
   return [...new Set(value as EnvironmentTag[])];
 }
 
 /** A tag that is read, never sent (promote's source): an environment tag, without a service code. */
 export function environmentTag(field: string, value: unknown, operation: string): EnvironmentTag {
-  if (typeof value !== 'string' || !isTag(value)) fail(field, `must be one of ${ENVIRONMENT_TAGS.join(', ')}, got ${quote(value)}`, operation);
+  if (typeof value !== 'string' || !isTag(value))
+    fail(field, `must be one of ${ENVIRONMENT_TAGS.join(', ')}, got ${quote(value)}`, operation);
   return value;
 }
 
 /** A tag name or a version label, for a token's `savedVersion`. */
 export function savedVersion(value: unknown, operation: string): string {
   if (typeof value === 'string' && (isTag(value) || VERSION_LABEL.test(value))) return value;
-  return fail('savedVersion', `must be a tag (${ENVIRONMENT_TAGS.join(', ')}) or a version label v<N>, got ${quote(value)}`, operation);
+  return fail(
+    'savedVersion',
+    `must be a tag (${ENVIRONMENT_TAGS.join(', ')}) or a version label v<N>, got ${quote(value)}`,
+    operation,
+  );
 }
 
 /** A data-provider version `vMAJOR.MINOR.PATCH` (parts 2.4 and 9). */
 export function providerVersion(value: unknown, operation: string): string {
   if (typeof value !== 'string' || !SEMVER_WITH_V.test(value)) {
-    fail('version', `must be vMAJOR.MINOR.PATCH such as v1.0.0 (required on create and update), got ${quote(value)}`, operation);
+    fail(
+      'version',
+      `must be vMAJOR.MINOR.PATCH such as v1.0.0 (required on create and update), got ${quote(value)}`,
+      operation,
+    );
   }
   return value;
 }
@@ -119,7 +147,11 @@ export function instanceUrl(value: unknown, operation: string): string {
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith(CUBE_API_SUFFIX)) path = path.slice(0, -CUBE_API_SUFFIX.length).replace(/\/+$/, '');
   if (path.includes('/cubejs-api')) {
-    fail(field, `must be the deployment's URL up to ${CUBE_API_SUFFIX}, not an endpoint below it; got ${quote(raw)}`, operation);
+    fail(
+      field,
+      `must be the deployment's URL up to ${CUBE_API_SUFFIX}, not an endpoint below it; got ${quote(raw)}`,
+      operation,
+    );
   }
   return `${url.origin}${path}`;
 }
@@ -149,15 +181,22 @@ export function securityContext(value: unknown, operation: string): JsonObject {
 export function extraFields(value: unknown, checked: readonly string[], operation: string): JsonObject {
   const fields = jsonObject('extraFields', value, operation);
   for (const name of checked) {
-    if (Object.hasOwn(fields, name)) fail(`extraFields.${name}`, `is a field of the request itself, where it is checked: give it as ${name}, not in extraFields`, operation);
+    if (Object.hasOwn(fields, name))
+      fail(
+        `extraFields.${name}`,
+        `is a field of the request itself, where it is checked: give it as ${name}, not in extraFields`,
+        operation,
+      );
   }
-  if (Object.hasOwn(fields, 'embbeddableId')) embeddableId(fields.embbeddableId, operation, 'extraFields.embbeddableId');
+  if (Object.hasOwn(fields, 'embbeddableId'))
+    embeddableId(fields.embbeddableId, operation, 'extraFields.embbeddableId');
   return fields;
 }
 
 /** A positive whole number of seconds. */
 export function positiveInteger(field: string, value: unknown, operation: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(field, `must be a positive whole number, got ${quote(value)}`, operation);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    fail(field, `must be a positive whole number, got ${quote(value)}`, operation);
   return value;
 }
 

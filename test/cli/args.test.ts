@@ -16,26 +16,41 @@ function usageError(parse: () => unknown): string {
 
 describe('parseCommandLine', () => {
   it('returns the options, defaults filled in, and the named positionals', () => {
-    const { values, positionals } = parseCommandLine(['a', '--name', 'x', 'b'], { options: OPTIONS, positionals: ['first', 'second'] });
+    const { values, positionals } = parseCommandLine(['a', '--name', 'x', 'b'], {
+      options: OPTIONS,
+      positionals: ['first', 'second'],
+    });
     expect(values).toEqual({ json: false, name: 'x' });
     expect(positionals).toEqual(['a', 'b']);
   });
 
   it('turns parse errors into usage errors', () => {
-    expect(usageError(() => parseCommandLine(['--colour'], { options: OPTIONS, positionals: [] }))).toMatch(/^Unknown option '--colour'/);
-    expect(usageError(() => parseCommandLine(['--name'], { options: OPTIONS, positionals: [] }))).toMatch(/^Option '--name <value>' argument missing/);
+    expect(usageError(() => parseCommandLine(['--colour'], { options: OPTIONS, positionals: [] }))).toMatch(
+      /^Unknown option '--colour'/,
+    );
+    expect(usageError(() => parseCommandLine(['--name'], { options: OPTIONS, positionals: [] }))).toMatch(
+      /^Option '--name <value>' argument missing/,
+    );
   });
 
   it('names the expected positionals without echoing the given ones', () => {
-    const message = usageError(() => parseCommandLine(['eyJ.secret-looking'], { options: OPTIONS, positionals: ['id', 'version'] }));
+    const message = usageError(() =>
+      parseCommandLine(['eyJ.secret-looking'], { options: OPTIONS, positionals: ['id', 'version'] }),
+    );
     expect(message).toBe('expected <id> <version>, got 1 argument(s)');
   });
 
   it('names the stray argument of a command that takes none', () => {
-    expect(usageError(() => parseCommandLine(['1}'], { options: OPTIONS, positionals: [] }))).toBe("Unexpected argument '1}': expected no arguments");
+    expect(usageError(() => parseCommandLine(['1}'], { options: OPTIONS, positionals: [] }))).toBe(
+      "Unexpected argument '1}': expected no arguments",
+    );
     const secret = 'f3a9c1e07b2d4a6e8c0b1d2e3f4a5b6c';
-    expect(usageError(() => parseCommandLine([secret], { options: OPTIONS, positionals: [] }))).toBe('Unexpected argument of 32 characters: expected no arguments');
-    expect(usageError(() => parseCommandLine(['eyJhbGciOi'], { options: OPTIONS, positionals: [] }))).not.toContain('eyJ');
+    expect(usageError(() => parseCommandLine([secret], { options: OPTIONS, positionals: [] }))).toBe(
+      'Unexpected argument of 32 characters: expected no arguments',
+    );
+    expect(usageError(() => parseCommandLine(['eyJhbGciOi'], { options: OPTIONS, positionals: [] }))).not.toContain(
+      'eyJ',
+    );
   });
 
   it('leaves the positionals to the command when it names none', () => {
@@ -50,7 +65,9 @@ describe('parseCommandLine', () => {
       );
     }
     expect(usageError(() => parseCommandLine(['--secret', 'typed-value'], spec))).not.toContain('typed-value');
-    expect(usageError(() => parseCommandLine(['--secret=typed-value'], { options: OPTIONS, positionals: [] }))).toMatch(/^Unknown option '--secret'/);
+    expect(usageError(() => parseCommandLine(['--secret=typed-value'], { options: OPTIONS, positionals: [] }))).toMatch(
+      /^Unknown option '--secret'/,
+    );
   });
 });
 

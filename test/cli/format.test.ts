@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { asNumericDate, checklist, describeNumericDate, isoSeconds, plural, relative, rows, shortenToken } from '../../src/cli/format';
+import {
+  asNumericDate,
+  checklist,
+  describeNumericDate,
+  isoSeconds,
+  plural,
+  relative,
+  rows,
+  shortenToken,
+} from '../../src/cli/format';
 import type { Style } from '../../src/cli/io';
 
 /** A painter that shows where it painted: `<style>text</style>`. */
@@ -27,7 +36,8 @@ describe('times', () => {
   it('asNumericDate: a number a Date can hold, else undefined', () => {
     expect(asNumericDate(1_795_000_000)).toBe(1_795_000_000);
     expect(asNumericDate(-1)).toBe(-1);
-    for (const value of ['1795000000', Number.NaN, Number.POSITIVE_INFINITY, 8.64e12 + 1, null]) expect(asNumericDate(value)).toBeUndefined();
+    for (const value of ['1795000000', Number.NaN, Number.POSITIVE_INFINITY, 8.64e12 + 1, null])
+      expect(asNumericDate(value)).toBeUndefined();
   });
 
   it('describeNumericDate: the date and how far it is, or why it is none', () => {
@@ -54,9 +64,15 @@ describe('shortenToken', () => {
 
 describe('rows', () => {
   it('aligns the values after the longest label, indents the lines of a multi-line value under the first, and paints the labels', () => {
-    expect(rows([['Token', 'eyJ…'], ['Context', '{\n  "a": 1\n}']], marked)).toBe(
-      '<bold>Token  </bold>  eyJ…\n<bold>Context</bold>  {\n           "a": 1\n         }\n',
-    );
+    expect(
+      rows(
+        [
+          ['Token', 'eyJ…'],
+          ['Context', '{\n  "a": 1\n}'],
+        ],
+        marked,
+      ),
+    ).toBe('<bold>Token  </bold>  eyJ…\n<bold>Context</bold>  {\n           "a": 1\n         }\n');
   });
 });
 
@@ -75,7 +91,9 @@ describe('checklist', () => {
         '',
       ].join('\n'),
     );
-    expect(checklist(checks, plain).split('\n')[1]).toBe('  WARN  jwks-url       CUBEJS_JWK_URL http://idp\\u001b[2J is plain http');
+    expect(checklist(checks, plain).split('\n')[1]).toBe(
+      '  WARN  jwks-url       CUBEJS_JWK_URL http://idp\\u001b[2J is plain http',
+    );
   });
 });
 

@@ -19,7 +19,7 @@ describe('colourEnabled', () => {
     ['FORCE_COLOR=0 on a terminal', terminal, { FORCE_COLOR: '0' }, false],
     ['FORCE_COLOR=false on a terminal', terminal, { FORCE_COLOR: 'false' }, false],
     ['FORCE_COLOR=FALSE on a terminal', terminal, { FORCE_COLOR: 'FALSE' }, false],
-    ['FORCE_COLOR=1 beats NO_COLOR (Node\'s precedence)', pipe, { FORCE_COLOR: '1', NO_COLOR: '1' }, true],
+    ["FORCE_COLOR=1 beats NO_COLOR (Node's precedence)", pipe, { FORCE_COLOR: '1', NO_COLOR: '1' }, true],
     ['FORCE_COLOR=0 with NO_COLOR', terminal, { FORCE_COLOR: '0', NO_COLOR: '1' }, false],
   ])('%s: %s', (_what, stream, env, coloured) => {
     expect(colourEnabled(stream, env)).toBe(coloured);
@@ -27,7 +27,7 @@ describe('colourEnabled', () => {
 });
 
 describe('painter', () => {
-  test('wraps text in the style\'s ANSI codes when colour is on, leaves it alone otherwise', () => {
+  test("wraps text in the style's ANSI codes when colour is on, leaves it alone otherwise", () => {
     expect(painter(pipe, { FORCE_COLOR: '1' })('red', 'REJECTED')).toBe('\x1b[31mREJECTED\x1b[0m');
     expect(painter(terminal, { NO_COLOR: 'x' })('red', 'REJECTED')).toBe('REJECTED');
   });

@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { CLI, jsonOf, keySetDeploymentPerFile, runBin, runBinThroughHead, type CliOptions, type CliResult } from '../support/cli';
+import {
+  CLI,
+  jsonOf,
+  keySetDeploymentPerFile,
+  runBin,
+  runBinThroughHead,
+  type CliOptions,
+  type CliResult,
+} from '../support/cli';
 import { randomSecret, timed } from '../support/claims';
 import type { TestKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
@@ -28,7 +36,8 @@ describe('cube-dual-auth, the built bin', () => {
     const result = await bin(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: cube-dual-auth <command>/);
-    for (const name of ['verify', 'doctor', 'token', 'provider', 'versions', 'security-token']) expect(result.stdout).toContain(`  ${name} `);
+    for (const name of ['verify', 'doctor', 'token', 'provider', 'versions', 'security-token'])
+      expect(result.stdout).toContain(`  ${name} `);
   });
 
   it('exits 0 on an accepted token, as soon as the answer is printed (the key store is closed)', async () => {
@@ -59,7 +68,10 @@ describe('cube-dual-auth, the built bin', () => {
 describe('cube-dual-auth piped into a reader that stops early (| head -1)', () => {
   it('ends quietly, without a stack trace, with the exit status the command has (doctor: 0)', async () => {
     // An audience and an issuer of 100 000 characters each make doctor print over 200 KB: more than the pipe holds.
-    const long = { CUBEJS_JWT_AUDIENCE: 'a'.repeat(100_000), CUBEJS_JWT_ISSUER: 'https://idp.example/'.padEnd(100_000, 'i') };
+    const long = {
+      CUBEJS_JWT_AUDIENCE: 'a'.repeat(100_000),
+      CUBEJS_JWT_ISSUER: 'https://idp.example/'.padEnd(100_000, 'i'),
+    };
     const result = await runBinThroughHead(['doctor'], { env: { ...env, ...long } });
     expect(result.stdout).toMatch(/^ {2}OK {4}configuration {2}the checkAuth hook accepts this environment\n/);
     expect(result.stderr).toBe('');
@@ -68,7 +80,9 @@ describe('cube-dual-auth piped into a reader that stops early (| head -1)', () =
 });
 
 describe('cube-dual-auth, finished: version, help, suggestions, colour (as a process)', () => {
-  const { version } = JSON.parse(readFileSync(join(dirname(dirname(dirname(CLI))), 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(dirname(dirname(dirname(CLI))), 'package.json'), 'utf8')) as {
+    version: string;
+  };
 
   it.each([['--version'], ['-v']])('%s prints the version of the package, exit 0', async (flag) => {
     expect(await bin([flag])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
@@ -87,7 +101,11 @@ describe('cube-dual-auth, finished: version, help, suggestions, colour (as a pro
 
   it('a misspelt command: did you mean, exit 2', async () => {
     const result = await bin(['verfy', 'x']);
-    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `cube-dual-auth: unknown command "verfy"; did you mean "verify"?\nRun 'cube-dual-auth --help' for the commands.\n` });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `cube-dual-auth: unknown command "verfy"; did you mean "verify"?\nRun 'cube-dual-auth --help' for the commands.\n`,
+    });
   });
 
   it('a misspelt action: did you mean, exit 2', async () => {
@@ -106,7 +124,12 @@ describe('cube-dual-auth, finished: version, help, suggestions, colour (as a pro
   it('colours a pipe with FORCE_COLOR, not with FORCE_COLOR=0, NO_COLOR or by default', async () => {
     expect(await verdictOf({ FORCE_COLOR: '1' })).toContain('\x1b[31mREJECTED\x1b[0m');
     expect(await verdictOf({ FORCE_COLOR: '1', NO_COLOR: '1' })).toContain('\x1b[31mREJECTED');
-    const plainEnvironments: Array<Record<string, string>> = [{}, { FORCE_COLOR: '0' }, { FORCE_COLOR: 'false' }, { NO_COLOR: '1' }];
+    const plainEnvironments: Array<Record<string, string>> = [
+      {},
+      { FORCE_COLOR: '0' },
+      { FORCE_COLOR: 'false' },
+      { NO_COLOR: '1' },
+    ];
     for (const plain of plainEnvironments) {
       expect(await verdictOf(plain)).toMatch(/^Verdict {2}REJECTED ERR_TOKEN_MALFORMED/);
     }
@@ -144,7 +167,10 @@ describe('cube-dual-auth loads a command only when it is used', () => {
 
   it("a command's --help loads that command's module and what it uses, not the others'", async () => {
     const loaded = await loadedBy(['versions', '--help']);
-    expect(loaded.filter((file) => file.startsWith('cli/commands/'))).toEqual(['cli/commands/index.js', 'cli/commands/versions.js']);
+    expect(loaded.filter((file) => file.startsWith('cli/commands/'))).toEqual([
+      'cli/commands/index.js',
+      'cli/commands/versions.js',
+    ]);
     expect(loaded).toContain('service/index.js');
     expect(loaded).not.toContain('check-auth.js');
     expect(loaded).not.toContain('jwks-rsa');

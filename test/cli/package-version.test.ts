@@ -4,7 +4,9 @@ import { expect, it } from 'vitest';
 import { packageVersion } from '../../src/cli/package-version';
 
 it("is the version written in the package's own package.json", () => {
-  const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   expect(packageVersion()).toBe(version);
   expect(version).toMatch(/^\d+\.\d+\.\d+/);
 });

@@ -27,14 +27,18 @@ describe('--version', () => {
 });
 
 describe('--help', () => {
-  test.each([['--help'], ['-h'], ['help'], ['help', '--version']])('%s %s prints the overview, exit 0', async (...argv) => {
-    const result = await runCli(argv);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(/^Usage: cube-dual-auth <command> \[options\]\n/);
-    expect(result.stdout).toContain('  -v, --version   print the version of cube-dual-auth\n');
-    const width = Math.max(...commands.map((c) => c.name.length), '-v, --version'.length);
-    for (const { name, summary } of commands) expect(result.stdout).toContain(`  ${name.padEnd(width)}  ${summary}\n`);
-  });
+  test.each([['--help'], ['-h'], ['help'], ['help', '--version']])(
+    '%s %s prints the overview, exit 0',
+    async (...argv) => {
+      const result = await runCli(argv);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^Usage: cube-dual-auth <command> \[options\]\n/);
+      expect(result.stdout).toContain('  -v, --version   print the version of cube-dual-auth\n');
+      const width = Math.max(...commands.map((c) => c.name.length), '-v, --version'.length);
+      for (const { name, summary } of commands)
+        expect(result.stdout).toContain(`  ${name.padEnd(width)}  ${summary}\n`);
+    },
+  );
 
   test('no command at all prints the overview, exit 2', async () => {
     const result = await runCli([]);
@@ -44,7 +48,11 @@ describe('--help', () => {
 
   test.each(commands.map((c) => [c.name]))('%s --help, -h and help %s print its help, exit 0', async (name) => {
     const help = (await (commands.find((c) => c.name === name) as (typeof commands)[number]).load()).help;
-    for (const argv of [[name, '--help'], [name, '-h'], ['help', name]]) {
+    for (const argv of [
+      [name, '--help'],
+      [name, '-h'],
+      ['help', name],
+    ]) {
       expect(await runCli(argv)).toEqual({ code: 0, stdout: help, stderr: '', ms: expect.any(Number) });
     }
   });
@@ -71,7 +79,11 @@ describe('did you mean', () => {
     [['--verison'], 'cube-dual-auth: unknown option "--verison"; did you mean "--version"?'],
   ])('%j', async (argv, message) => {
     const result = await runCli(argv);
-    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `${message}\nRun 'cube-dual-auth --help' for the commands.\n` });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `${message}\nRun 'cube-dual-auth --help' for the commands.\n`,
+    });
   });
 
   test('a command nothing is close to gets the list of commands', async () => {
@@ -81,7 +93,10 @@ describe('did you mean', () => {
   });
 
   test.each([
-    [['versions', 'promte', 'x'], 'expected an action (list, show, diff, publish, promote, rollback), got "promte"; did you mean "promote"?'],
+    [
+      ['versions', 'promte', 'x'],
+      'expected an action (list, show, diff, publish, promote, rollback), got "promte"; did you mean "promote"?',
+    ],
     [['versions', 'rolback'], 'got "rolback"; did you mean "rollback"?'],
     [['provider', 'upsret'], 'got "upsret"; did you mean "upsert"?'],
     [['provider', 'rename'], 'got "rename"\n'],
@@ -126,7 +141,13 @@ describe('an unexpected failure', () => {
         throw new Error('stdout is gone\u001b[2J');
       },
     });
-    const code = await run(['token', '--claims', '{}'], { stdout, stderr, stdin: Readable.from([]), env: { CUBEJS_API_SECRET: randomSecret() }, cwd: root });
+    const code = await run(['token', '--claims', '{}'], {
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      env: { CUBEJS_API_SECRET: randomSecret() },
+      cwd: root,
+    });
     expect(code).toBe(3);
     expect(errors).toBe('cube-dual-auth token: unexpected failure: stdout is gone\\u001b[2J\n');
   });
@@ -166,7 +187,10 @@ describe('one help style', () => {
     }
 
     // Options and actions are described in lower case; exit statuses one per line.
-    const section = (heading: string) => (headings.includes(heading) ? lines.slice(lines.indexOf(`${heading}:`) + 1, lines.indexOf('', lines.indexOf(`${heading}:`))) : []);
+    const section = (heading: string) =>
+      headings.includes(heading)
+        ? lines.slice(lines.indexOf(`${heading}:`) + 1, lines.indexOf('', lines.indexOf(`${heading}:`)))
+        : [];
     for (const line of section('Options')) {
       const described = /^ {2}-\S.*? {2,}(\S)/.exec(line);
       if (described) expect(described[1], line).toMatch(/[a-z"{]/);
@@ -186,7 +210,11 @@ describe('one help style', () => {
     const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts'))
       .map((file) => readFileSync(join(root, 'src', file), 'utf8'));
-    const named = [...texts, ...sources].flatMap((text) => [...text.matchAll(/\b((?:docs|src|test|scripts|examples)\/[\w./-]+\.(?:md|ts|mjs|js|json))\b/g)].map((m) => m[1] as string));
+    const named = [...texts, ...sources].flatMap((text) =>
+      [...text.matchAll(/\b((?:docs|src|test|scripts|examples)\/[\w./-]+\.(?:md|ts|mjs|js|json))\b/g)].map(
+        (m) => m[1] as string,
+      ),
+    );
     for (const file of new Set(named)) expect(existsSync(join(root, file)), file).toBe(true);
     for (const text of texts) expect(text).not.toMatch(/README|readme-cli/);
   });

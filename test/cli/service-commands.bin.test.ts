@@ -24,7 +24,10 @@ beforeEach(() => {
 
 /** Runs the bin with the CI job's environment and checks that neither the key nor the secret was printed. */
 async function ci(args: readonly string[]): Promise<CliResult> {
-  return runBin(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, PREVIEW_SECRET }, secrets: [API_KEY, PREVIEW_SECRET] });
+  return runBin(args, {
+    env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, PREVIEW_SECRET },
+    secrets: [API_KEY, PREVIEW_SECRET],
+  });
 }
 
 describe('versions promote, rollback and diff, spawned', () => {
@@ -34,11 +37,18 @@ describe('versions promote, rollback and diff, spawned', () => {
 
     const promoted = await ci(['versions', 'promote', id, '--from', 'staging', '--to', 'production']);
     expect(promoted.code).toBe(0);
-    expect(promoted.stdout).toMatch(/^Promoted v8 from staging to production \(was v7\)\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v8\s+\S+Z\nstaging\s+v8\s+\S+Z\n$/);
+    expect(promoted.stdout).toMatch(
+      /^Promoted v8 from staging to production \(was v7\)\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v8\s+\S+Z\nstaging\s+v8\s+\S+Z\n$/,
+    );
 
     const rolledBack = await ci(['versions', 'rollback', id, '--tag', 'production', '--json']);
     expect(rolledBack.code).toBe(0);
-    expect(jsonOf(rolledBack)).toMatchObject({ tag: 'production', from: 'v8', to: 'v7', tags: { production: { version: 'v7' }, staging: { version: 'v8' } } });
+    expect(jsonOf(rolledBack)).toMatchObject({
+      tag: 'production',
+      from: 'v8',
+      to: 'v7',
+      tags: { production: { version: 'v7' }, staging: { version: 'v8' } },
+    });
     expect(server.requests.map((r) => r.method)).toEqual(['POST', 'POST', 'GET', 'POST', 'GET', 'POST']);
   });
 
@@ -74,12 +84,23 @@ describe('versions promote, rollback and diff, spawned', () => {
     server.setDefinition(id, 'v8', v8);
     const result = await ci(['versions', 'diff', id, 'v7', 'v8']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe('From v7 to v8:\ndashboard: no changes\nvariables: no changes\ndatasets: no changes\nwidgets: 1 changed\n  ~ BarChart at 0,0\n      dimensions.width: 6 -> 12\n');
+    expect(result.stdout).toBe(
+      'From v7 to v8:\ndashboard: no changes\nvariables: no changes\ndatasets: no changes\nwidgets: 1 changed\n  ~ BarChart at 0,0\n      dimensions.width: 6 -> 12\n',
+    );
   });
 });
 
 describe('provider upsert, spawned', () => {
-  const upsert = ['provider', 'upsert', '--name', 'cube-pr-17', '--instance-url', 'https://pr-17.example.com/cubejs-api/v1', '--secret-env', 'PREVIEW_SECRET'];
+  const upsert = [
+    'provider',
+    'upsert',
+    '--name',
+    'cube-pr-17',
+    '--instance-url',
+    'https://pr-17.example.com/cubejs-api/v1',
+    '--secret-env',
+    'PREVIEW_SECRET',
+  ];
 
   it('creates, then updates, the preview deployment', async () => {
     const created = await ci([...upsert, '--provider-version', 'v1.0.0']);
@@ -87,11 +108,16 @@ describe('provider upsert, spawned', () => {
     const updated = await ci([...upsert, '--provider-version', 'v1.0.1']);
     expect(updated).toMatchObject({ code: 0, stdout: 'Updated data provider cube-pr-17 (version v1.0.1).\n' });
     expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST', 'PUT']);
-    expect(server.dataProviders.get('cube-pr-17')).toMatchObject({ version: 'v1.0.1', credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://pr-17.example.com' } });
+    expect(server.dataProviders.get('cube-pr-17')).toMatchObject({
+      version: 'v1.0.1',
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://pr-17.example.com' },
+    });
   });
 
   it('without the secret variable: exit 2, nothing sent', async () => {
-    const result = await runBin([...upsert.slice(0, -2), '--provider-version', 'v1.0.0'], { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl } });
+    const result = await runBin([...upsert.slice(0, -2), '--provider-version', 'v1.0.0'], {
+      env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set');
     expect(server.requests).toHaveLength(0);

@@ -15,7 +15,10 @@ let server: ContractServer;
 contractServerPerFile({ apiKey: API_KEY }, (started) => (server = started));
 
 async function cli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, ...env }, secrets: [API_KEY] });
+  return runCli(args, {
+    env: { EMBEDDABLE_API_KEY: API_KEY, EMBEDDABLE_BASE_URL: server.baseUrl, ...env },
+    secrets: [API_KEY],
+  });
 }
 
 describe('provider: a name that URL handling would turn into another path', () => {
@@ -28,7 +31,9 @@ describe('provider: a name that URL handling would turn into another path', () =
   ])('provider %s --name %j is refused before any request, exit 1', async (action, name, rest) => {
     const result = await cli(['provider', action, '--name', name, ...rest]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`name: must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got "${name}"`);
+    expect(result.stderr).toContain(
+      `name: must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got "${name}"`,
+    );
     expect(result.stdout).toBe('');
     expect(server.requests).toEqual([]);
   });
@@ -36,10 +41,20 @@ describe('provider: a name that URL handling would turn into another path', () =
 
 describe('versions: a tag map with a "__proto__" member', () => {
   const at = '2024-03-01T10:00:00.000Z';
-  const saved = [3, 2, 1].map((n) => `{"version":"v${n}","saved-at":"2024-03-01T09:0${n}:00.000Z","saved-by":"a@example.com","description":"Change ${n}"}`).join(',');
+  const saved = [3, 2, 1]
+    .map(
+      (n) =>
+        `{"version":"v${n}","saved-at":"2024-03-01T09:0${n}:00.000Z","saved-by":"a@example.com","description":"Change ${n}"}`,
+    )
+    .join(',');
   /** The next list answer (part 4.1) carries the raw JSON text `tags`. */
   const listAnswers = (tags: string) =>
-    server.fail({ method: 'GET', path: '/saved-versions', times: 1, action: { status: 200, body: `{"tags":${tags},"saved-versions":[${saved}]}` } });
+    server.fail({
+      method: 'GET',
+      path: '/saved-versions',
+      times: 1,
+      action: { status: 200, body: `{"tags":${tags},"saved-versions":[${saved}]}` },
+    });
 
   test('promote --from staging, with staging only inside "__proto__": exit 1, not set, nothing published', async () => {
     const id = server.addDashboard(3);
@@ -54,7 +69,9 @@ describe('versions: a tag map with a "__proto__" member', () => {
 
   test('rollback --tag production, with production only inside "__proto__": exit 1, nothing published', async () => {
     const id = server.addDashboard(3);
-    listAnswers(`{"__proto__":{"version":"v1","updated-at":"${at}","production":{"version":"v3","updated-at":"${at}"}}}`);
+    listAnswers(
+      `{"__proto__":{"version":"v1","updated-at":"${at}","production":{"version":"v3","updated-at":"${at}"}}}`,
+    );
     const result = await cli(['versions', 'rollback', id, '--tag', 'production']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('production is not set on this dashboard');
@@ -90,7 +107,12 @@ function expectEscaped(text: string): void {
 }
 
 describe('answers carrying what a terminal acts on are printed escaped, --json included', () => {
-  const provider = (name: string, version: string) => ({ name, type: 'cube', version, credentials: { secretKey: 'not-echoed-0123456789', instanceUrl: 'https://x.example.com' } });
+  const provider = (name: string, version: string) => ({
+    name,
+    type: 'cube',
+    version,
+    credentials: { secretKey: 'not-echoed-0123456789', instanceUrl: 'https://x.example.com' },
+  });
 
   test('provider list --json: a name and a version from the service', async () => {
     server.dataProviders.set('a', provider(`cube${HOSTILE}`, `v1.0.0${HOSTILE}`));
@@ -98,7 +120,14 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
     expect(result.code).toBe(0);
     expectEscaped(result.stdout);
     // `\uXXXX` is JSON's own escape: the document still parses to what the service said.
-    expect(jsonOf(result)).toEqual([{ name: `cube${HOSTILE}`, type: 'cube', version: `v1.0.0${HOSTILE}`, credentials: { instanceUrl: 'https://x.example.com' } }]);
+    expect(jsonOf(result)).toEqual([
+      {
+        name: `cube${HOSTILE}`,
+        type: 'cube',
+        version: `v1.0.0${HOSTILE}`,
+        credentials: { instanceUrl: 'https://x.example.com' },
+      },
+    ]);
   });
 
   test('provider show, whose text form is JSON: a version from the service', async () => {
@@ -111,7 +140,11 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
 
   test('provider update --json: the record the service answers with', async () => {
     server.dataProviders.set('cube-main', provider(`cube-main`, 'v1.0.0'));
-    server.fail({ method: 'PUT', times: 1, action: { status: 200, body: JSON.stringify(provider('cube-main', HOSTILE)) } });
+    server.fail({
+      method: 'PUT',
+      times: 1,
+      action: { status: 200, body: JSON.stringify(provider('cube-main', HOSTILE)) },
+    });
     const result = await cli(['provider', 'update', '--name', 'cube-main', '--provider-version', 'v2.0.0', '--json']);
     expect(result.code).toBe(0);
     expectEscaped(result.stdout);
@@ -120,12 +153,18 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
   test('versions list --json: a saved-by and a description from the service', async () => {
     const id = server.addDashboard(2);
     const versions = server.dashboards.get(id)?.versions ?? [];
-    versions[1] = { ...(versions[1] as (typeof versions)[number]), savedBy: `mallory${HOSTILE}@example.com`, description: HOSTILE };
+    versions[1] = {
+      ...(versions[1] as (typeof versions)[number]),
+      savedBy: `mallory${HOSTILE}@example.com`,
+      description: HOSTILE,
+    };
     const result = await cli(['versions', 'list', id, '--json']);
     expect(result.code).toBe(0);
     expectEscaped(result.stdout);
     expect(result.stdout).toContain(`"saved-by": "mallory${ESCAPED}@example.com"`);
-    expect(jsonOf<{ savedVersions: Array<Record<string, unknown>> }>(result).savedVersions[0]).toMatchObject({ 'saved-by': `mallory${HOSTILE}@example.com` });
+    expect(jsonOf<{ savedVersions: Array<Record<string, unknown>> }>(result).savedVersions[0]).toMatchObject({
+      'saved-by': `mallory${HOSTILE}@example.com`,
+    });
   });
 
   test('versions show, whose text form is JSON: the definition from the service', async () => {
@@ -140,8 +179,21 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
   test('security-token --json: the whole answer', async () => {
     const id = server.addDashboard(1);
     server.dataProviders.set('cube-main', provider('cube-main', 'v1.0.0'));
-    server.fail({ method: 'POST', path: '/security-token', times: 1, action: { status: 200, body: JSON.stringify({ token: 'tok_0123456789abcdef', note: HOSTILE }) } });
-    const result = await cli(['security-token', id, '--data-provider', 'cube-main', '--security-context', '{"tenantId":"acme"}', '--json']);
+    server.fail({
+      method: 'POST',
+      path: '/security-token',
+      times: 1,
+      action: { status: 200, body: JSON.stringify({ token: 'tok_0123456789abcdef', note: HOSTILE }) },
+    });
+    const result = await cli([
+      'security-token',
+      id,
+      '--data-provider',
+      'cube-main',
+      '--security-context',
+      '{"tenantId":"acme"}',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expectEscaped(result.stdout);
   });
@@ -149,7 +201,12 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
   describe('a refusal quoting the service (a tag of the answer that has no version label)', () => {
     const badTags = () => {
       const id = server.addDashboard(1);
-      server.fail({ method: 'GET', path: '/saved-versions', times: 1, action: { status: 200, body: JSON.stringify({ tags: { [`prod${HOSTILE}`]: {} }, 'saved-versions': [] }) } });
+      server.fail({
+        method: 'GET',
+        path: '/saved-versions',
+        times: 1,
+        action: { status: 200, body: JSON.stringify({ tags: { [`prod${HOSTILE}`]: {} }, 'saved-versions': [] }) },
+      });
       return id;
     };
 
@@ -168,14 +225,34 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
       // The message quotes the tag as JSON already (ESC and the surrogate are escaped in it): the rest is escaped here.
       expect(terminalControlsIn(result.stdout)).toEqual([]);
       expect(result.stdout).toContain(String.raw`\\u001b[2J\u009b31m\u202eevil\u2028line\\ud800y`);
-      expect(jsonOf<{ error: { message: string } }>(result).error.message).toContain(`tag ${JSON.stringify(`prod${HOSTILE}`)} has no version label`);
+      expect(jsonOf<{ error: { message: string } }>(result).error.message).toContain(
+        `tag ${JSON.stringify(`prod${HOSTILE}`)} has no version label`,
+      );
     });
   });
 });
 
-describe("provider create and upsert register the secret the deployment signs with, as the hook reads it", () => {
-  const create = ['provider', 'create', '--name', 'cube-main', '--instance-url', 'https://main.example.com', '--provider-version', 'v1.0.0'];
-  const upsert = ['provider', 'upsert', '--name', 'cube-main', '--instance-url', 'https://main.example.com', '--provider-version', 'v1.0.0'];
+describe('provider create and upsert register the secret the deployment signs with, as the hook reads it', () => {
+  const create = [
+    'provider',
+    'create',
+    '--name',
+    'cube-main',
+    '--instance-url',
+    'https://main.example.com',
+    '--provider-version',
+    'v1.0.0',
+  ];
+  const upsert = [
+    'provider',
+    'upsert',
+    '--name',
+    'cube-main',
+    '--instance-url',
+    'https://main.example.com',
+    '--provider-version',
+    'v1.0.0',
+  ];
   const A = 'rotation-first-secret-4f9c2a71';
   const B = 'rotation-second-secret-8b0e3d55';
   const C = 'single-secret-superseded-1a6d';
@@ -184,7 +261,7 @@ describe("provider create and upsert register the secret the deployment signs wi
   test.each([
     ['create', create],
     ['upsert', upsert],
-  ])("%s: CUBEJS_API_SECRETS=a,b replaces CUBEJS_API_SECRET=c, as in Cube: a is registered", async (_action, args) => {
+  ])('%s: CUBEJS_API_SECRETS=a,b replaces CUBEJS_API_SECRET=c, as in Cube: a is registered', async (_action, args) => {
     const result = await cli(args, { CUBEJS_API_SECRETS: `${A},${B}`, CUBEJS_API_SECRET: C });
     expect(result.code).toBe(0);
     expect(registered()).toBe(A);
@@ -198,14 +275,20 @@ describe("provider create and upsert register the secret the deployment signs wi
   });
 
   test('--secret-env still names the variable to read, whatever the others hold', async () => {
-    const result = await cli([...create, '--secret-env', 'PREVIEW_SECRET'], { CUBEJS_API_SECRETS: `${A},${B}`, PREVIEW_SECRET: C });
+    const result = await cli([...create, '--secret-env', 'PREVIEW_SECRET'], {
+      CUBEJS_API_SECRETS: `${A},${B}`,
+      PREVIEW_SECRET: C,
+    });
     expect(result.code).toBe(0);
     expect(registered()).toBe(C);
   });
 
   test.each([
     ['neither set', {}],
-    ['the additional secrets only (they verify, the deployment does not sign with them)', { CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: A }],
+    [
+      'the additional secrets only (they verify, the deployment does not sign with them)',
+      { CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: A },
+    ],
   ])('%s: a usage error naming both variables, nothing sent', async (_case, env) => {
     const result = await cli(create, env);
     expect(result.code).toBe(2);

@@ -18,11 +18,14 @@ describe('help', () => {
     for (const name of ['provider', 'versions', 'security-token']) expect(result.stdout).toContain(name);
   });
 
-  test.each([['provider'], ['versions'], ['security-token']])('%s --help exits 0 and documents the environment', async (name) => {
-    const result = await cli([name, '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('EMBEDDABLE_API_KEY');
-  });
+  test.each([['provider'], ['versions'], ['security-token']])(
+    '%s --help exits 0 and documents the environment',
+    async (name) => {
+      const result = await cli([name, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('EMBEDDABLE_API_KEY');
+    },
+  );
 });
 
 describe('connection', () => {
@@ -41,7 +44,10 @@ describe('connection', () => {
   });
 
   test('--base-url wins over EMBEDDABLE_BASE_URL; --base-url with --region is a usage error', async () => {
-    const result = await cli(['versions', 'list', id, '--base-url', server.baseUrl], env({ EMBEDDABLE_BASE_URL: 'http://127.0.0.1:9/' }));
+    const result = await cli(
+      ['versions', 'list', id, '--base-url', server.baseUrl],
+      env({ EMBEDDABLE_BASE_URL: 'http://127.0.0.1:9/' }),
+    );
     expect(result.code).toBe(0);
     expect((await cli(['versions', 'list', id, '--base-url', server.baseUrl, '--region', 'us'])).code).toBe(2);
   });
@@ -57,7 +63,9 @@ describe('connection', () => {
     server.fail({ times: 10, action: 'destroy' });
     const result = await cli(['versions', 'list', id, '--json']);
     expect(result.code).toBe(1);
-    expect(jsonOf(result)).toMatchObject({ error: { type: 'EmbeddableNetworkError', code: 'ERR_NETWORK', attempts: 3 } });
+    expect(jsonOf(result)).toMatchObject({
+      error: { type: 'EmbeddableNetworkError', code: 'ERR_NETWORK', attempts: 3 },
+    });
   });
 
   test('a silent service: exit 1 after --timeout-ms', async () => {

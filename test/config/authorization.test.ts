@@ -8,12 +8,17 @@ const SECRET = randomSecret();
 const A = 'https://a.idp.example/';
 const B = 'https://b.idp.example/';
 
-const authorization = (options: DualAuthOptions) => resolveOptions({ apiSecret: SECRET, jwksUri: 'https://idp.example/jwks', ...options }).authorization;
+const authorization = (options: DualAuthOptions) =>
+  resolveOptions({ apiSecret: SECRET, jwksUri: 'https://idp.example/jwks', ...options }).authorization;
 
 describe('authorization: configured when one of its options is set', () => {
   it('is off without any: the claims defaults alone turn nothing on', () => {
     expect(authorization({})).toBeUndefined();
-    expect(resolveOptions({ apiSecret: SECRET })).toMatchObject({ groupsClaim: 'groups', serviceGroupsClaim: 'roles', authorization: undefined });
+    expect(resolveOptions({ apiSecret: SECRET })).toMatchObject({
+      groupsClaim: 'groups',
+      serviceGroupsClaim: 'roles',
+      authorization: undefined,
+    });
   });
 
   it.each<[string, DualAuthOptions]>([
@@ -29,7 +34,10 @@ describe('authorization: configured when one of its options is set', () => {
 
   it.each(['tenantClaim', 'groupsClaim', 'groups'])("is on with a provider's %s", (field) => {
     const value = field === 'groups' ? ['workforce'] : 'x';
-    expect(resolveOptions({ apiSecret: SECRET, providers: [{ issuer: A, jwksUri: `${A}jwks`, [field]: value }] }).authorization).toBeDefined();
+    expect(
+      resolveOptions({ apiSecret: SECRET, providers: [{ issuer: A, jwksUri: `${A}jwks`, [field]: value }] })
+        .authorization,
+    ).toBeDefined();
   });
 
   it('reads every variable, and is on when one is set', () => {
@@ -40,11 +48,23 @@ describe('authorization: configured when one of its options is set', () => {
       CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer, guest',
       CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
     });
-    expect(options).toEqual({ tenantClaim: '/org/id', groupsClaim: '/realm_access/roles', serviceGroupsClaim: 'groups', defaultGroups: ['viewer', 'guest'], serviceGroups: ['embeddable'] });
+    expect(options).toEqual({
+      tenantClaim: '/org/id',
+      groupsClaim: '/realm_access/roles',
+      serviceGroupsClaim: 'groups',
+      defaultGroups: ['viewer', 'guest'],
+      serviceGroups: ['embeddable'],
+    });
     const resolved = authorization(options);
     expect(resolved).toMatchObject({
-      sharedSecret: { tenantClaim: { path: ['org', 'id'] }, groupsClaim: { path: ['groups'] }, fixedGroups: ['embeddable'] },
-      keySet: [{ tenantClaim: { path: ['org', 'id'] }, groupsClaim: { path: ['realm_access', 'roles'] }, fixedGroups: [] }],
+      sharedSecret: {
+        tenantClaim: { path: ['org', 'id'] },
+        groupsClaim: { path: ['groups'] },
+        fixedGroups: ['embeddable'],
+      },
+      keySet: [
+        { tenantClaim: { path: ['org', 'id'] }, groupsClaim: { path: ['realm_access', 'roles'] }, fixedGroups: [] },
+      ],
       defaultGroups: ['viewer', 'guest'],
       tenant: true,
     });
@@ -52,8 +72,8 @@ describe('authorization: configured when one of its options is set', () => {
   });
 });
 
-describe("authorization per identity provider", () => {
-  it('takes a provider\'s own claims and groups, and the top-level claims where it has none', () => {
+describe('authorization per identity provider', () => {
+  it("takes a provider's own claims and groups, and the top-level claims where it has none", () => {
     const resolved = authorization({
       jwksUri: undefined,
       tenantClaim: 'org_id',
@@ -64,19 +84,49 @@ describe("authorization per identity provider", () => {
       ],
     });
     expect(resolved?.keySet).toMatchObject([
-      { tenantClaim: { text: 'org_id' }, groupsClaim: { text: '/realm_access/roles' }, fixedGroups: ['workforce'], groupsOption: 'option "providers" (issuer "https://a.idp.example/") field "groupsClaim"' },
-      { tenantClaim: { text: 'tid' }, groupsClaim: { text: 'groups' }, fixedGroups: [], tenantOption: 'option "providers" (issuer "https://b.idp.example/") field "tenantClaim"' },
+      {
+        tenantClaim: { text: 'org_id' },
+        groupsClaim: { text: '/realm_access/roles' },
+        fixedGroups: ['workforce'],
+        groupsOption: 'option "providers" (issuer "https://a.idp.example/") field "groupsClaim"',
+      },
+      {
+        tenantClaim: { text: 'tid' },
+        groupsClaim: { text: 'groups' },
+        fixedGroups: [],
+        tenantOption: 'option "providers" (issuer "https://b.idp.example/") field "tenantClaim"',
+      },
     ]);
     expect([...(resolved?.reserved ?? [])]).toEqual(['embeddable', 'workforce']);
     expect(resolved?.tenant).toBe(true);
   });
 
   it("reads a service token's tenant where serviceTenantClaim says, and the identity providers' where tenantClaim says", () => {
-    const resolved = authorization({ tenantClaim: '/https:~1~1cube.example~1claims/tenant', serviceTenantClaim: 'tenant' });
-    expect(resolved?.sharedSecret).toMatchObject({ tenantClaim: { path: ['tenant'] }, tenantOption: 'option "serviceTenantClaim"' });
-    expect(resolved?.keySet).toMatchObject([{ tenantClaim: { path: ['https://cube.example/claims', 'tenant'] }, tenantOption: 'option "tenantClaim"' }]);
-    const fromEnv = resolveOptions({ apiSecret: SECRET, ...optionsFromEnv({ CUBEJS_JWK_URL: 'https://idp.example/jwks', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' }) }, ENV_NAMES).authorization;
-    expect(fromEnv?.sharedSecret).toMatchObject({ tenantClaim: { text: 'tenant' }, tenantOption: 'CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM' });
+    const resolved = authorization({
+      tenantClaim: '/https:~1~1cube.example~1claims/tenant',
+      serviceTenantClaim: 'tenant',
+    });
+    expect(resolved?.sharedSecret).toMatchObject({
+      tenantClaim: { path: ['tenant'] },
+      tenantOption: 'option "serviceTenantClaim"',
+    });
+    expect(resolved?.keySet).toMatchObject([
+      { tenantClaim: { path: ['https://cube.example/claims', 'tenant'] }, tenantOption: 'option "tenantClaim"' },
+    ]);
+    const fromEnv = resolveOptions(
+      {
+        apiSecret: SECRET,
+        ...optionsFromEnv({
+          CUBEJS_JWK_URL: 'https://idp.example/jwks',
+          CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant',
+        }),
+      },
+      ENV_NAMES,
+    ).authorization;
+    expect(fromEnv?.sharedSecret).toMatchObject({
+      tenantClaim: { text: 'tenant' },
+      tenantOption: 'CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM',
+    });
     expect(fromEnv?.keySet).toMatchObject([{ tenantClaim: undefined }]);
     expect(fromEnv?.tenant).toBe(true);
   });
@@ -88,22 +138,42 @@ describe("authorization per identity provider", () => {
 
 describe('authorization options that cannot work stop the start, naming the option', () => {
   it.each<[DualAuthOptions, string]>([
-    [{ tenantClaim: '/org~2id' }, 'cube-dual-auth: option "tenantClaim" is not a JSON Pointer (RFC 6901): "/org~2id" has a "~" that is not "~0" or "~1"'],
+    [
+      { tenantClaim: '/org~2id' },
+      'cube-dual-auth: option "tenantClaim" is not a JSON Pointer (RFC 6901): "/org~2id" has a "~" that is not "~0" or "~1"',
+    ],
     [{ groupsClaim: '' }, 'cube-dual-auth: option "groupsClaim" must be a claim name or a JSON Pointer'],
     [{ serviceGroupsClaim: '/a~' }, 'cube-dual-auth: option "serviceGroupsClaim" is not a JSON Pointer'],
     [{ serviceTenantClaim: '' }, 'cube-dual-auth: option "serviceTenantClaim" must be a claim name or a JSON Pointer'],
     [{ defaultGroups: [''] }, 'cube-dual-auth: option "defaultGroups" must list non-empty group names only'],
-    [{ serviceGroups: 7 as unknown as string }, 'cube-dual-auth: option "serviceGroups" must be a group name or a list of group names'],
-    [{ serviceGroups: ['embeddable'], defaultGroups: ['viewer', 'embeddable'] }, 'cube-dual-auth: option "defaultGroups" holds "embeddable", a group configuration gives to one caller only'],
-    [{ providers: [{ issuer: A, jwksUri: `${A}jwks`, tenantClaim: '/~' }] }, 'cube-dual-auth: option "providers" entry 1 (issuer "https://a.idp.example/") field "tenantClaim" is not a JSON Pointer'],
-    [{ providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: [3 as unknown as string] }] }, 'field "groups" must list non-empty group names only'],
-    [{ providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: ['workforce'] }], defaultGroups: 'workforce' }, 'option "defaultGroups" holds "workforce"'],
+    [
+      { serviceGroups: 7 as unknown as string },
+      'cube-dual-auth: option "serviceGroups" must be a group name or a list of group names',
+    ],
+    [
+      { serviceGroups: ['embeddable'], defaultGroups: ['viewer', 'embeddable'] },
+      'cube-dual-auth: option "defaultGroups" holds "embeddable", a group configuration gives to one caller only',
+    ],
+    [
+      { providers: [{ issuer: A, jwksUri: `${A}jwks`, tenantClaim: '/~' }] },
+      'cube-dual-auth: option "providers" entry 1 (issuer "https://a.idp.example/") field "tenantClaim" is not a JSON Pointer',
+    ],
+    [
+      { providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: [3 as unknown as string] }] },
+      'field "groups" must list non-empty group names only',
+    ],
+    [
+      { providers: [{ issuer: A, jwksUri: `${A}jwks`, groups: ['workforce'] }], defaultGroups: 'workforce' },
+      'option "defaultGroups" holds "workforce"',
+    ],
   ])('%j', (options, message) => {
     expect(configError({ apiSecret: SECRET, ...options }).message).toContain(message);
   });
 
   it('names the variable when the options came from the environment', () => {
     const options = optionsFromEnv({ CUBE_DUAL_AUTH_TENANT_CLAIM: '/~x' });
-    expect(configError({ apiSecret: SECRET, ...options }, ENV_NAMES).message).toMatch(/^cube-dual-auth: CUBE_DUAL_AUTH_TENANT_CLAIM is not a JSON Pointer/);
+    expect(configError({ apiSecret: SECRET, ...options }, ENV_NAMES).message).toMatch(
+      /^cube-dual-auth: CUBE_DUAL_AUTH_TENANT_CLAIM is not a JSON Pointer/,
+    );
   });
 });

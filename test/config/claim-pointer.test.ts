@@ -8,7 +8,10 @@ const fail = (problem: string): never => {
 describe('claimPointer', () => {
   it('reads text without a leading "/" as the name of a top-level claim, slashes and all', () => {
     expect(claimPointer('org_id', fail)).toEqual({ text: 'org_id', path: ['org_id'] });
-    expect(claimPointer('https://example.com/roles', fail)).toEqual({ text: 'https://example.com/roles', path: ['https://example.com/roles'] });
+    expect(claimPointer('https://example.com/roles', fail)).toEqual({
+      text: 'https://example.com/roles',
+      path: ['https://example.com/roles'],
+    });
   });
 
   it('reads text with a leading "/" as an RFC 6901 JSON Pointer, unescaping ~1 and ~0', () => {
@@ -20,11 +23,15 @@ describe('claimPointer', () => {
   });
 
   it.each([[''], ['  '], [42], [null]])('refuses %j: no claim', (value) => {
-    expect(() => claimPointer(value, fail)).toThrow('must be a claim name or a JSON Pointer (RFC 6901) such as "/realm_access/roles"');
+    expect(() => claimPointer(value, fail)).toThrow(
+      'must be a claim name or a JSON Pointer (RFC 6901) such as "/realm_access/roles"',
+    );
   });
 
   it.each([['/a~2b'], ['/a~'], ['/x/~']])('refuses %j: a "~" that is no escape', (value) => {
-    expect(() => claimPointer(value, fail)).toThrow(`is not a JSON Pointer (RFC 6901): ${JSON.stringify(value)} has a "~" that is not "~0" or "~1"`);
+    expect(() => claimPointer(value, fail)).toThrow(
+      `is not a JSON Pointer (RFC 6901): ${JSON.stringify(value)} has a "~" that is not "~0" or "~1"`,
+    );
   });
 });
 
@@ -40,7 +47,10 @@ describe('readClaim', () => {
   });
 
   it('finds nothing where the payload has no such own member: never the prototype, never a length', () => {
-    const payload = JSON.parse('{"a": {"b": 1}, "list": ["x"], "__proto__": {"polluted": "yes"}}') as Record<string, unknown>;
+    const payload = JSON.parse('{"a": {"b": 1}, "list": ["x"], "__proto__": {"polluted": "yes"}}') as Record<
+      string,
+      unknown
+    >;
     expect(read(payload, '/a/c')).toBeUndefined();
     expect(read(payload, '/a/b/c')).toBeUndefined();
     expect(read(payload, 'toString')).toBeUndefined();

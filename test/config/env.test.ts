@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { apiSecretsInForce, boolean, ENV, NO_SIGNING_SECRET, optionsFromEnv, readEnv, signingSecret } from '../../src/config/env';
+import {
+  apiSecretsInForce,
+  boolean,
+  ENV,
+  NO_SIGNING_SECRET,
+  optionsFromEnv,
+  readEnv,
+  signingSecret,
+} from '../../src/config/env';
 import { DualAuthConfigError } from '../../src/errors';
 import { randomSecret } from '../support/claims';
 
@@ -43,7 +51,11 @@ describe('optionsFromEnv', () => {
   it("honours Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET as in Cube; the package's list is added", () => {
     const env = { CUBEJS_API_SECRET: 'rotated-out', CUBEJS_API_SECRETS: ` ${SECRET} ,next-secret,,${SECRET}` };
     expect(optionsFromEnv(env).apiSecret).toEqual([SECRET, 'next-secret']);
-    expect(optionsFromEnv({ ...env, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }).apiSecret).toEqual([SECRET, 'next-secret', 'extra']);
+    expect(optionsFromEnv({ ...env, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }).apiSecret).toEqual([
+      SECRET,
+      'next-secret',
+      'extra',
+    ]);
     expect(optionsFromEnv({ CUBEJS_API_SECRET: SECRET, CUBEJS_API_SECRETS: ' , ' }).apiSecret).toEqual([SECRET]);
     expect(ENV.apiSecrets).toBe('CUBEJS_API_SECRETS');
   });
@@ -60,7 +72,9 @@ describe('optionsFromEnv', () => {
     try {
       const { onEvent } = optionsFromEnv({ CUBE_DUAL_AUTH_LOG: 'verbose' });
       expect(stderr).toHaveBeenCalledTimes(1);
-      expect(String(stderr.mock.calls[0]?.[0])).toMatch(/CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off", got "verbose"; logging as "rejected"/);
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(
+        /CUBE_DUAL_AUTH_LOG must be "rejected", "all" or "off", got "verbose"; logging as "rejected"/,
+      );
       onEvent?.({ type: 'accepted', path: 'key-set', cached: false, durationMs: 1 });
       onEvent?.({ type: 'rejected', code: 'ERR_TOKEN_MISSING', message: 'Authentication required', durationMs: 1 });
       expect(write).toHaveBeenCalledTimes(1);
@@ -119,7 +133,10 @@ describe('apiSecretsInForce and signingSecret: the one reader of the API secrets
   });
 
   it('signs with the first secret of the main setting, never with an additional one', () => {
-    expect(signingSecret({ CUBEJS_API_SECRETS: 'new,old', CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' })).toEqual({ value: 'new', variable: 'CUBEJS_API_SECRETS' });
+    expect(signingSecret({ CUBEJS_API_SECRETS: 'new,old', CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' })).toEqual({
+      value: 'new',
+      variable: 'CUBEJS_API_SECRETS',
+    });
     expect(signingSecret({ CUBEJS_API_SECRET: 'one' })).toEqual({ value: 'one', variable: 'CUBEJS_API_SECRET' });
     expect(signingSecret({ CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' })).toBeUndefined();
     expect(signingSecret({})).toBeUndefined();

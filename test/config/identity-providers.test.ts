@@ -24,8 +24,15 @@ const servers: IssuerServer[] = [];
 
 beforeAll(async () => {
   [A, B] = await Promise.all([
-    startIdentityProvider({ audience: AUD_A, apps: [{ clientId: 'storefront', claims: { tenant: 'acme', region: 'eu' } }] }),
-    startIdentityProvider({ audience: AUD_B, claimsNamespace: NAMESPACE, apps: [{ clientId: 'backoffice', claims: { tenant: 'globex' } }] }),
+    startIdentityProvider({
+      audience: AUD_A,
+      apps: [{ clientId: 'storefront', claims: { tenant: 'acme', region: 'eu' } }],
+    }),
+    startIdentityProvider({
+      audience: AUD_B,
+      claimsNamespace: NAMESPACE,
+      apps: [{ clientId: 'backoffice', claims: { tenant: 'globex' } }],
+    }),
   ]);
 });
 afterEach(async () => {
@@ -44,7 +51,11 @@ function make(options: Partial<DualAuthOptions> = {}): CheckAuth {
 
 /** A, inheriting the top-level audience; B with its own audience and claims namespace. */
 function twoProviders(options: Partial<DualAuthOptions> = {}): CheckAuth {
-  return make({ audience: AUD_A, providers: [{ issuer: A.issuer }, { issuer: B.issuer, audience: AUD_B, claimsNamespace: NAMESPACE }], ...options });
+  return make({
+    audience: AUD_A,
+    providers: [{ issuer: A.issuer }, { issuer: B.issuer, audience: AUD_B, claimsNamespace: NAMESPACE }],
+    ...options,
+  });
 }
 
 async function serve(options?: Parameters<typeof startIssuerServer>[0]): Promise<IssuerServer> {
@@ -59,9 +70,13 @@ function recorder(): { events: AuthEvent[]; onEvent: (event: AuthEvent) => void 
 }
 
 describe('several identity providers', () => {
-  it("accepts a token of each provider, each with its own settings and security context", async () => {
+  it('accepts a token of each provider, each with its own settings and security context', async () => {
     const checkAuth = twoProviders();
-    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({ tenant: 'acme', region: 'eu', iss: A.issuer });
+    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({
+      tenant: 'acme',
+      region: 'eu',
+      iss: A.issuer,
+    });
     const fromB = await contextOf(checkAuth, appRequest(), await B.issueToken('backoffice'));
     expect(fromB).toEqual({ tenant: 'globex' });
   });
@@ -80,15 +95,27 @@ describe('several identity providers', () => {
     C.jwks = jwks(keyOfC);
     D.jwks = jwks(generateKeyPair('RS256', { kid: 'shared' }));
     const checkAuth = make({ providers: [{ issuer: C.issuer }, { issuer: D.issuer }] });
-    expect(await contextOf(checkAuth, appRequest(), signToken(timed({ iss: C.issuer, tenant: 'c' }), { key: keyOfC }))).toMatchObject({ tenant: 'c' });
-    const error = await rejectionOf(checkAuth(appRequest(), signToken(timed({ iss: D.issuer, tenant: 'c' }), { key: keyOfC })));
+    expect(
+      await contextOf(checkAuth, appRequest(), signToken(timed({ iss: C.issuer, tenant: 'c' }), { key: keyOfC })),
+    ).toMatchObject({ tenant: 'c' });
+    const error = await rejectionOf(
+      checkAuth(appRequest(), signToken(timed({ iss: D.issuer, tenant: 'c' }), { key: keyOfC })),
+    );
     expect(error.code).toBe('ERR_SIGNATURE_INVALID');
   });
 
   it.each([
-    ['an issuer that is not configured', { iss: 'https://attacker.example' }, 'Token issuer "https://attacker.example" is not an identity provider of this deployment'],
+    [
+      'an issuer that is not configured',
+      { iss: 'https://attacker.example' },
+      'Token issuer "https://attacker.example" is not an identity provider of this deployment',
+    ],
     ['no iss', {}, 'Token has no "iss" claim: this deployment chooses the identity provider by it'],
-    ['an iss that is not a string', { iss: ['x'] }, 'Token issuer "[\\"x\\"]" is not an identity provider of this deployment'],
+    [
+      'an iss that is not a string',
+      { iss: ['x'] },
+      'Token issuer "[\\"x\\"]" is not an identity provider of this deployment',
+    ],
   ])('refuses a token with %s: ERR_ISSUER_UNKNOWN, 403', async (_, claims, message) => {
     const checkAuth = twoProviders({ detailedErrors: false });
     const error = await rejectionOf(checkAuth(appRequest(), A.signClaims(claims)));
@@ -109,21 +136,32 @@ describe('several identity providers', () => {
     expect(detailed.message).toBe(
       `Token issuer "https://x.example" is not an identity provider of this deployment; configured issuers: "${A.issuer}", "${B.issuer}" (option "providers")`,
     );
-    const terse = await rejectionOf(twoProviders({ detailedErrors: false })(appRequest(), A.signClaims({ iss: 'https://x.example' })));
+    const terse = await rejectionOf(
+      twoProviders({ detailedErrors: false })(appRequest(), A.signClaims({ iss: 'https://x.example' })),
+    );
     expect(terse.message).not.toContain(A.issuer);
   });
 
   it("verifies a routed token with that provider's audience, inherited or its own", async () => {
     const checkAuth = twoProviders({ audience: 'another-api' });
-    expect((await rejectionOf(checkAuth(appRequest(), await A.issueToken('storefront')))).code).toBe('ERR_AUDIENCE_MISMATCH');
+    expect((await rejectionOf(checkAuth(appRequest(), await A.issueToken('storefront')))).code).toBe(
+      'ERR_AUDIENCE_MISMATCH',
+    );
     expect(await contextOf(checkAuth, appRequest(), await B.issueToken('backoffice'))).toEqual({ tenant: 'globex' });
   });
 
-  it("refuses an algorithm the chosen provider does not accept, even when another provider does", async () => {
-    const checkAuth = make({ providers: [{ issuer: A.issuer, algorithms: ['ES256'] }, { issuer: B.issuer, audience: AUD_B }] });
+  it('refuses an algorithm the chosen provider does not accept, even when another provider does', async () => {
+    const checkAuth = make({
+      providers: [
+        { issuer: A.issuer, algorithms: ['ES256'] },
+        { issuer: B.issuer, audience: AUD_B },
+      ],
+    });
     const error = await rejectionOf(checkAuth(appRequest(), await A.issueToken('storefront')));
     expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED' });
-    expect(error.message).toBe(`Algorithm "RS256" is not accepted on the key-set path from issuer "${A.issuer}" (ES256 only)`);
+    expect(error.message).toBe(
+      `Algorithm "RS256" is not accepted on the key-set path from issuer "${A.issuer}" (ES256 only)`,
+    );
   });
 
   it('keeps serving one provider while the other is down', async () => {
@@ -134,8 +172,12 @@ describe('several identity providers', () => {
     const checkAuth = make({ audience: AUD_A, providers: [{ issuer: A.issuer }, { issuer: C.issuer }], onEvent });
     const refused = await rejectionOf(checkAuth(appRequest(), tokenOfC));
     expect(refused).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE' });
-    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({ tenant: 'acme' });
-    expect(events).toContainEqual(expect.objectContaining({ type: 'jwks-refresh-failed', issuer: C.issuer, code: 'ERR_JWKS_UNREACHABLE' }));
+    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({
+      tenant: 'acme',
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'jwks-refresh-failed', issuer: C.issuer, code: 'ERR_JWKS_UNREACHABLE' }),
+    );
     expect(events).toContainEqual(expect.objectContaining({ type: 'jwks-refreshed', issuer: A.issuer }));
   });
 
@@ -143,9 +185,15 @@ describe('several identity providers', () => {
     const down = await serve();
     await down.close();
     const { events, onEvent } = recorder();
-    const checkAuth = make({ audience: AUD_A, providers: [{ issuer: A.issuer }, { issuer: down.issuer }, { issuer: B.issuer }], onEvent });
+    const checkAuth = make({
+      audience: AUD_A,
+      providers: [{ issuer: A.issuer }, { issuer: down.issuer }, { issuer: B.issuer }],
+      onEvent,
+    });
     await expect(checkAuth.prefetch()).rejects.toMatchObject({ code: 'ERR_JWKS_UNREACHABLE' });
-    const loaded = events.filter((event) => event.type === 'jwks-refreshed').map((event) => event.type === 'jwks-refreshed' && event.issuer);
+    const loaded = events
+      .filter((event) => event.type === 'jwks-refreshed')
+      .map((event) => event.type === 'jwks-refreshed' && event.issuer);
     expect(loaded.sort()).toEqual([A.issuer, B.issuer].sort());
     // Loaded by prefetch: answering the first token fetches nothing more.
     const token = await A.issueToken('storefront');
@@ -158,8 +206,12 @@ describe('several identity providers', () => {
     const checkAuth = twoProviders({ onEvent });
     await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'));
     await rejectionOf(checkAuth(appRequest(), A.signClaims({ iss: B.issuer })));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'accepted', path: 'key-set', issuer: A.issuer, kid: A.kid }));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'rejected', code: 'ERR_KID_UNKNOWN', issuer: B.issuer }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'accepted', path: 'key-set', issuer: A.issuer, kid: A.kid }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'rejected', code: 'ERR_KID_UNKNOWN', issuer: B.issuer }),
+    );
   });
 
   it('explain() names the provider chosen, why, and where its keys come from', async () => {
@@ -167,7 +219,11 @@ describe('several identity providers', () => {
     const verdict = await checkAuth.explain(appRequest(), await B.issueToken('backoffice'));
     expect(verdict).toMatchObject({
       accepted: true,
-      provider: { issuer: B.issuer, jwksUri: `${B.issuer}/jwks`, reason: 'its "iss" is the issuer of a configured identity provider (option "providers")' },
+      provider: {
+        issuer: B.issuer,
+        jwksUri: `${B.issuer}/jwks`,
+        reason: 'its "iss" is the issuer of a configured identity provider (option "providers")',
+      },
       jwksUri: `${B.issuer}/jwks`,
     });
     const unknown = await checkAuth.explain(appRequest(), A.signClaims({ iss: 'https://x.example' }));
@@ -177,14 +233,19 @@ describe('several identity providers', () => {
 
   it('reads CUBE_DUAL_AUTH_PROVIDERS as the same array, naming variables in messages', async () => {
     const env = {
-      CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([{ issuer: A.issuer, audience: AUD_A }, { issuer: B.issuer, audience: AUD_B, claimsNamespace: NAMESPACE }]),
+      CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
+        { issuer: A.issuer, audience: AUD_A },
+        { issuer: B.issuer, audience: AUD_B, claimsNamespace: NAMESPACE },
+      ]),
       CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0',
       CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true',
     };
     const checkAuth = createNamedCheckAuth(optionsFromEnv(env), ENV_NAMES);
     instances.push(checkAuth);
     expect(await contextOf(checkAuth, appRequest(), await B.issueToken('backoffice'))).toEqual({ tenant: 'globex' });
-    expect((await rejectionOf(checkAuth(appRequest(), A.signClaims({})))).message).toMatch(/\(CUBE_DUAL_AUTH_PROVIDERS\)$/);
+    expect((await rejectionOf(checkAuth(appRequest(), A.signClaims({})))).message).toMatch(
+      /\(CUBE_DUAL_AUTH_PROVIDERS\)$/,
+    );
   });
 });
 
@@ -193,11 +254,19 @@ describe('discovery of the JWKS URL from the issuer', () => {
     const env = { CUBEJS_JWT_ISSUER: A.issuer, CUBEJS_JWT_AUDIENCE: AUD_A, CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' };
     const checkAuth = createNamedCheckAuth(optionsFromEnv(env), ENV_NAMES);
     instances.push(checkAuth);
-    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({ tenant: 'acme' });
+    expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({
+      tenant: 'acme',
+    });
     const verdict = await checkAuth.explain(appRequest(), await A.issueToken('storefront'));
-    expect(verdict.provider).toEqual({ issuer: A.issuer, jwksUri: `${A.issuer}/jwks`, reason: 'the one identity provider, discovered from CUBEJS_JWT_ISSUER' });
+    expect(verdict.provider).toEqual({
+      issuer: A.issuer,
+      jwksUri: `${A.issuer}/jwks`,
+      reason: 'the one identity provider, discovered from CUBEJS_JWT_ISSUER',
+    });
     // The issuer is still checked: a token signed with A's key that names another issuer is refused.
-    expect((await rejectionOf(checkAuth(appRequest(), A.signClaims({ iss: B.issuer, aud: AUD_A })))).code).toBe('ERR_ISSUER_MISMATCH');
+    expect((await rejectionOf(checkAuth(appRequest(), A.signClaims({ iss: B.issuer, aud: AUD_A })))).code).toBe(
+      'ERR_ISSUER_MISMATCH',
+    );
   });
 
   it('uses an RFC 8414-only server', async () => {
@@ -205,8 +274,14 @@ describe('discovery of the JWKS URL from the issuer', () => {
     const key = generateKeyPair('RS256', { kid: 'k1' });
     server.jwks = jwks(key);
     const checkAuth = make({ issuer: server.issuer });
-    expect(await contextOf(checkAuth, appRequest(), signToken(timed({ iss: server.issuer, tenant: 't' }), { key }))).toMatchObject({ tenant: 't' });
-    expect(server.requested).toEqual([`/tenant${OPENID}`, '/.well-known/oauth-authorization-server/tenant', '/tenant/jwks']);
+    expect(
+      await contextOf(checkAuth, appRequest(), signToken(timed({ iss: server.issuer, tenant: 't' }), { key })),
+    ).toMatchObject({ tenant: 't' });
+    expect(server.requested).toEqual([
+      `/tenant${OPENID}`,
+      '/.well-known/oauth-authorization-server/tenant',
+      '/tenant/jwks',
+    ]);
   });
 
   it('discovers nothing when CUBEJS_JWK_URL is set: it wins', async () => {
@@ -219,10 +294,25 @@ describe('discovery of the JWKS URL from the issuer', () => {
   });
 
   it.each([
-    ['answers 404 (and has no RFC 8414 metadata)', { status: 404 }, 'ERR_JWKS_INVALID', /answered HTTP 404 too: the issuer publishes no discovery document/],
-    ['names another issuer', { json: { issuer: 'https://other.example', jwks_uri: 'http://127.0.0.1:1/jwks' } }, 'ERR_JWKS_INVALID', /its "issuer" is "https:\/\/other.example", not exactly the configured/],
+    [
+      'answers 404 (and has no RFC 8414 metadata)',
+      { status: 404 },
+      'ERR_JWKS_INVALID',
+      /answered HTTP 404 too: the issuer publishes no discovery document/,
+    ],
+    [
+      'names another issuer',
+      { json: { issuer: 'https://other.example', jwks_uri: 'http://127.0.0.1:1/jwks' } },
+      'ERR_JWKS_INVALID',
+      /its "issuer" is "https:\/\/other.example", not exactly the configured/,
+    ],
     ['has no jwks_uri', { json: {} }, 'ERR_JWKS_INVALID', /its "issuer" is missing/],
-    ['is not JSON', { body: 'Service Unavailable', contentType: 'text/plain' }, 'ERR_JWKS_INVALID', /not JSON \(content-type "text\/plain"\)/],
+    [
+      'is not JSON',
+      { body: 'Service Unavailable', contentType: 'text/plain' },
+      'ERR_JWKS_INVALID',
+      /not JSON \(content-type "text\/plain"\)/,
+    ],
     ['hangs', { hang: true as const }, 'ERR_JWKS_TIMEOUT', /did not answer within 300 ms/],
   ])('refuses with a 403 when the discovery document %s', async (_, answer, code, detail) => {
     const server = await serve();
@@ -242,7 +332,13 @@ describe('discovery of the JWKS URL from the issuer', () => {
   it('refuses a document without jwks_uri, naming it', async () => {
     const server = await serve();
     server.answers.set(OPENID, { json: { issuer: server.issuer } });
-    const verdict = await make({ issuer: server.issuer }).explain(appRequest(), signToken(timed({ iss: server.issuer }), { key: generateKeyPair('RS256', { kid: 'k1' }) }));
-    expect(verdict.error).toEqual({ code: 'ERR_JWKS_INVALID', message: `The discovery document of issuer "${server.issuer}" (${server.issuer}${OPENID}) is unusable: it has no "jwks_uri"` });
+    const verdict = await make({ issuer: server.issuer }).explain(
+      appRequest(),
+      signToken(timed({ iss: server.issuer }), { key: generateKeyPair('RS256', { kid: 'k1' }) }),
+    );
+    expect(verdict.error).toEqual({
+      code: 'ERR_JWKS_INVALID',
+      message: `The discovery document of issuer "${server.issuer}" (${server.issuer}${OPENID}) is unusable: it has no "jwks_uri"`,
+    });
   });
 });

@@ -37,7 +37,9 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
       createCheckAuth({ apiSecret: [randomBytes(32).toString('hex'), weak], allowWeakSecret: true });
       expect(warn).toHaveBeenCalledTimes(1);
       const line = String(warn.mock.calls[0]?.[0]);
-      expect(line).toBe('cube-dual-auth: secret 2 of 2 of option "apiSecret" holds 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)');
+      expect(line).toBe(
+        'cube-dual-auth: secret 2 of 2 of option "apiSecret" holds 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)',
+      );
       expect(line).not.toContain(weak);
       createCheckAuth({ apiSecret: randomBytes(32).toString('hex') });
       createCheckAuth({ jwksUri: 'https://idp.example/jwks.json' });

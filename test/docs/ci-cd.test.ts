@@ -54,7 +54,12 @@ function addPageDashboard(): void {
   period.defaultValue = { ...period.defaultValue, from: '2024-02-01' };
   orders.filters.push({ member: 'orders.region', operator: 'equals', value: 'region', valueType: 'VARIABLE' });
   bars.dimensions.width = 12;
-  v8.widgets.push({ component: 'LineChart', position: { x: 0, y: 4 }, dimensions: { width: 12, height: 4 }, inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.revenue' }] });
+  v8.widgets.push({
+    component: 'LineChart',
+    position: { x: 0, y: 4 },
+    dimensions: { width: 12, height: 4 },
+    inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.revenue' }],
+  });
   server.setDefinition(DASHBOARD_ID, 'v7', { ...v7 });
   server.setDefinition(DASHBOARD_ID, 'v8', { ...v8 });
 }
@@ -67,13 +72,24 @@ function words(line: string): string[] {
 /** `jq -c 'a, b.c'` for the plain paths this page uses. */
 function jqCompact(json: string, filter: string): string {
   const document = JSON.parse(json) as unknown;
-  const pick = (path: string) => path.split('.').filter(Boolean).reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], document);
-  return filter.split(',').map((path) => `${JSON.stringify(pick(path.trim()))}\n`).join('');
+  const pick = (path: string) =>
+    path
+      .split('.')
+      .filter(Boolean)
+      .reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], document);
+  return filter
+    .split(',')
+    .map((path) => `${JSON.stringify(pick(path.trim()))}\n`)
+    .join('');
 }
 
 async function runLine(line: string): Promise<string[]> {
   const [command, pipe] = line.split(' | ');
-  const env = { EMBEDDABLE_API_KEY: 'emb_docs_key_0123456789', EMBEDDABLE_BASE_URL: server.baseUrl, PREVIEW_SECRET: 'preview-secret-0123456789abcdef' };
+  const env = {
+    EMBEDDABLE_API_KEY: 'emb_docs_key_0123456789',
+    EMBEDDABLE_BASE_URL: server.baseUrl,
+    PREVIEW_SECRET: 'preview-secret-0123456789abcdef',
+  };
   const result: CliResult = await runCli(words(command as string), { env });
   if (pipe !== undefined) return [jqCompact(result.stdout, words(pipe)[2] as string)];
   // The page shows standard output then standard error; for --json refusals, standard output alone.
@@ -94,9 +110,12 @@ test('the page shows runs', () => {
   expect(shown.length).toBeGreaterThanOrEqual(15);
 });
 
-test.each(shown.map((example) => [`$ cube-dual-auth ${example.command}`, example]))('%s', (_first, { command, output }) => {
-  expect(RUNS, 'a command on the page that this test does not run').toContain(command);
-  // The page's blocks end where the output does: its last line breaks are not shown.
-  const outputs = (printed.get(command) ?? []).map((text) => text.replace(TIME, '<time>').replace(/\n+$/, ''));
-  expect(outputs).toContain(output.replace(TIME, '<time>'));
-});
+test.each(shown.map((example) => [`$ cube-dual-auth ${example.command}`, example]))(
+  '%s',
+  (_first, { command, output }) => {
+    expect(RUNS, 'a command on the page that this test does not run').toContain(command);
+    // The page's blocks end where the output does: its last line breaks are not shown.
+    const outputs = (printed.get(command) ?? []).map((text) => text.replace(TIME, '<time>').replace(/\n+$/, ''));
+    expect(outputs).toContain(output.replace(TIME, '<time>'));
+  },
+);

@@ -21,7 +21,10 @@ const page = readFileSync(join(__dirname, '..', '..', 'docs', 'metrics.md'), 'ut
 const rules = /^```yaml\n([\s\S]*?)^```/m.exec(page)?.[1] ?? '';
 /** Each alert's name and expression, read from the rules as written (inline, or a `|` block). */
 const alerts = new Map(
-  [...rules.matchAll(/- alert: (\S+)\n\s+expr: (?:\|\n((?:\s{10,}.*\n)+)|(.*)\n)/g)].map((m) => [m[1] as string, (m[2] ?? m[3] ?? '').trim()]),
+  [...rules.matchAll(/- alert: (\S+)\n\s+expr: (?:\|\n((?:\s{10,}.*\n)+)|(.*)\n)/g)].map((m) => [
+    m[1] as string,
+    (m[2] ?? m[3] ?? '').trim(),
+  ]),
 );
 /** The dashboard's queries: the second column of the page's table. */
 const queries = [...page.matchAll(/^\| [^|]+ \| `(.+)` \|$/gm)].map((m) => m[1] as string);
@@ -39,7 +42,12 @@ describe('docs/metrics.md', () => {
     const key = generateKeyPair('RS256');
     jwksServer = await startJwksServer(jwks(key));
     const metricsPort = await freePort();
-    checkAuth = createCheckAuth({ apiSecret: secret, providers: [{ issuer: ISSUER, jwksUri: jwksServer.url }], jwksCooldownMs: 0, metricsPort });
+    checkAuth = createCheckAuth({
+      apiSecret: secret,
+      providers: [{ issuer: ISSUER, jwksUri: jwksServer.url }],
+      jwksCooldownMs: 0,
+      metricsPort,
+    });
     prometheus = await startPrometheus([`127.0.0.1:${metricsPort}`]);
   });
 
@@ -50,12 +58,20 @@ describe('docs/metrics.md', () => {
   });
 
   it('has alert rules promtool accepts, and a dashboard', () => {
-    expect([...alerts.keys()]).toEqual(['CubeDualAuthKeySetServedStale', 'CubeDualAuthKeySetOld', 'CubeDualAuthNoKeys', 'CubeDualAuthRefusalRate', 'CubeDualAuthServiceTokensRefused']);
+    expect([...alerts.keys()]).toEqual([
+      'CubeDualAuthKeySetServedStale',
+      'CubeDualAuthKeySetOld',
+      'CubeDualAuthNoKeys',
+      'CubeDualAuthRefusalRate',
+      'CubeDualAuthServiceTokensRefused',
+    ]);
     expect(queries.length).toBeGreaterThanOrEqual(10);
     const dir = mkdtempSync(join(tmpdir(), 'cda-rules-'));
     try {
       writeFileSync(join(dir, 'rules.yml'), rules);
-      expect(execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yml')], { encoding: 'utf8' })).toMatch(/SUCCESS: 5 rules found/);
+      expect(execFileSync('promtool', ['check', 'rules', join(dir, 'rules.yml')], { encoding: 'utf8' })).toMatch(
+        /SUCCESS: 5 rules found/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -74,14 +90,19 @@ describe('docs/metrics.md', () => {
     const deadline = Date.now() + SCRAPED_WITHIN_MS;
     const firing = async (alert: string) => (await prometheus.query(alerts.get(alert) as string)).length > 0;
     while (!(await firing('CubeDualAuthServiceTokensRefused'))) {
-      if (Date.now() > deadline) throw new Error(`The rotation alert's expression found nothing within ${SCRAPED_WITHIN_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`The rotation alert's expression found nothing within ${SCRAPED_WITHIN_MS} ms`);
       const stale = signToken({ tenant: 'acme', iat: now, exp: now + 60 }, { alg: 'HS256', key: randomSecret() });
       await checkAuth(service, stale).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
-    expect(await prometheus.query(alerts.get('CubeDualAuthKeySetServedStale') as string)).toEqual([{ labels: { issuer: ISSUER }, value: 1 }]);
-    expect((await prometheus.query(alerts.get('CubeDualAuthRefusalRate') as string)).map(({ labels }) => labels)).toContainEqual({ code: 'ERR_SIGNATURE_INVALID' });
+    expect(await prometheus.query(alerts.get('CubeDualAuthKeySetServedStale') as string)).toEqual([
+      { labels: { issuer: ISSUER }, value: 1 },
+    ]);
+    expect(
+      (await prometheus.query(alerts.get('CubeDualAuthRefusalRate') as string)).map(({ labels }) => labels),
+    ).toContainEqual({ code: 'ERR_SIGNATURE_INVALID' });
     // Young and full: these two stay quiet.
     expect(await prometheus.query(alerts.get('CubeDualAuthKeySetOld') as string)).toEqual([]);
     expect(await prometheus.query(alerts.get('CubeDualAuthNoKeys') as string)).toEqual([]);

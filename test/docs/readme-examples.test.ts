@@ -51,7 +51,10 @@ async function acmeDeployment(): Promise<void> {
   project = mkdtempSync(join(tmpdir(), 'readme-cube-'));
   const gateway = join(project, 'node_modules', '@cubejs-backend', 'api-gateway');
   mkdirSync(gateway, { recursive: true });
-  writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '0.33.65', main: 'index.js' }));
+  writeFileSync(
+    join(gateway, 'package.json'),
+    JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '0.33.65', main: 'index.js' }),
+  );
   writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
   cleanups.push(() => rmSync(project, { recursive: true, force: true }));
 
@@ -60,19 +63,38 @@ async function acmeDeployment(): Promise<void> {
   idp = await startJwksServer({ keys: [key.jwk, publicJwk(encryption.publicKey, { kid: '2026-11-enc', use: 'enc' })] });
   cleanups.push(() => idp.close());
   const issuer = new URL('/', idp.url).href;
-  const env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: idp.url, CUBEJS_JWT_AUDIENCE: 'https://cube.acme.example', CUBEJS_JWT_ISSUER: issuer };
+  const env = {
+    CUBEJS_API_SECRET: SECRET,
+    CUBEJS_JWK_URL: idp.url,
+    CUBEJS_JWT_AUDIENCE: 'https://cube.acme.example',
+    CUBEJS_JWT_ISSUER: issuer,
+  };
   const idToken = signToken(
-    { sub: 'user-5f7c8ec7c33c', aud: 'https://cube.acme.example', iss: issuer, tenant: 'acme', roles: ['analyst'], iat: now() - 90, exp: now() + 3510 },
+    {
+      sub: 'user-5f7c8ec7c33c',
+      aud: 'https://cube.acme.example',
+      iss: issuer,
+      tenant: 'acme',
+      roles: ['analyst'],
+      iat: now() - 90,
+      exp: now() + 3510,
+    },
     { key },
   );
-  const serviceToken = signToken({ securityContext: { tenant: 'acme' }, iat: now() - 90, exp: now() + 870 }, { alg: 'HS256', key: SECRET });
+  const serviceToken = signToken(
+    { securityContext: { tenant: 'acme' }, iat: now() - 90, exp: now() + 870 },
+    { alg: 'HS256', key: SECRET },
+  );
   acme = { env, cwd: project, variables: { ID_TOKEN: idToken, SERVICE_TOKEN: serviceToken } };
 
   const hook: CheckAuth = createCheckAuth(optionsFromEnv(env));
   cleanups.push(() => hook.close());
   acmeCube = await startDeployment(cubeGateway(hook));
   naiveCube = await startDeployment(cubeGateway(naiveCheckAuth(SECRET, key.publicKey)));
-  cleanups.push(() => acmeCube.close(), () => naiveCube.close());
+  cleanups.push(
+    () => acmeCube.close(),
+    () => naiveCube.close(),
+  );
   acmeProbeDir = mkdtempSync(join(tmpdir(), 'readme-probe-'));
   mkdirSync(join(acmeProbeDir, '.cache', 'cube-dual-auth', 'demo'), { recursive: true });
   writeFileSync(join(acmeProbeDir, '.cache', 'cube-dual-auth', 'demo', 'customer.token'), `${idToken}\n`);
@@ -85,21 +107,46 @@ let partnerToken: string;
 /** The deployment of "Several identity providers": two identity providers on this machine, known by their issuers. */
 async function twoProviders(): Promise<void> {
   providers = [await startIssuerServer(), await startIssuerServer()];
-  cleanups.push(() => providers[0].close(), () => providers[1].close());
+  cleanups.push(
+    () => providers[0].close(),
+    () => providers[1].close(),
+  );
   const [customers, workforce] = providers;
   const customersKey = generateKeyPair('RS256', { kid: 'demo-8e1a75fa' });
   const workforceKey = generateKeyPair('RS256', { kid: 'demo-4ff03e63' });
   customers.jwks = { keys: [customersKey.jwk] };
   workforce.jwks = { keys: [workforceKey.jwk] };
-  workforceToken = signToken({ sub: 'employee-17', aud: 'https://cube.workforce.example', iss: workforce.issuer, iat: now() - 90, exp: now() + 3510 }, { key: workforceKey });
-  partnerToken = signToken({ sub: 'partner-3', aud: 'https://cube.acme.example', iss: 'https://login.partner.example/', iat: now() - 90, exp: now() + 3510 }, { key: customersKey });
+  workforceToken = signToken(
+    {
+      sub: 'employee-17',
+      aud: 'https://cube.workforce.example',
+      iss: workforce.issuer,
+      iat: now() - 90,
+      exp: now() + 3510,
+    },
+    { key: workforceKey },
+  );
+  partnerToken = signToken(
+    {
+      sub: 'partner-3',
+      aud: 'https://cube.acme.example',
+      iss: 'https://login.partner.example/',
+      iat: now() - 90,
+      exp: now() + 3510,
+    },
+    { key: customersKey },
+  );
 }
 
 function severalProviders(): Scene {
   const [customers, workforce] = providers;
   const list = [{ issuer: customers.issuer }, { issuer: workforce.issuer, audience: 'https://cube.workforce.example' }];
   return {
-    env: { CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_AUDIENCE: 'https://cube.acme.example', CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(list) },
+    env: {
+      CUBEJS_API_SECRET: SECRET,
+      CUBEJS_JWT_AUDIENCE: 'https://cube.acme.example',
+      CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(list),
+    },
     cwd: project,
     variables: { WORKFORCE_TOKEN: workforceToken, PARTNER_TOKEN: partnerToken },
   };
@@ -108,7 +155,12 @@ function severalProviders(): Scene {
 /** The acme deployment with authorization on: the tenant in "tenant", groups in "roles", service tokens' "embeddable". */
 function acmeTenants(): Scene {
   writeFileSync(join(project, 'service.token'), `${acme.variables.SERVICE_TOKEN}\n`);
-  const env = { ...acme.env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant', CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable' };
+  const env = {
+    ...acme.env,
+    CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
+    CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles',
+    CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
+  };
   return { ...acme, env };
 }
 
@@ -125,8 +177,14 @@ const RUNS: Run[] = [
   { line: 'verify "$ID_TOKEN"', scene: acmeTenants },
   { line: 'verify "$SERVICE_TOKEN" --origin', scene: acmeTenants },
   { line: 'doctor --token-file service.token', scene: acmeTenants },
-  { line: PROBE, scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${acmeCube.url}/cubejs-api/v1` } }) },
-  { line: PROBE, scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${naiveCube.url}/cubejs-api/v1` } }) },
+  {
+    line: PROBE,
+    scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${acmeCube.url}/cubejs-api/v1` } }),
+  },
+  {
+    line: PROBE,
+    scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${naiveCube.url}/cubejs-api/v1` } }),
+  },
   {
     line: 'doctor',
     // A short secret, no audience, and the identity provider down.
@@ -191,7 +249,10 @@ test('the README shows runs of the commands', () => {
 });
 
 test.each(examples.map((example) => [example.command, example]))('$ cube-dual-auth %s', (command, example) => {
-  expect(RUNS.map((run) => run.line), 'a command in the README that this test does not run').toContain(command);
+  expect(
+    RUNS.map((run) => run.line),
+    'a command in the README that this test does not run',
+  ).toContain(command);
   const shown = normalised(example.output);
   const outputs = printed.get(command) ?? [];
   // On a mismatch, the nearest run is shown for comparison.

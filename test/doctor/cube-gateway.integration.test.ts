@@ -24,14 +24,21 @@ beforeAll(() => {
   const modules = join(project, 'node_modules');
   const gateway = join(modules, '@cubejs-backend', 'api-gateway');
   mkdirSync(gateway, { recursive: true });
-  writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '1.7.43', main: 'index.js' }));
+  writeFileSync(
+    join(gateway, 'package.json'),
+    JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '1.7.43', main: 'index.js' }),
+  );
   // The shape of Cube's class: (status, type, message).
-  writeFileSync(join(gateway, 'index.js'), 'class CubejsHandlerError extends Error { constructor(status, type, message) { super(message); this.status = status; this.type = type; } }\nmodule.exports = { CubejsHandlerError };\n');
+  writeFileSync(
+    join(gateway, 'index.js'),
+    'class CubejsHandlerError extends Error { constructor(status, type, message) { super(message); this.status = status; this.type = type; } }\nmodule.exports = { CubejsHandlerError };\n',
+  );
   installed = join(modules, 'cube-dual-auth');
   cpSync(dirname(dirname(CLI)), join(installed, 'dist'), { recursive: true });
   cpSync(join(root, 'package.json'), join(installed, 'package.json'));
   // The package's dependencies, where npm would have put them.
-  for (const dependency of ['jsonwebtoken', 'jwks-rsa']) symlinkSync(join(root, 'node_modules', dependency), join(modules, dependency));
+  for (const dependency of ['jsonwebtoken', 'jwks-rsa'])
+    symlinkSync(join(root, 'node_modules', dependency), join(modules, dependency));
 });
 afterAll(() => {
   rmSync(project, { recursive: true, force: true });
@@ -39,8 +46,14 @@ afterAll(() => {
 });
 
 it("doctor, run outside the Cube project, finds Cube from its own directory as the hook does, which answers with Cube's class", async () => {
-  const result = await runBin(['doctor', '--json'], { bin: join(installed, 'dist', 'cli', 'main.js'), cwd: elsewhere, env: { CUBEJS_API_SECRET: SECRET } });
-  const gatewayCheck = jsonOf<{ checks: { id: string; status: string; message: string }[] }>(result).checks.find((c) => c.id === 'cube-gateway');
+  const result = await runBin(['doctor', '--json'], {
+    bin: join(installed, 'dist', 'cli', 'main.js'),
+    cwd: elsewhere,
+    env: { CUBEJS_API_SECRET: SECRET },
+  });
+  const gatewayCheck = jsonOf<{ checks: { id: string; status: string; message: string }[] }>(result).checks.find(
+    (c) => c.id === 'cube-gateway',
+  );
   expect(gatewayCheck).toEqual({
     id: 'cube-gateway',
     status: 'ok',
@@ -51,6 +64,9 @@ it("doctor, run outside the Cube project, finds Cube from its own directory as t
     const { createCheckAuth } = require(${JSON.stringify(installed)});
     const { CubejsHandlerError } = require(${JSON.stringify(join(project, 'node_modules', '@cubejs-backend', 'api-gateway'))});
     createCheckAuth({ apiSecret: process.env.SECRET })({ headers: {} }, undefined).catch((error) => console.log(error instanceof CubejsHandlerError, error.status));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', hook], { cwd: elsewhere, env: { PATH: process.env.PATH ?? '', SECRET } });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', hook], {
+    cwd: elsewhere,
+    env: { PATH: process.env.PATH ?? '', SECRET },
+  });
   expect(stdout).toBe('true 403\n');
 });

@@ -28,7 +28,12 @@ afterAll(async () => {
 
 describe('diagnose', () => {
   it('checks a sound environment in one order, each line ok, and is ok', async () => {
-    const env = { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBEJS_JWT_AUDIENCE: 'cube-api', CUBEJS_JWT_ISSUER: 'https://idp.example/' };
+    const env = {
+      CUBEJS_API_SECRET: SECRET,
+      CUBEJS_JWK_URL: server.url,
+      CUBEJS_JWT_AUDIENCE: 'cube-api',
+      CUBEJS_JWT_ISSUER: 'https://idp.example/',
+    };
     const diagnosis = await diagnose(env, cubeProject);
     expect(diagnosis.checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
       'configuration ok',
@@ -46,16 +51,33 @@ describe('diagnose', () => {
 
   it('is ok with warnings, and not ok once a check fails', async () => {
     const warned = await diagnose({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url }, elsewhere);
-    expect(warned.checks.filter(({ status }) => status === 'warn').map(({ id }) => id)).toEqual(['audience', 'issuer', 'cube-gateway']);
+    expect(warned.checks.filter(({ status }) => status === 'warn').map(({ id }) => id)).toEqual([
+      'audience',
+      'issuer',
+      'cube-gateway',
+    ]);
     expect(warned.ok).toBe(true);
-    const failed = await diagnose({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json' }, cubeProject);
-    expect(failed.checks.find(({ id }) => id === 'jwks-keys')).toMatchObject({ status: 'fail', message: expect.stringContaining('unreachable') });
+    const failed = await diagnose(
+      { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json' },
+      cubeProject,
+    );
+    expect(failed.checks.find(({ id }) => id === 'jwks-keys')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('unreachable'),
+    });
     expect(failed.ok).toBe(false);
   });
 
   it('never throws for a configuration that cannot work: it fails the configuration, and leaves out the checks that need a valid one', async () => {
-    const diagnosis = await diagnose({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_ALGS: 'HS256', CUBEJS_JWK_URL: server.url }, cubeProject);
-    expect(diagnosis.checks.map(({ id, status }) => `${id} ${status}`)).toEqual(['configuration fail', 'api-secret ok', 'cube-gateway ok']);
+    const diagnosis = await diagnose(
+      { CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_ALGS: 'HS256', CUBEJS_JWK_URL: server.url },
+      cubeProject,
+    );
+    expect(diagnosis.checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
+      'configuration fail',
+      'api-secret ok',
+      'cube-gateway ok',
+    ]);
     expect(diagnosis.checks[0]?.message).toMatch(/^cube-dual-auth: CUBEJS_JWT_ALGS contains "HS256"/);
     expect(diagnosis.ok).toBe(false);
   });
@@ -73,7 +95,9 @@ describe('diagnose', () => {
       'authorization ok',
       'cube-gateway ok',
     ]);
-    expect(diagnosis.checks[0]?.message).toBe('the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)');
+    expect(diagnosis.checks[0]?.message).toBe(
+      'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+    );
   });
 
   it('checks several identity providers one at a time, in the configured order, each line naming its issuer', async () => {
@@ -81,7 +105,10 @@ describe('diagnose', () => {
       { issuer: 'https://b.example/', jwksUri: server.url, audience: 'b-api' },
       { issuer: 'https://a.example/', jwksUri: server.url },
     ];
-    const diagnosis = await diagnose({ CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(providers) }, cubeProject);
+    const diagnosis = await diagnose(
+      { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify(providers) },
+      cubeProject,
+    );
     const named = diagnosis.checks.filter((check) => check.issuer !== undefined);
     expect(named.map(({ id, status, issuer }) => `${issuer} ${id} ${status}`)).toEqual([
       'https://b.example/ jwks-url ok',
@@ -98,20 +125,30 @@ describe('diagnose', () => {
 });
 
 describe('diagnose: the SQL API login', () => {
-  const sqlOf = async (env: NodeJS.ProcessEnv, cwd = cubeProject) => (await diagnose(env, cwd)).checks.find(({ id }) => id === 'sql-api');
+  const sqlOf = async (env: NodeJS.ProcessEnv, cwd = cubeProject) =>
+    (await diagnose(env, cwd)).checks.find(({ id }) => id === 'sql-api');
 
   it('says nothing of it when the environment neither turns the SQL API on nor configures its login', async () => {
-    expect(await sqlOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: 'false' })).toBeUndefined();
+    expect(
+      await sqlOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: 'false' }),
+    ).toBeUndefined();
   });
 
   it('reports who a token signs in as, the static login and the super user, never the password', async () => {
     const password = randomSecret(16);
-    const env = { CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432', CUBEJS_SQL_USER: 'cube', CUBEJS_SQL_PASSWORD: password, CUBEJS_SQL_SUPER_USER: 'cube' };
+    const env = {
+      CUBEJS_JWK_URL: server.url,
+      CUBEJS_PG_SQL_PORT: '15432',
+      CUBEJS_SQL_USER: 'cube',
+      CUBEJS_SQL_PASSWORD: password,
+      CUBEJS_SQL_SUPER_USER: 'cube',
+    };
     const check = await sqlOf(env);
     expect(check).toEqual({
       id: 'sql-api',
       status: 'ok',
-      message: 'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users',
+      message:
+        'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users',
     });
     expect(check?.message).not.toContain(password);
     expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
@@ -121,9 +158,19 @@ describe('diagnose: the SQL API login', () => {
 
   it('warns of a static login given half, and of token logins with no identity provider to verify them', async () => {
     const half = await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_SQL_USER: 'cube' });
-    expect(half).toMatchObject({ status: 'warn', message: expect.stringContaining('no static login: CUBEJS_SQL_PASSWORD is not set, only CUBEJS_SQL_USER') as string });
+    expect(half).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(
+        'no static login: CUBEJS_SQL_PASSWORD is not set, only CUBEJS_SQL_USER',
+      ) as string,
+    });
     const noProvider = await sqlOf({ CUBEJS_API_SECRET: SECRET, CUBEJS_PG_SQL_PORT: '15432' });
-    expect(noProvider).toMatchObject({ status: 'warn', message: expect.stringContaining('no identity provider is configured (CUBEJS_JWK_URL, CUBE_DUAL_AUTH_PROVIDERS), so every token login is refused') as string });
+    expect(noProvider).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(
+        'no identity provider is configured (CUBEJS_JWK_URL, CUBE_DUAL_AUTH_PROVIDERS), so every token login is refused',
+      ) as string,
+    });
   });
 
   it('fails on a Cube that passes no password to checkSqlAuth (0.33), naming the version it needs', async () => {
@@ -133,7 +180,8 @@ describe('diagnose: the SQL API login', () => {
       expect(await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, cube033)).toEqual({
         id: 'sql-api',
         status: 'fail',
-        message: 'Cube 0.33.65 passes no password to checkSqlAuth: every SQL login is refused; it needs Cube 0.34.27 or later',
+        message:
+          'Cube 0.33.65 passes no password to checkSqlAuth: every SQL login is refused; it needs Cube 0.34.27 or later',
       });
     } finally {
       rmSync(cube033, { recursive: true, force: true });
@@ -142,7 +190,8 @@ describe('diagnose: the SQL API login', () => {
 });
 
 describe('diagnose: metrics', () => {
-  const metricsOf = async (env: NodeJS.ProcessEnv) => (await diagnose({ CUBEJS_API_SECRET: SECRET, ...env }, cubeProject)).checks.find(({ id }) => id === 'metrics');
+  const metricsOf = async (env: NodeJS.ProcessEnv) =>
+    (await diagnose({ CUBEJS_API_SECRET: SECRET, ...env }, cubeProject)).checks.find(({ id }) => id === 'metrics');
 
   it('says nothing of them while they are off, the default', async () => {
     expect(await metricsOf({})).toBeUndefined();
@@ -153,14 +202,23 @@ describe('diagnose: metrics', () => {
     expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '9464' })).toEqual({
       id: 'metrics',
       status: 'ok',
-      message: "GET /metrics on 127.0.0.1:9464 (CUBE_DUAL_AUTH_METRICS_PORT, CUBE_DUAL_AUTH_METRICS_HOST), a listener of its own beside Cube's API",
+      message:
+        "GET /metrics on 127.0.0.1:9464 (CUBE_DUAL_AUTH_METRICS_PORT, CUBE_DUAL_AUTH_METRICS_HOST), a listener of its own beside Cube's API",
     });
-    expect((await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '9464', CUBE_DUAL_AUTH_METRICS_HOST: '::1' }))?.message).toContain('GET /metrics on [::1]:9464 ');
-    expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS: 'true' })).toMatchObject({ status: 'ok', message: expect.stringMatching(/^recorded without a listener \(CUBE_DUAL_AUTH_METRICS=true\)/) });
+    expect(
+      (await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '9464', CUBE_DUAL_AUTH_METRICS_HOST: '::1' }))?.message,
+    ).toContain('GET /metrics on [::1]:9464 ');
+    expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS: 'true' })).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^recorded without a listener \(CUBE_DUAL_AUTH_METRICS=true\)/),
+    });
   });
 
   it("fails a metrics port that is Cube's own API port (PORT, 4000 unless set)", async () => {
-    expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '4000' })).toMatchObject({ status: 'fail', message: "CUBE_DUAL_AUTH_METRICS_PORT is 4000, Cube's own API port (PORT): give the metrics a port of their own" });
+    expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '4000' })).toMatchObject({
+      status: 'fail',
+      message: "CUBE_DUAL_AUTH_METRICS_PORT is 4000, Cube's own API port (PORT): give the metrics a port of their own",
+    });
     expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '8080', PORT: '8080' })).toMatchObject({ status: 'fail' });
     expect(await metricsOf({ CUBE_DUAL_AUTH_METRICS_PORT: '4000', PORT: '8080' })).toMatchObject({ status: 'ok' });
   });
@@ -168,7 +226,8 @@ describe('diagnose: metrics', () => {
 
 describe('diagnose: the refresh worker', () => {
   const TENANT = { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' };
-  const refreshOf = async (env: NodeJS.ProcessEnv) => (await diagnose(env, cubeProject)).checks.find(({ id }) => id === 'refresh-worker');
+  const refreshOf = async (env: NodeJS.ProcessEnv) =>
+    (await diagnose(env, cubeProject)).checks.find(({ id }) => id === 'refresh-worker');
   const CONTEXTS =
     "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
 
@@ -177,7 +236,9 @@ describe('diagnose: the refresh worker', () => {
     expect(await refreshOf({ ...TENANT, NODE_ENV: 'production' })).toBeUndefined();
     expect(await refreshOf(TENANT)).toBeUndefined();
     expect(await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: 'false' })).toBeUndefined();
-    expect(await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: '0', CUBEJS_SCHEDULED_REFRESH: 'true' })).toBeUndefined();
+    expect(
+      await refreshOf({ ...TENANT, CUBEJS_REFRESH_WORKER: '0', CUBEJS_SCHEDULED_REFRESH: 'true' }),
+    ).toBeUndefined();
   });
 
   it('says what its contexts need where it runs, as Cube decides: the first variable set, else NODE_ENV', async () => {
@@ -186,7 +247,10 @@ describe('diagnose: the refresh worker', () => {
       status: 'ok',
       message: `Cube's refresh worker runs here (CUBEJS_REFRESH_WORKER): ${CONTEXTS}`,
     });
-    expect(await refreshOf({ ...TENANT, CUBEJS_SCHEDULED_REFRESH_TIMER: '60', NODE_ENV: 'production' })).toMatchObject({ status: 'ok', message: expect.stringContaining('(CUBEJS_SCHEDULED_REFRESH_TIMER)') });
+    expect(await refreshOf({ ...TENANT, CUBEJS_SCHEDULED_REFRESH_TIMER: '60', NODE_ENV: 'production' })).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('(CUBEJS_SCHEDULED_REFRESH_TIMER)'),
+    });
   });
 
   it('warns where it runs only because NODE_ENV is set to something other than production', async () => {

@@ -14,7 +14,10 @@ const settle = async (outcome: Outcome | Promise<Outcome>): Promise<Outcome> => 
 describe('Authenticator', () => {
   it('answers from the cache until exactly the moment verification would refuse the token, then verifies again', async () => {
     const time = createClock(T0);
-    const authenticator = new Authenticator(resolveOptions({ apiSecret: secret, clockTolerance: 5, tokenCacheMaxAgeMs: 3_600_000 }), time.now);
+    const authenticator = new Authenticator(
+      resolveOptions({ apiSecret: secret, clockTolerance: 5, tokenCacheMaxAgeMs: 3_600_000 }),
+      time.now,
+    );
     const exp = T0 / 1000 + 60;
     const token = signToken({ iat: T0 / 1000, exp }, { alg: 'HS256', key: secret });
     const judge = () => settle(authenticator.authenticate(serviceRequest(), token, { useCache: true }));

@@ -5,11 +5,22 @@ import { DualAuthError } from '../../src/errors';
 import { randomSecret } from '../support/claims';
 
 const NOW = 1_800_000_000;
-const policy: ClaimPolicy = { path: 'key-set', clockTolerance: 5, maxTokenAge: undefined, audience: ['cube-api'], issuer: ['https://idp.example/'], subject: 'svc' };
+const policy: ClaimPolicy = {
+  path: 'key-set',
+  clockTolerance: 5,
+  maxTokenAge: undefined,
+  audience: ['cube-api'],
+  issuer: ['https://idp.example/'],
+  subject: 'svc',
+};
 const withMaxAge: ClaimPolicy = { ...policy, maxTokenAge: 60 };
 
 /** Expects `checkClaims` to refuse `payload` with a `DualAuthError` that has `fields`. */
-function expectRefusal(payload: Record<string, unknown>, fields: Partial<DualAuthError>, given: ClaimPolicy = policy): void {
+function expectRefusal(
+  payload: Record<string, unknown>,
+  fields: Partial<DualAuthError>,
+  given: ClaimPolicy = policy,
+): void {
   expect(() => checkClaims(payload, given, NOW)).toThrow(expect.objectContaining({ name: 'DualAuthError', ...fields }));
 }
 
@@ -25,7 +36,14 @@ describe('claimPolicy', () => {
   });
 
   it('checks times only on the shared-secret path', () => {
-    expect(claimPolicy(options)).toEqual({ path: 'shared-secret', clockTolerance: 7, maxTokenAge: 600, audience: undefined, issuer: undefined, subject: undefined });
+    expect(claimPolicy(options)).toEqual({
+      path: 'shared-secret',
+      clockTolerance: 7,
+      maxTokenAge: 600,
+      audience: undefined,
+      issuer: undefined,
+      subject: undefined,
+    });
   });
 
   it("checks the identity provider's audience, issuer and subject on the key-set path", () => {
@@ -42,8 +60,21 @@ describe('claimPolicy', () => {
 
 describe('jsonwebtokenChecks: what jsonwebtoken is asked to check', () => {
   it('passes the tolerance always, and audience, issuer, subject and maximum age when the policy names them', () => {
-    expect(jsonwebtokenChecks(withMaxAge)).toEqual({ clockTolerance: 5, audience: ['cube-api'], issuer: ['https://idp.example/'], subject: 'svc', maxAge: 60 });
-    const timesOnly: ClaimPolicy = { path: 'shared-secret', clockTolerance: 0, maxTokenAge: undefined, audience: undefined, issuer: undefined, subject: undefined };
+    expect(jsonwebtokenChecks(withMaxAge)).toEqual({
+      clockTolerance: 5,
+      audience: ['cube-api'],
+      issuer: ['https://idp.example/'],
+      subject: 'svc',
+      maxAge: 60,
+    });
+    const timesOnly: ClaimPolicy = {
+      path: 'shared-secret',
+      clockTolerance: 0,
+      maxTokenAge: undefined,
+      audience: undefined,
+      issuer: undefined,
+      subject: undefined,
+    };
     expect(jsonwebtokenChecks(timesOnly)).toEqual({ clockTolerance: 0 });
   });
 });
@@ -56,7 +87,14 @@ describe('checkClaims: the rules jsonwebtoken does not have', () => {
   });
 
   it('with a maximum age, refuses a token issued at 0, which jsonwebtoken reads as issued now', () => {
-    expectRefusal({ iat: 0, exp: NOW + 300 }, { code: 'ERR_TOKEN_TOO_OLD', message: 'Token issued at 1970-01-01T00:00:00Z is older than this deployment accepts' }, withMaxAge);
+    expectRefusal(
+      { iat: 0, exp: NOW + 300 },
+      {
+        code: 'ERR_TOKEN_TOO_OLD',
+        message: 'Token issued at 1970-01-01T00:00:00Z is older than this deployment accepts',
+      },
+      withMaxAge,
+    );
     expectRefusal({ iat: NOW - 66, exp: NOW + 300 }, { code: 'ERR_TOKEN_TOO_OLD' }, withMaxAge);
     expect(checkClaims({ iat: NOW - 64, exp: NOW + 300 }, withMaxAge, NOW)).toBe((NOW + 1) * 1000);
   });
@@ -73,7 +111,10 @@ describe('checkClaims: the rules jsonwebtoken does not have', () => {
     ['iat', 'yesterday'],
     ['exp', null],
   ])('refuses a %s of %s: time claims are finite numbers', (claim, value) => {
-    expectRefusal({ [claim]: value }, { code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a number of seconds since 1970` });
+    expectRefusal(
+      { [claim]: value },
+      { code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a number of seconds since 1970` },
+    );
   });
 
   it('refuses an iat later than now plus the tolerance under a maximum age only', () => {
@@ -88,7 +129,10 @@ describe('checkClaims: the rules jsonwebtoken does not have', () => {
     ['sub', 42],
     ['sub', { id: 'svc' }],
   ])('refuses a %s that is not a single string', (claim, value) => {
-    expectRefusal({ [claim]: value }, { code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` });
+    expectRefusal(
+      { [claim]: value },
+      { code: 'ERR_CLAIM_INVALID', message: `Claim "${claim}" must be a single string` },
+    );
   });
 
   it('reads claims as own properties only', () => {
@@ -101,7 +145,9 @@ describe('claimRejections', () => {
   it('names the times as the token has them, also where a Date cannot hold them', () => {
     expect(claimRejections.expired({ exp: NOW }, policy).message).toBe('Token expired at 2027-01-15T08:00:00Z');
     expect(claimRejections.expired({ exp: -1e300 }, policy).message).toBe('Token expired at -1e+300');
-    expect(claimRejections.notYetValid({ nbf: NOW + 0.5 }, policy).message).toBe('Token not valid before 2027-01-15T08:00:00Z');
+    expect(claimRejections.notYetValid({ nbf: NOW + 0.5 }, policy).message).toBe(
+      'Token not valid before 2027-01-15T08:00:00Z',
+    );
   });
 
   it('says whether the iat a maximum age needs is missing or not a number', () => {
@@ -109,8 +155,13 @@ describe('claimRejections', () => {
       code: 'ERR_CLAIM_INVALID',
       message: 'Claim "iat" is required: tokens older than the maximum token age are refused',
     });
-    expect(claimRejections.iatRequired({ iat: '1' }, withMaxAge)).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: 'Claim "iat" must be a number of seconds since 1970' });
-    expect(claimRejections.iatRequired(Object.create({ iat: 'inherited' }) as Record<string, unknown>, withMaxAge).message).toMatch(/is required/);
+    expect(claimRejections.iatRequired({ iat: '1' }, withMaxAge)).toMatchObject({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'Claim "iat" must be a number of seconds since 1970',
+    });
+    expect(
+      claimRejections.iatRequired(Object.create({ iat: 'inherited' }) as Record<string, unknown>, withMaxAge).message,
+    ).toMatch(/is required/);
   });
 
   it('tells the caller what failed and the log what was expected', () => {

@@ -51,9 +51,13 @@ describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
   it("name scheduledRefreshContexts when the refresh worker's context lacks them (its requests are 'scheduler-…')", () => {
     // As Cube's RefreshScheduler builds it from a context of scheduledRefreshContexts (or its default, null).
     const refresh = (securityContext: unknown) => ({ authInfo: null, securityContext, requestId: 'scheduler-4b1f' });
-    const advice = "The refresh worker's security context has no %s: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ";
+    const advice =
+      "The refresh worker's security context has no %s: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ";
     for (const option of [WITH_TENANT.contextToAppId, WITH_TENANT.contextToOrchestratorId]) {
-      expect(refusalOf(() => option(refresh({})))).toMatchObject({ status: 403, message: `${advice.replace('%s', 'tenant')}refusing to answer for every tenant` });
+      expect(refusalOf(() => option(refresh({})))).toMatchObject({
+        status: 403,
+        message: `${advice.replace('%s', 'tenant')}refusing to answer for every tenant`,
+      });
     }
     expect(refusalOf(() => WITH_TENANT.contextToGroups(refresh({ tenant: 'acme' })))).toMatchObject({
       status: 403,
@@ -73,17 +77,26 @@ describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
     for (const name of ['contextToGroups', 'contextToAppId', 'contextToOrchestratorId', 'tenantFilter'] as const) {
       expect(() => none[name]).toThrow(DualAuthConfigError);
     }
-    expect(() => none.contextToGroups).toThrow(/^cube-dual-auth: contextToGroups reads what the hook puts in the security context, which needs authorization \(option "tenantClaim", option "groupsClaim", option "serviceGroups" or another of its settings\): set it$/);
+    expect(() => none.contextToGroups).toThrow(
+      /^cube-dual-auth: contextToGroups reads what the hook puts in the security context, which needs authorization \(option "tenantClaim", option "groupsClaim", option "serviceGroups" or another of its settings\): set it$/,
+    );
     const groupsOnly = cubeOptions({ serviceGroups: ['embeddable'] });
     expect(typeof groupsOnly.contextToGroups).toBe('function');
-    expect(() => groupsOnly.contextToAppId).toThrow('cube-dual-auth: contextToAppId reads what the hook puts in the security context, which needs a tenant claim (option "tenantClaim"): set it');
+    expect(() => groupsOnly.contextToAppId).toThrow(
+      'cube-dual-auth: contextToAppId reads what the hook puts in the security context, which needs a tenant claim (option "tenantClaim"): set it',
+    );
     expect(() => groupsOnly.tenantFilter).toThrow(/^cube-dual-auth: tenantFilter reads/);
   });
 });
 
 describe('tenantFilter', () => {
-  const rewrite = WITH_TENANT.tenantFilter({ orders: 'orders.tenant', customers: 'customers.tenant_id', orders_view: 'orders_view.tenant' });
-  const tenantFilters = (query: CubeQuery) => (rewrite(query, ACME).filters ?? []).filter((filter) => (filter as { values?: unknown[] }).values?.[0] === 'acme');
+  const rewrite = WITH_TENANT.tenantFilter({
+    orders: 'orders.tenant',
+    customers: 'customers.tenant_id',
+    orders_view: 'orders_view.tenant',
+  });
+  const tenantFilters = (query: CubeQuery) =>
+    (rewrite(query, ACME).filters ?? []).filter((filter) => (filter as { values?: unknown[] }).values?.[0] === 'acme');
 
   it('adds the tenant filter of every cube a query touches, once each, keeping the query', () => {
     // A member tenantFilter does not read (limit) is kept, with the query's own type.
@@ -109,39 +122,129 @@ describe('tenantFilter', () => {
   });
 
   it.each<[string, CubeQuery, string[]]>([
-    ['a segment', { measures: ['orders.count'], segments: ['customers.active'] }, ['orders.tenant', 'customers.tenant_id']],
-    ['a filter nested in and/or', { measures: ['orders.count'], filters: [{ or: [{ member: 'orders.status', operator: 'set' }, { and: [{ member: 'customers.city', operator: 'equals', values: ['x'] }] }] }] }, ['orders.tenant', 'customers.tenant_id']],
-    ['a filter by "dimension"', { measures: ['orders.count'], filters: [{ dimension: 'customers.city', operator: 'set' }] }, ['orders.tenant', 'customers.tenant_id']],
-    ['a time dimension only', { timeDimensions: [{ dimension: 'customers.created_at', granularity: 'month' }] }, ['customers.tenant_id']],
+    [
+      'a segment',
+      { measures: ['orders.count'], segments: ['customers.active'] },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
+    [
+      'a filter nested in and/or',
+      {
+        measures: ['orders.count'],
+        filters: [
+          {
+            or: [
+              { member: 'orders.status', operator: 'set' },
+              { and: [{ member: 'customers.city', operator: 'equals', values: ['x'] }] },
+            ],
+          },
+        ],
+      },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
+    [
+      'a filter by "dimension"',
+      { measures: ['orders.count'], filters: [{ dimension: 'customers.city', operator: 'set' }] },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
+    [
+      'a time dimension only',
+      { timeDimensions: [{ dimension: 'customers.created_at', granularity: 'month' }] },
+      ['customers.tenant_id'],
+    ],
     ['a time dimension in dimensions', { dimensions: ['orders.created_at.day'] }, ['orders.tenant']],
-    ['the order, as an array', { measures: ['orders.count'], order: [['customers.city', 'asc']] }, ['orders.tenant', 'customers.tenant_id']],
-    ['a join hint', { measures: ['orders.count'], joinHints: [['orders', 'customers']] }, ['orders.tenant', 'customers.tenant_id']],
+    [
+      'the order, as an array',
+      { measures: ['orders.count'], order: [['customers.city', 'asc']] },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
+    [
+      'a join hint',
+      { measures: ['orders.count'], joinHints: [['orders', 'customers']] },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
     ['a view', { measures: ['orders_view.count'] }, ['orders_view.tenant']],
-    ['an SQL API member expression and the cubes its SQL names', { measures: [{ cubeName: 'orders', name: 'm', expression: ['orders', 'customers', 'return `${orders.amount}`'] }] }, ['orders.tenant', 'customers.tenant_id']],
-    ['a patched measure', { measures: [{ cubeName: 'orders', name: 'm', expression: { type: 'PatchMeasure', sourceMeasure: 'orders.count', replaceAggregationType: null, addFilters: [['customers', 'return `x`']] } }] }, ['orders.tenant', 'customers.tenant_id']],
+    [
+      'an SQL API member expression and the cubes its SQL names',
+      {
+        measures: [{ cubeName: 'orders', name: 'm', expression: ['orders', 'customers', 'return `${orders.amount}`'] }],
+      },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
+    [
+      'a patched measure',
+      {
+        measures: [
+          {
+            cubeName: 'orders',
+            name: 'm',
+            expression: {
+              type: 'PatchMeasure',
+              sourceMeasure: 'orders.count',
+              replaceAggregationType: null,
+              addFilters: [['customers', 'return `x`']],
+            },
+          },
+        ],
+      },
+      ['orders.tenant', 'customers.tenant_id'],
+    ],
   ])('reads the cubes of %s', (_, query, members) => {
     expect(tenantFilters(query).map((filter) => (filter as { member: string }).member)).toEqual(members);
   });
 
   it.each<[string, CubeQuery, string]>([
-    ['a cube it has no tenant member for', { measures: ['orders.count'], dimensions: ['products.name'] }, 'it reads "products", which has no tenant member'],
-    ['such a cube in a nested filter only', { measures: ['orders.count'], filters: [{ and: [{ member: 'products.name', operator: 'set' }] }] }, 'it reads "products", which has no tenant member'],
-    ['such a cube in a join hint only', { measures: ['orders.count'], joinHints: [['orders', 'products']] }, 'it reads "products", which has no tenant member'],
-    ['a member expression that hides its cubes', { measures: [{ cubeName: 'orders', name: 'm', expression: () => 'x' }] }, 'the member expression "orders" does not say which cubes it reads'],
-    ['subquery joins', { measures: ['orders.count'], subqueryJoins: [{ sql: 'SELECT 1', on: 'x', joinType: 'LEFT', alias: 'q' }] }, 'it has subquery joins, which a tenant filter cannot reach'],
-    ['a filter naming no member', { measures: ['orders.count'], filters: [{ operator: 'set' }] }, 'a filter names no member'],
+    [
+      'a cube it has no tenant member for',
+      { measures: ['orders.count'], dimensions: ['products.name'] },
+      'it reads "products", which has no tenant member',
+    ],
+    [
+      'such a cube in a nested filter only',
+      { measures: ['orders.count'], filters: [{ and: [{ member: 'products.name', operator: 'set' }] }] },
+      'it reads "products", which has no tenant member',
+    ],
+    [
+      'such a cube in a join hint only',
+      { measures: ['orders.count'], joinHints: [['orders', 'products']] },
+      'it reads "products", which has no tenant member',
+    ],
+    [
+      'a member expression that hides its cubes',
+      { measures: [{ cubeName: 'orders', name: 'm', expression: () => 'x' }] },
+      'the member expression "orders" does not say which cubes it reads',
+    ],
+    [
+      'subquery joins',
+      { measures: ['orders.count'], subqueryJoins: [{ sql: 'SELECT 1', on: 'x', joinType: 'LEFT', alias: 'q' }] },
+      'it has subquery joins, which a tenant filter cannot reach',
+    ],
+    [
+      'a filter naming no member',
+      { measures: ['orders.count'], filters: [{ operator: 'set' }] },
+      'a filter names no member',
+    ],
     ['a member naming no cube', { measures: ['count'] }, 'the member "count" names no cube'],
   ])('refuses, 403, a query touching %s', (_, query, why) => {
-    expect(refusalOf(() => rewrite(query, ACME))).toMatchObject({ status: 403, code: 'ERR_FORBIDDEN', message: `The query cannot be kept to its tenant: ${why}` });
+    expect(refusalOf(() => rewrite(query, ACME))).toMatchObject({
+      status: 403,
+      code: 'ERR_FORBIDDEN',
+      message: `The query cannot be kept to its tenant: ${why}`,
+    });
   });
 
   it('refuses a request without a tenant, whatever the query', () => {
-    expect(refusalOf(() => rewrite({ measures: ['orders.count'] }, context({ groups: [] })))).toMatchObject({ status: 403, message: 'The security context has no tenant; refusing to answer for every tenant' });
+    expect(refusalOf(() => rewrite({ measures: ['orders.count'] }, context({ groups: [] })))).toMatchObject({
+      status: 403,
+      message: 'The security context has no tenant; refusing to answer for every tenant',
+    });
   });
 
   it('quotes what it shows of a query', () => {
     const error = refusalOf(() => rewrite({ measures: [`evil\u001b[31m.count`] }, ACME));
-    expect(error.message).toBe('The query cannot be kept to its tenant: it reads "evil?[31m", which has no tenant member');
+    expect(error.message).toBe(
+      'The query cannot be kept to its tenant: it reads "evil?[31m", which has no tenant member',
+    );
   });
 
   it.each<[unknown, string]>([
@@ -150,7 +253,9 @@ describe('tenantFilter', () => {
     [{ 'orders.x': 'orders.tenant' }, 'names "orders.x", which is not a cube or view name'],
     [{ orders: 'tenant' }, 'gives cube "orders" "tenant", which is not a member name such as "orders.tenant"'],
   ])('stops the start when given %j', (members, problem) => {
-    expect(() => WITH_TENANT.tenantFilter(members as Record<string, string>)).toThrow(new DualAuthConfigError('tenantFilter', problem).message);
+    expect(() => WITH_TENANT.tenantFilter(members as Record<string, string>)).toThrow(
+      new DualAuthConfigError('tenantFilter', problem).message,
+    );
   });
 });
 
@@ -164,7 +269,9 @@ describe("as members of createCheckAuth's hook, from its options", () => {
       expect(checkAuth.contextToGroups(cubeContext)).toEqual(['analyst', 'embeddable']);
       expect(checkAuth.contextToAppId(cubeContext)).toBe('CUBE_APP_acme');
       expect(checkAuth.contextToOrchestratorId(cubeContext)).toBe('CUBE_APP_acme');
-      expect(checkAuth.tenantFilter({ orders: 'orders.tenant' })({ measures: ['orders.count'] }, cubeContext).filters).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
+      expect(
+        checkAuth.tenantFilter({ orders: 'orders.tenant' })({ measures: ['orders.count'] }, cubeContext).filters,
+      ).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
     } finally {
       checkAuth.close();
     }

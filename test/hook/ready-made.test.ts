@@ -41,11 +41,15 @@ describe('the ready-made checkAuth: what it resolves to', () => {
 });
 
 describe('the ready-made checkAuth: whatever the host object does, a 403 rejection', () => {
-  const throwingSet = () => new Proxy({ headers: { 'request-origin': 'embeddable' } }, {
-    set: () => {
-      throw new TypeError('read-only request');
-    },
-  });
+  const throwingSet = () =>
+    new Proxy(
+      { headers: { 'request-origin': 'embeddable' } },
+      {
+        set: () => {
+          throw new TypeError('read-only request');
+        },
+      },
+    );
 
   it('the ready-made checkAuth rejects with a 403 too', async () => {
     await withEnv({ CUBEJS_API_SECRET: secret }, async () => {
@@ -62,12 +66,32 @@ describe('the ready-made checkAuth: whatever the host object does, a 403 rejecti
 
 describe('the ready-made checkAuth: the environment is checked when cube.js takes it', () => {
   it.each([
-    ['a JWKS URL that is not http(s)', { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/],
-    ['providers that are not JSON', { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' }, /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /],
-    ['an unknown algorithm', { CUBEJS_JWK_URL: 'https://idp.example/jwks', CUBEJS_JWT_ALGS: 'RS1' }, /^cube-dual-auth: CUBEJS_JWT_ALGS contains "RS1", which is not supported/],
-    ['conflicting variables', { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": "https://a.example"}]', CUBEJS_JWK_URL: 'https://a.example/jwks' }, /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS and CUBEJS_JWK_URL are both set/],
+    [
+      'a JWKS URL that is not http(s)',
+      { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' },
+      /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/,
+    ],
+    [
+      'providers that are not JSON',
+      { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' },
+      /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON: /,
+    ],
+    [
+      'an unknown algorithm',
+      { CUBEJS_JWK_URL: 'https://idp.example/jwks', CUBEJS_JWT_ALGS: 'RS1' },
+      /^cube-dual-auth: CUBEJS_JWT_ALGS contains "RS1", which is not supported/,
+    ],
+    [
+      'conflicting variables',
+      { CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": "https://a.example"}]', CUBEJS_JWK_URL: 'https://a.example/jwks' },
+      /^cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS and CUBEJS_JWK_URL are both set/,
+    ],
     ['neither a secret nor a JWKS URL', {}, /^cube-dual-auth: CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/],
-    ['a weak secret', { CUBEJS_API_SECRET: 'secret' }, /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/],
+    [
+      'a weak secret',
+      { CUBEJS_API_SECRET: 'secret' },
+      /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+    ],
   ])('throws the DualAuthConfigError when it is read from the package root: %s', async (_, env, message) => {
     await withEnv(env, () => {
       let thrown: unknown;
@@ -84,7 +108,12 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
   it('checks nothing when the rest of the package is taken from the root, in any environment', async () => {
     await withEnv({ CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, () => {
       const { createCheckAuth: create, optionsFromEnv: fromEnv, DualAuthError: rejection, forbidden } = root;
-      expect([create, fromEnv, rejection, forbidden].map((value) => typeof value)).toEqual(['function', 'function', 'function', 'function']);
+      expect([create, fromEnv, rejection, forbidden].map((value) => typeof value)).toEqual([
+        'function',
+        'function',
+        'function',
+        'function',
+      ]);
     });
   });
 
@@ -103,7 +132,9 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
         }
       });
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]?.[0])).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: /);
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(
+        /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: /,
+      );
       expect(String(warn.mock.calls[0]?.[0])).not.toContain('"secret"');
     } finally {
       warn.mockRestore();
@@ -119,8 +150,13 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
       await withEnv({ CUBE_DUAL_AUTH_LOG: 'all' }, async () => {
         const unchecked = checkAuthForImport();
         // Imported where nothing configures a path, the hook refuses every request, and says why in the Cube log.
-        expect(await rejectionOf(unchecked(serviceRequest(), hs({})))).toMatchObject({ status: 403, code: 'ERR_CONFIG_INVALID' });
-        expect(String(logged.mock.calls[0]?.[0])).toMatch(/^cube-dual-auth: CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/);
+        expect(await rejectionOf(unchecked(serviceRequest(), hs({})))).toMatchObject({
+          status: 403,
+          code: 'ERR_CONFIG_INVALID',
+        });
+        expect(String(logged.mock.calls[0]?.[0])).toMatch(
+          /^cube-dual-auth: CUBEJS_API_SECRET and CUBEJS_JWK_URL are both unset/,
+        );
         unchecked.close();
       });
     } finally {
@@ -143,7 +179,11 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
         expect(verdict).toMatchObject({ accepted: false, error: { code: 'ERR_CONFIG_INVALID' } });
         expect(verdict.error?.message).toMatch(/CUBEJS_JWK_URL must be an http\(s\) URL/);
         const refused = await rejectionOf(readyMade(serviceRequest(), hs({})));
-        expect(refused).toMatchObject({ status: 403, code: 'ERR_CONFIG_INVALID', message: 'Authentication is misconfigured on this deployment; see the Cube server log' });
+        expect(refused).toMatchObject({
+          status: 403,
+          code: 'ERR_CONFIG_INVALID',
+          message: 'Authentication is misconfigured on this deployment; see the Cube server log',
+        });
         expect(error).toHaveBeenCalledTimes(1);
         readyMade.close();
       });

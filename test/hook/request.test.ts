@@ -47,7 +47,14 @@ describe('readHeader', () => {
     ['null', null],
     ['a string', 'GET /'],
     ['headers that is a number', { headers: 42 }],
-    ['a get that throws', { get: () => { throw new Error('boom'); } }],
+    [
+      'a get that throws',
+      {
+        get: () => {
+          throw new Error('boom');
+        },
+      },
+    ],
   ])('returns undefined for %s, without throwing', (_, req) => {
     expect(readHeader(req, 'request-origin')).toBeUndefined();
   });
@@ -59,14 +66,19 @@ describe('extractToken', () => {
   });
 
   it.each(['Bearer abc.def.ghi', 'bearer abc.def.ghi', 'BEARER   abc.def.ghi', '  abc.def.ghi  ', 'abc.def.ghi'])(
-    'accepts %j', (value) => {
+    'accepts %j',
+    (value) => {
       expect(extractToken({}, value)).toBe('abc.def.ghi');
     },
   );
 
   it('falls back to Authorization, then X-Cube-Authorization', () => {
-    expect(extractToken(nodeRequest({ Authorization: 'Bearer from-authorization' }), undefined)).toBe('from-authorization');
-    expect(extractToken(nodeRequest({ 'X-Cube-Authorization': 'from-cube-header' }), undefined)).toBe('from-cube-header');
+    expect(extractToken(nodeRequest({ Authorization: 'Bearer from-authorization' }), undefined)).toBe(
+      'from-authorization',
+    );
+    expect(extractToken(nodeRequest({ 'X-Cube-Authorization': 'from-cube-header' }), undefined)).toBe(
+      'from-cube-header',
+    );
   });
 
   it.each([undefined, '', '   ', 'Bearer', 'Bearer   ', 42, {}])('finds no token in %j', (auth) => {
@@ -104,7 +116,10 @@ describe('pathChooser', () => {
       path: 'key-set',
       reason: 'Request-Origin is not "embeddable": the key-set path (identity provider tokens)',
     });
-    const noHeader = { path: 'key-set', reason: 'no Request-Origin header: the key-set path (identity provider tokens)' };
+    const noHeader = {
+      path: 'key-set',
+      reason: 'no Request-Origin header: the key-set path (identity provider tokens)',
+    };
     expect(choosePath(nodeRequest({}))).toEqual(noHeader);
     expect(choosePath({ isSubscription: true, protocol: 'ws' })).toEqual(noHeader);
   });
@@ -119,7 +134,10 @@ describe('one request, one path', () => {
     ["Node's comma-joined form", { 'request-origin': 'embeddable, embeddable' }],
     ["Node's comma-joined form, first value matching", { 'request-origin': 'embeddable,partner' }],
   ])('sends several Request-Origin values (%s) to the key-set path', (_, headers) => {
-    expect(choosePath({ headers })).toEqual({ path: 'key-set', reason: 'several Request-Origin values: the key-set path (identity provider tokens)' });
+    expect(choosePath({ headers })).toEqual({
+      path: 'key-set',
+      reason: 'several Request-Origin values: the key-set path (identity provider tokens)',
+    });
   });
 
   it('takes an array of exactly one value as that value', () => {

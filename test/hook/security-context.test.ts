@@ -29,19 +29,34 @@ describe('the securityContext function has a deadline', () => {
     await vi.advanceTimersByTimeAsync(30);
     const error = await refused;
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(error).toMatchObject({ status: 403, code: 'ERR_SECURITY_CONTEXT_TIMEOUT', message: 'The securityContext function did not answer in time' });
-    expect(events).toContainEqual({ type: 'internal-error', message: 'securityContext function did not settle within 30 ms' });
-    expect(events).toContainEqual(expect.objectContaining({
-      type: 'rejected',
+    expect(error).toMatchObject({
+      status: 403,
       code: 'ERR_SECURITY_CONTEXT_TIMEOUT',
-      message: 'The securityContext function did not answer within 30 ms (securityContextTimeoutMs)',
-    }));
+      message: 'The securityContext function did not answer in time',
+    });
+    expect(events).toContainEqual({
+      type: 'internal-error',
+      message: 'securityContext function did not settle within 30 ms',
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'rejected',
+        code: 'ERR_SECURITY_CONTEXT_TIMEOUT',
+        message: 'The securityContext function did not answer within 30 ms (securityContextTimeoutMs)',
+      }),
+    );
   });
 
   it('leaves no timer behind when the function answers in time', async () => {
-    const checkAuth = createCheckAuth({ apiSecret: secret, securityContext: async (context) => ({ ...context, mapped: true }) });
+    const checkAuth = createCheckAuth({
+      apiSecret: secret,
+      securityContext: async (context) => ({ ...context, mapped: true }),
+    });
     const before = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
-    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme' }))).toMatchObject({ tenant: 'acme', mapped: true });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme' }))).toMatchObject({
+      tenant: 'acme',
+      mapped: true,
+    });
     expect(process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length).toBe(before);
   });
 });
@@ -50,18 +65,28 @@ describe('required claims', () => {
   const checkAuth = createCheckAuth({ apiSecret: secret, requiredClaims: ['tenant', 'region'] });
 
   it('accepts a security context with every required claim', async () => {
-    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', region: 'eu' }))).toMatchObject({ tenant: 'acme' });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', region: 'eu' }))).toMatchObject({
+      tenant: 'acme',
+    });
   });
 
   it('refuses with ERR_CLAIM_MISSING naming the first missing claim, as an own property only', async () => {
     const error = await rejectionOf(checkAuth(serviceRequest(), hs({ tenant: 'acme' })));
-    expect(error).toMatchObject({ status: 403, code: 'ERR_CLAIM_MISSING', message: 'The security context has no "region" claim, which this deployment requires' });
+    expect(error).toMatchObject({
+      status: 403,
+      code: 'ERR_CLAIM_MISSING',
+      message: 'The security context has no "region" claim, which this deployment requires',
+    });
     const inherited = createCheckAuth({ apiSecret: secret, requiredClaims: ['constructor'] });
     expect((await rejectionOf(inherited(serviceRequest(), hs({ tenant: 'acme' })))).code).toBe('ERR_CLAIM_MISSING');
   });
 
   it('checks what the securityContext function returns', async () => {
-    const mapped = createCheckAuth({ apiSecret: secret, requiredClaims: ['tenant'], securityContext: () => ({ org: 'acme' }) });
+    const mapped = createCheckAuth({
+      apiSecret: secret,
+      requiredClaims: ['tenant'],
+      securityContext: () => ({ org: 'acme' }),
+    });
     expect((await rejectionOf(mapped(serviceRequest(), hs({ tenant: 'acme' })))).code).toBe('ERR_CLAIM_MISSING');
   });
 });
@@ -93,8 +118,12 @@ describe('authorization: one tenant and one set of groups for both callers', () 
 
   it('gives both callers\' contexts the same "tenant" and "groups", read from each path\'s claims', async () => {
     const checkAuth = make();
-    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme', roles: ['analyst'] }))).toEqual(expect.objectContaining({ tenant: 'acme', groups: ['analyst', 'embeddable'] }));
-    expect(await contextOf(checkAuth, appRequest(), rs({ tenant_id: 'acme', realm_access: { roles: ['analyst'] } }))).toEqual(expect.objectContaining({ tenant: 'acme', groups: ['analyst'] }));
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme', roles: ['analyst'] }))).toEqual(
+      expect.objectContaining({ tenant: 'acme', groups: ['analyst', 'embeddable'] }),
+    );
+    expect(
+      await contextOf(checkAuth, appRequest(), rs({ tenant_id: 'acme', realm_access: { roles: ['analyst'] } })),
+    ).toEqual(expect.objectContaining({ tenant: 'acme', groups: ['analyst'] }));
   });
 
   it("replaces the token's own tenant and groups members, also when the cache answers", async () => {
@@ -108,14 +137,27 @@ describe('authorization: one tenant and one set of groups for both callers', () 
 
   it('refuses a token without its tenant, 403 ERR_TENANT_MISSING, on either path', async () => {
     const checkAuth = make();
-    expect(await rejectionOf(checkAuth(serviceRequest(), hs({ roles: ['analyst'] })))).toMatchObject({ status: 403, code: 'ERR_TENANT_MISSING', message: 'The token has no tenant claim "tenant_id"' });
-    expect(await rejectionOf(checkAuth(appRequest(), rs({ org: 'acme' })))).toMatchObject({ status: 403, code: 'ERR_TENANT_MISSING', path: 'key-set' });
+    expect(await rejectionOf(checkAuth(serviceRequest(), hs({ roles: ['analyst'] })))).toMatchObject({
+      status: 403,
+      code: 'ERR_TENANT_MISSING',
+      message: 'The token has no tenant claim "tenant_id"',
+    });
+    expect(await rejectionOf(checkAuth(appRequest(), rs({ org: 'acme' })))).toMatchObject({
+      status: 403,
+      code: 'ERR_TENANT_MISSING',
+      path: 'key-set',
+    });
   });
 
   it('reads the claims before the securityContext function runs, and writes them after it: the function cannot replace them', async () => {
     const seen: unknown[] = [];
-    const checkAuth = make({ securityContext: (context) => (seen.push(context), { ...context, tenant: 'forged', groups: ['admin'] }) });
-    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme' }))).toMatchObject({ tenant: 'acme', groups: ['embeddable'] });
+    const checkAuth = make({
+      securityContext: (context) => (seen.push(context), { ...context, tenant: 'forged', groups: ['admin'] }),
+    });
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant_id: 'acme' }))).toMatchObject({
+      tenant: 'acme',
+      groups: ['embeddable'],
+    });
     expect((await rejectionOf(checkAuth(serviceRequest(), hs({})))).code).toBe('ERR_TENANT_MISSING');
     expect(seen).toHaveLength(1);
   });
@@ -127,12 +169,17 @@ describe('authorization: one tenant and one set of groups for both callers', () 
 
   it('shows the tenant and groups in explain()', async () => {
     const verdict = await make().explain(serviceRequest(), hs({ tenant_id: 'acme', roles: 'analyst' }));
-    expect(verdict).toMatchObject({ accepted: true, securityContext: { tenant: 'acme', groups: ['analyst', 'embeddable'] } });
+    expect(verdict).toMatchObject({
+      accepted: true,
+      securityContext: { tenant: 'acme', groups: ['analyst', 'embeddable'] },
+    });
   });
 
   it('leaves the context as the token made it when authorization is not configured', async () => {
     const checkAuth = createCheckAuth({ apiSecret: secret });
     hooks.push(checkAuth);
-    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', roles: ['a'] }))).not.toHaveProperty('groups');
+    expect(await contextOf(checkAuth, serviceRequest(), hs({ tenant: 'acme', roles: ['a'] }))).not.toHaveProperty(
+      'groups',
+    );
   });
 });

@@ -30,11 +30,17 @@ beforeAll(async () => {
 afterAll(() => idp.close());
 
 /** What Cube 1.7.43's native server passes as the request of checkSqlAuth (auth.rs: TransportAuthRequest). */
-const sqlRequest = () => ({ id: 'b3f0c2de-1a2b-4c3d-9e8f-0123456789ab-span-1', meta: null, protocol: 'postgres', method: 'password' });
+const sqlRequest = () => ({
+  id: 'b3f0c2de-1a2b-4c3d-9e8f-0123456789ab-span-1',
+  meta: null,
+  protocol: 'postgres',
+  method: 'password',
+});
 
 const idpToken = (payload: Record<string, unknown>, options: { expiresIn?: number; key?: typeof idpKey } = {}) =>
   signToken(timed(payload, { now: NOW, expiresIn: options.expiresIn ?? 300 }), { key: options.key ?? idpKey });
-const serviceToken = (payload: Record<string, unknown>) => signToken(timed(payload, { now: NOW }), { alg: 'HS256', key: secret });
+const serviceToken = (payload: Record<string, unknown>) =>
+  signToken(timed(payload, { now: NOW }), { alg: 'HS256', key: secret });
 
 const made: { close(): void }[] = [];
 afterEach(() => {
@@ -42,12 +48,21 @@ afterEach(() => {
 });
 
 /** The SQL login of options, judged by a clock the test moves, with the Cube version it would find given. */
-function sqlLogin(options: DualAuthOptions, settings: { namespaces?: string[]; cubeVersion?: () => string | undefined; events?: AuthEvent[] } = {}) {
+function sqlLogin(
+  options: DualAuthOptions,
+  settings: { namespaces?: string[]; cubeVersion?: () => string | undefined; events?: AuthEvent[] } = {},
+) {
   const clock = createClock(NOW * 1000);
   const { events } = settings;
-  const authenticator = new Authenticator(resolveOptions({ ...options, ...(events && { onEvent: (event: AuthEvent) => events.push(event) }) }), clock.now);
+  const authenticator = new Authenticator(
+    resolveOptions({ ...options, ...(events && { onEvent: (event: AuthEvent) => events.push(event) }) }),
+    clock.now,
+  );
   made.push(authenticator);
-  const login: SqlAuth = sqlAuthOf(authenticator, { namespaces: settings.namespaces ?? [], cubeVersion: settings.cubeVersion ?? (() => undefined) });
+  const login: SqlAuth = sqlAuthOf(authenticator, {
+    namespaces: settings.namespaces ?? [],
+    cubeVersion: settings.cubeVersion ?? (() => undefined),
+  });
   return { ...login, clock };
 }
 
@@ -62,7 +77,16 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     expect(login).toEqual({
       password: token,
       superuser: false,
-      securityContext: { sub: 'alice', org: 'acme', roles: ['analyst'], region: 'emea', tenant: 'acme', groups: ['analyst'], iat: NOW, exp: NOW + 300 },
+      securityContext: {
+        sub: 'alice',
+        org: 'acme',
+        roles: ['analyst'],
+        region: 'emea',
+        tenant: 'acme',
+        groups: ['analyst'],
+        iat: NOW,
+        exp: NOW + 300,
+      },
       skipPasswordCheck: true,
     });
     // The same token over the REST API.
@@ -76,17 +100,27 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     const token = idpToken({ sub: 'bob' });
     const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', token));
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ code: 'ERR_CLAIM_INVALID', message: 'The SQL user "alice" is not the one the token names in its claim "sub"' });
+    expect(error).toMatchObject({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'The SQL user "alice" is not the one the token names in its claim "sub"',
+    });
     expect(error.message).not.toContain(token);
   });
 
   it('reads the user from the claim CUBE_DUAL_AUTH_SQL_USER_CLAIM names, a JSON Pointer too, and refuses a token without it', async () => {
     const { checkSqlAuth } = sqlLogin({ ...keySet(), sqlUserClaim: '/profile/email' });
     const token = idpToken({ sub: 'u-1', profile: { email: 'alice@acme.example' } });
-    await expect(checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({ skipPasswordCheck: true });
+    await expect(checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({
+      skipPasswordCheck: true,
+    });
     await expect(checkSqlAuth(sqlRequest(), 'u-1', token)).rejects.toMatchObject({ code: 'ERR_CLAIM_INVALID' });
-    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice@acme.example', idpToken({ sub: 'u-1', profile: {} })));
-    expect(error).toMatchObject({ code: 'ERR_CLAIM_MISSING', message: 'The token has no user claim "/profile/email" to sign in to the SQL API with' });
+    const error = await rejectionOf(
+      checkSqlAuth(sqlRequest(), 'alice@acme.example', idpToken({ sub: 'u-1', profile: {} })),
+    );
+    expect(error).toMatchObject({
+      code: 'ERR_CLAIM_MISSING',
+      message: 'The token has no user claim "/profile/email" to sign in to the SQL API with',
+    });
     expect(error.detail).toContain('option "sqlUserClaim"');
   });
 
@@ -108,7 +142,9 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
 
   it('refuses a token signed by a key the identity provider does not have (unknown kid)', async () => {
     const { checkSqlAuth } = sqlLogin(keySet());
-    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice' }, { key: strangerKey })));
+    const error = await rejectionOf(
+      checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice' }, { key: strangerKey })),
+    );
     expect(error.code).toBe('ERR_KID_UNKNOWN');
     expect(error.message).toContain(JSON.stringify(strangerKey.kid));
   });
@@ -119,7 +155,8 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', token));
     expect(error).toMatchObject({
       code: 'ERR_ALG_NOT_ALLOWED',
-      message: 'A service token (HS256) is never accepted as a SQL password: sign in with a token of your identity provider',
+      message:
+        'A service token (HS256) is never accepted as a SQL password: sign in with a token of your identity provider',
     });
     expect(`${error.message} ${error.detail}`).not.toContain(secret);
     expect(`${error.message} ${error.detail}`).not.toContain(token);
@@ -136,9 +173,15 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     const { checkSqlAuth } = sqlLogin(keySet());
     for (const password of [null, '']) {
       const error = await rejectionOf(checkSqlAuth({ ...sqlRequest(), method: 'password' }, 'bob', password));
-      expect(error).toMatchObject({ code: 'ERR_TOKEN_MISSING', message: 'The SQL login of user "bob" has no password: sign in with a token of your identity provider' });
+      expect(error).toMatchObject({
+        code: 'ERR_TOKEN_MISSING',
+        message: 'The SQL login of user "bob" has no password: sign in with a token of your identity provider',
+      });
     }
-    await expect(checkSqlAuth(sqlRequest(), null, idpToken({ sub: 'alice' }))).rejects.toMatchObject({ code: 'ERR_FORBIDDEN', message: 'The SQL login has no user name' });
+    await expect(checkSqlAuth(sqlRequest(), null, idpToken({ sub: 'alice' }))).rejects.toMatchObject({
+      code: 'ERR_FORBIDDEN',
+      message: 'The SQL login has no user name',
+    });
   });
 
   it('refuses every login on a Cube that passes no password (0.33), naming the Cube it needs and the one it runs on', async () => {
@@ -146,16 +189,23 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     const error = await rejectionOf(on033.checkSqlAuth(sqlRequest(), 'alice'));
     expect(error).toMatchObject({
       code: 'ERR_CONFIG_INVALID',
-      message: "cube-dual-auth's checkSqlAuth needs Cube 0.34.27 or later, which passes the SQL password to it; this Cube (0.33.65) passes none",
+      message:
+        "cube-dual-auth's checkSqlAuth needs Cube 0.34.27 or later, which passes the SQL password to it; this Cube (0.33.65) passes none",
     });
     const unknown = sqlLogin(keySet());
-    await expect(unknown.checkSqlAuth(sqlRequest(), 'alice')).rejects.toThrow(/needs Cube 0\.34\.27 or later, .*; this Cube passes none$/);
+    await expect(unknown.checkSqlAuth(sqlRequest(), 'alice')).rejects.toThrow(
+      /needs Cube 0\.34\.27 or later, .*; this Cube passes none$/,
+    );
   });
 
   it('gives Cube the namespace it applies as an enumerable copy, so the model reads the same context after JSON', async () => {
     const namespace = 'https://cube.acme.example/ctx';
     const { checkSqlAuth } = sqlLogin({ ...keySet(), claimsNamespace: namespace }, { namespaces: [namespace] });
-    const login = await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', [namespace]: { tenant: 'acme' } }));
+    const login = await checkSqlAuth(
+      sqlRequest(),
+      'alice',
+      idpToken({ sub: 'alice', [namespace]: { tenant: 'acme' } }),
+    );
     // Cube's native server hands the context back as JSON, and its extractor reads the namespace member.
     const afterRust = JSON.parse(JSON.stringify(login.securityContext)) as Record<string, unknown>;
     expect(afterRust).toEqual({ tenant: 'acme', [namespace]: { tenant: 'acme' } });
@@ -169,19 +219,32 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     await checkSqlAuth(sqlRequest(), 'bob', token).catch(() => undefined);
     expect(events.filter(({ type }) => type !== 'jwks-refreshed')).toEqual([
       { type: 'accepted', path: 'key-set', kid: idpKey.kid, cached: false, durationMs: expect.any(Number) as number },
-      { type: 'rejected', path: 'key-set', kid: idpKey.kid, code: 'ERR_CLAIM_INVALID', message: expect.stringContaining('(option "sqlUserClaim")') as string, durationMs: expect.any(Number) as number },
+      {
+        type: 'rejected',
+        path: 'key-set',
+        kid: idpKey.kid,
+        code: 'ERR_CLAIM_INVALID',
+        message: expect.stringContaining('(option "sqlUserClaim")') as string,
+        durationMs: expect.any(Number) as number,
+      },
     ]);
     expect(JSON.stringify(events)).not.toContain(token);
   });
 
   it('sends the whole story to the SQL client with detailed errors on', async () => {
     const { checkSqlAuth } = sqlLogin({ ...keySet(), detailedErrors: true });
-    await expect(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'bob' }))).rejects.toThrow('The SQL user "alice" is not the one the token names in its claim "sub" (option "sqlUserClaim")');
+    await expect(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'bob' }))).rejects.toThrow(
+      'The SQL user "alice" is not the one the token names in its claim "sub" (option "sqlUserClaim")',
+    );
   });
 });
 
 describe("checkSqlAuth: Cube's static login beside token logins", () => {
-  const staticLogin = (): DualAuthOptions => ({ ...keySet(), sqlUser: 'cube', sqlPassword: 'correct horse battery staple' });
+  const staticLogin = (): DualAuthOptions => ({
+    ...keySet(),
+    sqlUser: 'cube',
+    sqlPassword: 'correct horse battery staple',
+  });
 
   it('signs in CUBEJS_SQL_USER with CUBEJS_SQL_PASSWORD and an empty security context, as Cube does', async () => {
     const { checkSqlAuth } = sqlLogin(staticLogin());
@@ -192,12 +255,18 @@ describe("checkSqlAuth: Cube's static login beside token logins", () => {
       skipPasswordCheck: true,
     });
     // Token logins go on beside it.
-    await expect(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice' }))).resolves.toMatchObject({ securityContext: { sub: 'alice' } });
+    await expect(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice' }))).resolves.toMatchObject({
+      securityContext: { sub: 'alice' },
+    });
   });
 
   it("refuses another password for that user, in Cube's words, and never reads it as a token", async () => {
     const { checkSqlAuth } = sqlLogin(staticLogin());
-    for (const password of ['correct horse battery stapl', 'correct horse battery staple!', idpToken({ sub: 'cube' })]) {
+    for (const password of [
+      'correct horse battery stapl',
+      'correct horse battery staple!',
+      idpToken({ sub: 'cube' }),
+    ]) {
       const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'cube', password));
       expect(error).toMatchObject({ code: 'ERR_FORBIDDEN', message: 'Incorrect user name "cube" or password' });
     }
@@ -206,7 +275,9 @@ describe("checkSqlAuth: Cube's static login beside token logins", () => {
   it('is no login without both variables: the user name then signs in with a token like any other', async () => {
     const { checkSqlAuth } = sqlLogin({ ...keySet(), sqlUser: 'cube' });
     await expect(checkSqlAuth(sqlRequest(), 'cube', 'anything')).rejects.toMatchObject({ code: 'ERR_TOKEN_MALFORMED' });
-    await expect(checkSqlAuth(sqlRequest(), 'cube', idpToken({ sub: 'cube' }))).resolves.toMatchObject({ securityContext: { sub: 'cube' } });
+    await expect(checkSqlAuth(sqlRequest(), 'cube', idpToken({ sub: 'cube' }))).resolves.toMatchObject({
+      securityContext: { sub: 'cube' },
+    });
   });
 });
 
@@ -225,10 +296,20 @@ describe('canSwitchSqlUser: where Cube’s default allows a switch', () => {
 describe('the SQL login options, rows of the options table', () => {
   it('refuses a user claim that is no claim name or JSON Pointer, and a static login value that is empty, naming the option or variable', () => {
     expect(() => createCheckAuth({ ...keySet(), sqlUserClaim: '/profile/~2' })).toThrow(
-      new DualAuthConfigError('option "sqlUserClaim"', 'is not a JSON Pointer (RFC 6901): "/profile/~2" has a "~" that is not "~0" or "~1"'),
+      new DualAuthConfigError(
+        'option "sqlUserClaim"',
+        'is not a JSON Pointer (RFC 6901): "/profile/~2" has a "~" that is not "~0" or "~1"',
+      ),
     );
-    expect(() => createCheckAuth({ ...keySet(), sqlPassword: ' ' })).toThrow(new DualAuthConfigError('option "sqlPassword"', 'must be a non-empty string'));
-    expect(() => createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: idp.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '/a/~' }), ENV_NAMES)).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_SQL_USER_CLAIM is not a JSON Pointer/);
+    expect(() => createCheckAuth({ ...keySet(), sqlPassword: ' ' })).toThrow(
+      new DualAuthConfigError('option "sqlPassword"', 'must be a non-empty string'),
+    );
+    expect(() =>
+      createNamedCheckAuth(
+        optionsFromEnv({ CUBEJS_JWK_URL: idp.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '/a/~' }),
+        ENV_NAMES,
+      ),
+    ).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_SQL_USER_CLAIM is not a JSON Pointer/);
   });
 });
 
@@ -237,20 +318,34 @@ describe('the SQL login of createCheckAuth and of the package root', () => {
     const hook = createCheckAuth({ ...keySet(), sqlUserClaim: 'email', sqlSuperUser: 'admin' });
     made.push(hook);
     const token = signToken({ email: 'alice@acme.example' }, { key: idpKey });
-    await expect(hook.checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({ securityContext: { email: 'alice@acme.example' } });
+    await expect(hook.checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({
+      securityContext: { email: 'alice@acme.example' },
+    });
     expect(await hook.canSwitchSqlUser('admin', 'alice@acme.example')).toBe(true);
     expect(Object.keys(hook)).not.toContain('checkSqlAuth');
   });
 
   it('is exported ready-made, configured from the environment', async () => {
     await withEnv(
-      { CUBEJS_JWK_URL: idp.url, CUBEJS_SQL_USER: 'cube', CUBEJS_SQL_PASSWORD: 'static-password', CUBEJS_SQL_SUPER_USER: 'cube', CUBE_DUAL_AUTH_SQL_USER_CLAIM: 'email' },
+      {
+        CUBEJS_JWK_URL: idp.url,
+        CUBEJS_SQL_USER: 'cube',
+        CUBEJS_SQL_PASSWORD: 'static-password',
+        CUBEJS_SQL_SUPER_USER: 'cube',
+        CUBE_DUAL_AUTH_SQL_USER_CLAIM: 'email',
+      },
       async () => {
         try {
           const token = signToken({ email: 'alice@acme.example' }, { key: idpKey });
-          await expect(root.checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({ securityContext: { email: 'alice@acme.example' } });
-          await expect(root.checkSqlAuth(sqlRequest(), 'cube', 'static-password')).resolves.toMatchObject({ securityContext: {} });
-          await expect(root.checkSqlAuth(sqlRequest(), 'cube', 'wrong')).rejects.toThrow('Incorrect user name "cube" or password');
+          await expect(root.checkSqlAuth(sqlRequest(), 'alice@acme.example', token)).resolves.toMatchObject({
+            securityContext: { email: 'alice@acme.example' },
+          });
+          await expect(root.checkSqlAuth(sqlRequest(), 'cube', 'static-password')).resolves.toMatchObject({
+            securityContext: {},
+          });
+          await expect(root.checkSqlAuth(sqlRequest(), 'cube', 'wrong')).rejects.toThrow(
+            'Incorrect user name "cube" or password',
+          );
           expect(await root.canSwitchSqlUser('cube', 'alice@acme.example')).toBe(true);
         } finally {
           root.checkAuth.close();
@@ -266,7 +361,10 @@ describe('the SQL login of createCheckAuth and of the package root', () => {
       readyMade.close();
       await withEnv({ CUBEJS_JWK_URL: 'ftp://nowhere' }, async () => {
         const error = await rejectionOf(root.checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice' })));
-        expect(error).toMatchObject({ code: 'ERR_CONFIG_INVALID', message: 'Authentication is misconfigured on this deployment; see the Cube server log' });
+        expect(error).toMatchObject({
+          code: 'ERR_CONFIG_INVALID',
+          message: 'Authentication is misconfigured on this deployment; see the Cube server log',
+        });
         expect(printed).toHaveBeenCalledTimes(1);
         readyMade.close();
       });

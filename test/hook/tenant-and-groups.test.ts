@@ -39,28 +39,48 @@ const BOTH = authorizationOf({
 
 describe('tenantAndGroupsOf: the same tenant and groups from both callers', () => {
   it("reads a service token's tenant and roles, and adds the service groups", () => {
-    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', roles: ['analyst'] }), 'shared-secret')).toEqual({ tenant: 'acme', groups: ['analyst', 'embeddable'] });
+    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', roles: ['analyst'] }), 'shared-secret')).toEqual({
+      tenant: 'acme',
+      groups: ['analyst', 'embeddable'],
+    });
   });
 
   it("reads an identity provider's token by its pointer; it gets no service group", () => {
     const payload = { tenant_id: 'acme', realm_access: { roles: ['analyst', 'admin', 'analyst'] } };
-    expect(tenantAndGroupsOf(BOTH, verified(payload), 'key-set')).toEqual({ tenant: 'acme', groups: ['analyst', 'admin'] });
+    expect(tenantAndGroupsOf(BOTH, verified(payload), 'key-set')).toEqual({
+      tenant: 'acme',
+      groups: ['analyst', 'admin'],
+    });
   });
 
   it('gives the default groups to a token naming none (claim absent or an empty list), and takes one name as one group', () => {
-    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme' }), 'shared-secret').groups).toEqual(['viewer', 'embeddable']);
-    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', realm_access: { roles: [] } }), 'key-set').groups).toEqual(['viewer']);
-    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', roles: 'analyst' }), 'shared-secret').groups).toEqual(['analyst', 'embeddable']);
+    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme' }), 'shared-secret').groups).toEqual([
+      'viewer',
+      'embeddable',
+    ]);
+    expect(
+      tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', realm_access: { roles: [] } }), 'key-set').groups,
+    ).toEqual(['viewer']);
+    expect(tenantAndGroupsOf(BOTH, verified({ tenant_id: 'acme', roles: 'analyst' }), 'shared-secret').groups).toEqual([
+      'analyst',
+      'embeddable',
+    ]);
   });
 
   it('reads only the configured claims: a service token carrying "groups" or "tenant" gains nothing from them', () => {
     const payload = { tenant_id: 'acme', tenant: 'other', groups: ['admin'], realm_access: { roles: ['admin'] } };
-    expect(tenantAndGroupsOf(BOTH, verified(payload), 'shared-secret')).toEqual({ tenant: 'acme', groups: ['viewer', 'embeddable'] });
+    expect(tenantAndGroupsOf(BOTH, verified(payload), 'shared-secret')).toEqual({
+      tenant: 'acme',
+      groups: ['viewer', 'embeddable'],
+    });
   });
 
   it('has no tenant and only groups when no tenant claim is configured', () => {
     const groupsOnly = authorizationOf({ serviceGroups: ['embeddable'] });
-    expect(tenantAndGroupsOf(groupsOnly, verified({ tenant: 'forged', roles: ['a'] }), 'shared-secret')).toEqual({ tenant: undefined, groups: ['a', 'embeddable'] });
+    expect(tenantAndGroupsOf(groupsOnly, verified({ tenant: 'forged', roles: ['a'] }), 'shared-secret')).toEqual({
+      tenant: undefined,
+      groups: ['a', 'embeddable'],
+    });
   });
 
   it("reads each identity provider's own claims and adds its groups", () => {
@@ -71,8 +91,16 @@ describe('tenantAndGroupsOf: the same tenant and groups from both callers', () =
         { issuer: B, jwksUri: `${B}jwks`, tenantClaim: '/customer/id' },
       ],
     });
-    expect(tenantAndGroupsOf(several, verified({ org: 'acme', 'https://a.example/roles': ['hr'] }, 0), 'key-set')).toEqual({ tenant: 'acme', groups: ['hr', 'workforce'] });
-    expect(tenantAndGroupsOf(several, verified({ org: 'ignored', customer: { id: 'c-1' }, groups: ['buyer'] }, 1), 'key-set')).toEqual({ tenant: 'c-1', groups: ['buyer'] });
+    expect(
+      tenantAndGroupsOf(several, verified({ org: 'acme', 'https://a.example/roles': ['hr'] }, 0), 'key-set'),
+    ).toEqual({ tenant: 'acme', groups: ['hr', 'workforce'] });
+    expect(
+      tenantAndGroupsOf(
+        several,
+        verified({ org: 'ignored', customer: { id: 'c-1' }, groups: ['buyer'] }, 1),
+        'key-set',
+      ),
+    ).toEqual({ tenant: 'c-1', groups: ['buyer'] });
   });
 });
 
@@ -83,21 +111,27 @@ describe('tenantAndGroupsOf refuses, 403 with a stable code naming the claim, ne
       code: 'ERR_TENANT_MISSING',
       path: 'shared-secret',
       message: 'The token has no tenant claim "tenant_id"',
-      detail: 'The token has no tenant claim "tenant_id" (option "tenantClaim"), so the request cannot be given a tenant',
+      detail:
+        'The token has no tenant claim "tenant_id" (option "tenantClaim"), so the request cannot be given a tenant',
     });
   });
 
-  it.each<[unknown, string]>([[42, 'a number'], ['', 'an empty string'], ['  ', 'an empty string'], [null, 'null'], [['acme'], 'a list'], [{ id: 'acme' }, 'an object'], [true, 'a boolean']])(
-    'with a tenant of %j',
-    (tenant, kind) => {
-      expect(refusal(BOTH, { tenant_id: tenant }, 'key-set')).toMatchObject({
-        status: 403,
-        code: 'ERR_TENANT_INVALID',
-        path: 'key-set',
-        message: `The token's tenant claim "tenant_id" must be a non-empty string, not ${kind}`,
-      });
-    },
-  );
+  it.each<[unknown, string]>([
+    [42, 'a number'],
+    ['', 'an empty string'],
+    ['  ', 'an empty string'],
+    [null, 'null'],
+    [['acme'], 'a list'],
+    [{ id: 'acme' }, 'an object'],
+    [true, 'a boolean'],
+  ])('with a tenant of %j', (tenant, kind) => {
+    expect(refusal(BOTH, { tenant_id: tenant }, 'key-set')).toMatchObject({
+      status: 403,
+      code: 'ERR_TENANT_INVALID',
+      path: 'key-set',
+      message: `The token's tenant claim "tenant_id" must be a non-empty string, not ${kind}`,
+    });
+  });
 
   it.each<[unknown, string]>([
     [42, 'must be a group name or a list of group names, not a number'],
@@ -117,13 +151,19 @@ describe('tenantAndGroupsOf refuses, 403 with a stable code naming the claim, ne
 
   it("when a token's own groups name one that configuration gives: no token passes for the service", () => {
     const error = refusal(BOTH, { tenant_id: 'acme', realm_access: { roles: ['analyst', 'embeddable'] } }, 'key-set');
-    expect(error).toMatchObject({ code: 'ERR_GROUPS_INVALID', message: 'The token\'s groups claim "/realm_access/roles" names "embeddable", which this deployment gives by configuration only' });
+    expect(error).toMatchObject({
+      code: 'ERR_GROUPS_INVALID',
+      message:
+        'The token\'s groups claim "/realm_access/roles" names "embeddable", which this deployment gives by configuration only',
+    });
   });
 });
 
 describe('withTenantAndGroups', () => {
   it("puts the hook's tenant and groups in place of the context's own, leaving the input alone", () => {
-    const context = JSON.parse('{"tenant": "forged", "groups": ["admin"], "region": "eu", "__proto__": {"x": 1}}') as Record<string, unknown>;
+    const context = JSON.parse(
+      '{"tenant": "forged", "groups": ["admin"], "region": "eu", "__proto__": {"x": 1}}',
+    ) as Record<string, unknown>;
     const result = withTenantAndGroups(context, { tenant: 'acme', groups: ['analyst'] });
     expect(result).toEqual({ tenant: 'acme', groups: ['analyst'], region: 'eu', ['__proto__']: { x: 1 } });
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
@@ -131,6 +171,9 @@ describe('withTenantAndGroups', () => {
   });
 
   it('leaves no tenant at all when the path has no tenant claim', () => {
-    expect(withTenantAndGroups({ tenant: 'forged', a: 1 }, { tenant: undefined, groups: [] })).toEqual({ a: 1, groups: [] });
+    expect(withTenantAndGroups({ tenant: 'forged', a: 1 }, { tenant: undefined, groups: [] })).toEqual({
+      a: 1,
+      groups: [],
+    });
   });
 });

@@ -12,11 +12,16 @@ import { signToken } from '../support/tokens';
 const secret = randomSecret();
 /** An instant for tests that set the clock: epoch ms, in 2027. */
 const T0 = 1_800_000_000_000;
-const hs = (payload: Record<string, unknown>, expiresIn = 300) => signToken(timed(payload, { expiresIn }), { alg: 'HS256', key: secret });
+const hs = (payload: Record<string, unknown>, expiresIn = 300) =>
+  signToken(timed(payload, { expiresIn }), { alg: 'HS256', key: secret });
 
 function recorder() {
   const events: AuthEvent[] = [];
-  return { events, onEvent: (event: AuthEvent) => events.push(event), cached: () => events.map((e) => e.type === 'accepted' && e.cached) };
+  return {
+    events,
+    onEvent: (event: AuthEvent) => events.push(event),
+    cached: () => events.map((e) => e.type === 'accepted' && e.cached),
+  };
 }
 
 describe('TokenCache', () => {
@@ -71,7 +76,11 @@ describe('TokenCache', () => {
     const first = cache.get('t', 'key-set', 1)?.context as typeof context;
     first.nested.region = 'us';
     first.roles.push('admin');
-    expect(cache.get('t', 'key-set', 2)?.context).toEqual({ tenant: 'acme', roles: ['viewer'], nested: { region: 'eu' } });
+    expect(cache.get('t', 'key-set', 2)?.context).toEqual({
+      tenant: 'acme',
+      roles: ['viewer'],
+      nested: { region: 'eu' },
+    });
   });
 
   it('answers only for the very token it verified, when two tokens end alike and are filed together', () => {
@@ -167,10 +176,15 @@ describe('a cached answer is indistinguishable from a fresh one', () => {
   }
 
   async function freshAndCached(options: Partial<DualAuthOptions>, token: string) {
-    const fresh = (await contextOf(createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, ...options }), serviceRequest(), token)) as Record<string, unknown>;
+    const fresh = (await contextOf(
+      createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, ...options }),
+      serviceRequest(),
+      token,
+    )) as Record<string, unknown>;
     const checkAuth = createCheckAuth({ apiSecret: secret, ...options });
     const answers: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < 3; i++) answers.push((await contextOf(checkAuth, serviceRequest(), token)) as Record<string, unknown>);
+    for (let i = 0; i < 3; i++)
+      answers.push((await contextOf(checkAuth, serviceRequest(), token)) as Record<string, unknown>);
     return { fresh, answers };
   }
 
@@ -181,7 +195,10 @@ describe('a cached answer is indistinguishable from a fresh one', () => {
   };
 
   it('keeps an own "__proto__" key a key: no inherited role, no shared object', async () => {
-    const { fresh, answers } = await freshAndCached({}, signedText(`{"tenant":"acme","__proto__":{"role":"admin"},"exp":${exp()}}`));
+    const { fresh, answers } = await freshAndCached(
+      {},
+      signedText(`{"tenant":"acme","__proto__":{"role":"admin"},"exp":${exp()}}`),
+    );
     expect(fresh.role).toBeUndefined();
     for (const answer of answers) sameAs(answer, fresh);
     (answers[1] as Record<string, unknown>).tenant = 'changed';
@@ -190,17 +207,26 @@ describe('a cached answer is indistinguishable from a fresh one', () => {
   });
 
   it('does the same inside a claims-namespace claim and for "constructor"', async () => {
-    const token = signedText(`{"ctx":{"__proto__":{"role":"admin"},"constructor":{"name":"x"},"tenant":"acme"},"exp":${exp()}}`);
+    const token = signedText(
+      `{"ctx":{"__proto__":{"role":"admin"},"constructor":{"name":"x"},"tenant":"acme"},"exp":${exp()}}`,
+    );
     const jwksUri = 'http://127.0.0.1:9/jwks.json';
     // The namespace applies on the key-set path: shape it with a securityContext function on the shared-secret path instead.
-    const { fresh, answers } = await freshAndCached({ jwksUri, securityContext: (context) => context.ctx as Record<string, unknown> }, token);
+    const { fresh, answers } = await freshAndCached(
+      { jwksUri, securityContext: (context) => context.ctx as Record<string, unknown> },
+      token,
+    );
     expect(fresh.role).toBeUndefined();
     for (const answer of answers) sameAs(answer, fresh);
   });
 
   it('copies a null-prototype object a securityContext function returns, keeping its prototype', async () => {
-    const securityContext = (context: Record<string, unknown>) => Object.assign(Object.create(null) as Record<string, unknown>, context);
-    const { fresh, answers } = await freshAndCached({ securityContext }, signedText(`{"tenant":"acme","exp":${exp()}}`));
+    const securityContext = (context: Record<string, unknown>) =>
+      Object.assign(Object.create(null) as Record<string, unknown>, context);
+    const { fresh, answers } = await freshAndCached(
+      { securityContext },
+      signedText(`{"tenant":"acme","exp":${exp()}}`),
+    );
     expect(Object.getPrototypeOf(fresh)).toBeNull();
     for (const answer of answers) sameAs(answer, fresh);
     (answers[0] as Record<string, unknown>).tenant = 'changed';
@@ -208,7 +234,7 @@ describe('a cached answer is indistinguishable from a fresh one', () => {
   });
 
   it('answers a payload nested 3000 levels deep from the cache as verification does', async () => {
-    const deep = `${"[".repeat(3000)}1${"]".repeat(3000)}`;
+    const deep = `${'['.repeat(3000)}1${']'.repeat(3000)}`;
     const { fresh, answers } = await freshAndCached({}, signedText(`{"deep":${deep},"exp":${exp()}}`));
     for (const answer of answers) expect(depthOf(answer.deep)).toEqual(depthOf(fresh.deep));
     expect(depthOf(fresh.deep)).toEqual({ depth: 3000, leaf: 1 });

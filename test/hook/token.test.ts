@@ -31,13 +31,49 @@ describe('one token, one encoding', () => {
   });
 
   it.each([
-    ['"+" for "-" in the payload', () => signedAs(HEADER, payloadWith('-').replace(/-/g, '+')), /payload is not base64url/],
-    ['"/" for "_" in the payload', () => signedAs(HEADER, payloadWith('_').replace(/_/g, '/')), /payload is not base64url/],
-    ['"=" padding in the header', () => signedAs(`${b64u('{"alg":"HS256"}')}=`, payloadWith('-')), /header is not base64url/],
-    ['non-zero spare bits in the payload', () => signedAs(HEADER, withSpareBitSet(`{"exp":${exp}}`)), /payload is not base64url/],
-    ['invalid UTF-8 in the payload', () => signedAs(HEADER, b64u(Buffer.concat([Buffer.from(`{"exp":${exp},"tenant":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]))), /payload is not UTF-8/],
-    ['a payload that opens an object but is not JSON', () => signedAs(HEADER, b64u(`{"exp":${exp},`)), /payload is not JSON/],
-    ['invalid UTF-8 in the header', () => signedAs(b64u(Buffer.concat([Buffer.from('{"alg":"HS256","x":"'), Buffer.from([0xc3]), Buffer.from('"}')])), payloadWith('-')), /header is not UTF-8/],
+    [
+      '"+" for "-" in the payload',
+      () => signedAs(HEADER, payloadWith('-').replace(/-/g, '+')),
+      /payload is not base64url/,
+    ],
+    [
+      '"/" for "_" in the payload',
+      () => signedAs(HEADER, payloadWith('_').replace(/_/g, '/')),
+      /payload is not base64url/,
+    ],
+    [
+      '"=" padding in the header',
+      () => signedAs(`${b64u('{"alg":"HS256"}')}=`, payloadWith('-')),
+      /header is not base64url/,
+    ],
+    [
+      'non-zero spare bits in the payload',
+      () => signedAs(HEADER, withSpareBitSet(`{"exp":${exp}}`)),
+      /payload is not base64url/,
+    ],
+    [
+      'invalid UTF-8 in the payload',
+      () =>
+        signedAs(
+          HEADER,
+          b64u(Buffer.concat([Buffer.from(`{"exp":${exp},"tenant":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])),
+        ),
+      /payload is not UTF-8/,
+    ],
+    [
+      'a payload that opens an object but is not JSON',
+      () => signedAs(HEADER, b64u(`{"exp":${exp},`)),
+      /payload is not JSON/,
+    ],
+    [
+      'invalid UTF-8 in the header',
+      () =>
+        signedAs(
+          b64u(Buffer.concat([Buffer.from('{"alg":"HS256","x":"'), Buffer.from([0xc3]), Buffer.from('"}')])),
+          payloadWith('-'),
+        ),
+      /header is not UTF-8/,
+    ],
   ])('refuses %s as malformed, although the signature covers it', async (_, token, message) => {
     const error = await rejectionOf(checkAuth(serviceRequest(), token()));
     expect(error).toMatchObject({ code: 'ERR_TOKEN_MALFORMED' });
@@ -46,18 +82,29 @@ describe('one token, one encoding', () => {
 
   // The payload is decoded only when its text shows a byte that is not ASCII: wherever such a byte falls in a group
   // of three (or in the last, shorter group), it must be found, and UTF-8 judged on the bytes.
-  it.each([0, 1, 2, 3, 4, 5])('judges a non-ASCII byte after %i characters of padding exactly where it falls', async (pad) => {
-    const payload = (bytes: number[]) => Buffer.concat([Buffer.from(`{"exp":${exp},"t":"${'x'.repeat(pad)}`), Buffer.from(bytes), Buffer.from('"}')]);
-    const accepted = await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(payload([0xc3, 0xa9]))));
-    expect(accepted).toEqual({ exp, t: `${'x'.repeat(pad)}é` });
-    const refused = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(payload([0x80])))));
-    expect(refused).toMatchObject({ code: 'ERR_TOKEN_MALFORMED', message: expect.stringMatching(/payload is not UTF-8/) });
-    const last = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(Buffer.concat([payload([]), Buffer.from([0xa9])])))));
-    expect(last.message).toMatch(/payload is not UTF-8/);
-  });
+  it.each([0, 1, 2, 3, 4, 5])(
+    'judges a non-ASCII byte after %i characters of padding exactly where it falls',
+    async (pad) => {
+      const payload = (bytes: number[]) =>
+        Buffer.concat([Buffer.from(`{"exp":${exp},"t":"${'x'.repeat(pad)}`), Buffer.from(bytes), Buffer.from('"}')]);
+      const accepted = await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(payload([0xc3, 0xa9]))));
+      expect(accepted).toEqual({ exp, t: `${'x'.repeat(pad)}é` });
+      const refused = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(payload([0x80])))));
+      expect(refused).toMatchObject({
+        code: 'ERR_TOKEN_MALFORMED',
+        message: expect.stringMatching(/payload is not UTF-8/),
+      });
+      const last = await rejectionOf(
+        checkAuth(serviceRequest(), signedAs(HEADER, b64u(Buffer.concat([payload([]), Buffer.from([0xa9])])))),
+      );
+      expect(last.message).toMatch(/payload is not UTF-8/);
+    },
+  );
 
   it('accepts JSON white space before the payload object, and refuses JSON of another kind', async () => {
-    expect(await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(` \n\t{"exp":${exp}}`)))).toEqual({ exp });
+    expect(await contextOf(checkAuth, serviceRequest(), signedAs(HEADER, b64u(` \n\t{"exp":${exp}}`)))).toEqual({
+      exp,
+    });
     const error = await rejectionOf(checkAuth(serviceRequest(), signedAs(HEADER, b64u(` [${exp}]`))));
     expect(error).toMatchObject({ code: 'ERR_PAYLOAD_NOT_OBJECT' });
   });

@@ -37,7 +37,10 @@ describe('readBody', () => {
   });
 
   it('reads a body of exactly the limit to its end', async () => {
-    const whole = readBody(new ReadableStream({ start: (controller) => (controller.enqueue(Buffer.from('abcd')), controller.close()) }), 4);
+    const whole = readBody(
+      new ReadableStream({ start: (controller) => (controller.enqueue(Buffer.from('abcd')), controller.close()) }),
+      4,
+    );
     expect((await whole)?.toString()).toBe('abcd');
   });
 
@@ -79,7 +82,11 @@ describe('exchange', () => {
   });
 
   const text = (path: string, options: Partial<Parameters<typeof exchange>[1]> = {}) =>
-    exchange(new URL(path, url), { headers: {}, timeoutMs: 300, env: {}, ...options }, async (answer) => `${answer.statusCode} ${(await readBody(answer, 100))?.toString()}`);
+    exchange(
+      new URL(path, url),
+      { headers: {}, timeoutMs: 300, env: {}, ...options },
+      async (answer) => `${answer.statusCode} ${(await readBody(answer, 100))?.toString()}`,
+    );
 
   it('hands the answer to its reader, a redirect as it is', async () => {
     expect(await text('/')).toBe('200 ok');

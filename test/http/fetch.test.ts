@@ -19,14 +19,27 @@ function handler(received: Array<{ method: string; url: string; headers: Incomin
       received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
       if (request.url === '/no-content') return void response.writeHead(204).end();
       if (request.url === '/stall') return void response.writeHead(200).write('{');
-      response.writeHead(200, [['content-type', 'application/json'], ['x-twice', 'a'], ['x-twice', 'b']]).end(SAVED_VERSIONS);
+      response
+        .writeHead(200, [
+          ['content-type', 'application/json'],
+          ['x-twice', 'a'],
+          ['x-twice', 'b'],
+        ])
+        .end(SAVED_VERSIONS);
     });
   };
 }
 
 type FetchInit = Parameters<typeof fetchThroughProxy>[1];
 
-const init = (overrides: Partial<FetchInit> = {}): FetchInit => ({ method: 'GET', headers: {}, body: undefined, redirect: 'manual', signal: AbortSignal.timeout(2_000), ...overrides });
+const init = (overrides: Partial<FetchInit> = {}): FetchInit => ({
+  method: 'GET',
+  headers: {},
+  body: undefined,
+  redirect: 'manual',
+  signal: AbortSignal.timeout(2_000),
+  ...overrides,
+});
 
 let proxy: ProxyServer;
 let server: Server;
@@ -50,12 +63,19 @@ describe('fetchThroughProxy: the service client’s default fetch', () => {
   it('sends the request through HTTP_PROXY, body and headers as given, and answers as fetch does', async () => {
     vi.stubEnv('HTTP_PROXY', proxy.url);
     const before = proxy.forwarded.length;
-    const response = await fetchThroughProxy(`${base}/api`, init({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' }));
+    const response = await fetchThroughProxy(
+      `${base}/api`,
+      init({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('x-twice')).toBe('a, b');
     expect(await response.json()).toEqual(JSON.parse(SAVED_VERSIONS));
     expect(proxy.forwarded.slice(before)).toEqual([`${base}/api`]);
-    expect(received.at(-1)).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { 'content-length': '7', 'content-type': 'application/json' } });
+    expect(received.at(-1)).toMatchObject({
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-length': '7', 'content-type': 'application/json' },
+    });
   });
 
   it('connects directly to a host NO_PROXY lists', async () => {
@@ -107,12 +127,23 @@ describe('the service client through HTTPS_PROXY (CONNECT)', () => {
     const stdout = await runInFreshNode(script, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: certificate.caFile });
     expect(JSON.parse(stdout)).toEqual({ tags: {}, savedVersions: [] });
     expect(proxy.tunnels.slice(before)).toEqual([new URL(baseUrl).host]);
-    expect(received.at(-1)).toMatchObject({ method: 'GET', url: `/api/v1/embeddables/${DASHBOARD}/saved-versions`, headers: { authorization: 'Bearer key' } });
+    expect(received.at(-1)).toMatchObject({
+      method: 'GET',
+      url: `/api/v1/embeddables/${DASHBOARD}/saved-versions`,
+      headers: { authorization: 'Bearer key' },
+    });
   });
 
   it('the client in this process, without proxy variables, refuses the certificate it does not trust', async () => {
     const baseUrl = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`;
-    const error = await createEmbeddableClient({ apiKey: 'key', baseUrl, retries: 0 }).listSavedVersions(DASHBOARD).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'ERR_NETWORK', message: expect.stringMatching(/DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/) });
+    const error = await createEmbeddableClient({ apiKey: 'key', baseUrl, retries: 0 })
+      .listSavedVersions(DASHBOARD)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'ERR_NETWORK',
+      message: expect.stringMatching(
+        /DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/,
+      ),
+    });
   });
 });

@@ -11,7 +11,9 @@ describe('proxyFor: the proxy the environment names for a URL', () => {
   });
 
   it('falls back to HTTP_PROXY for https, and reads a proxy given without a scheme', () => {
-    expect(proxy('https://idp.example/jwks', { HTTP_PROXY: 'proxy.internal:8080' })).toBe('http://proxy.internal:8080/');
+    expect(proxy('https://idp.example/jwks', { HTTP_PROXY: 'proxy.internal:8080' })).toBe(
+      'http://proxy.internal:8080/',
+    );
   });
 
   it('connects directly when no proxy is set, or an empty one', () => {
@@ -60,7 +62,9 @@ describe('proxyFor: the proxy the environment names for a URL', () => {
     ['fd00::/8', 'https://[fd12:3456::1]/jwks', true],
     ['fd00::/8', 'https://[fe80::1]/jwks', false],
   ])('NO_PROXY=%j for %s bypasses the proxy: %s', (noProxy, url, bypassed) => {
-    expect(proxy(url, { HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', NO_PROXY: noProxy }) === undefined).toBe(bypassed);
+    expect(proxy(url, { HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', NO_PROXY: noProxy }) === undefined).toBe(
+      bypassed,
+    );
   });
 
   it('reads no_proxy before NO_PROXY, as curl does: the lower-case one, when set, is the list, even empty', () => {

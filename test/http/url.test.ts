@@ -1,14 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { checkedUrl, isLoopback, type UrlWording } from '../../src/http/url';
 
-const WORDING: UrlWording = { 'not-a-url': 'not-a-url', scheme: 'scheme', credentials: 'credentials', 'query-or-fragment': 'query-or-fragment' };
+const WORDING: UrlWording = {
+  'not-a-url': 'not-a-url',
+  scheme: 'scheme',
+  credentials: 'credentials',
+  'query-or-fragment': 'query-or-fragment',
+};
 
 /** The problem `checkedUrl` finds first, or the URL it returns. */
 function check(text: string, rule?: Parameters<typeof checkedUrl>[3]): string {
   try {
-    return checkedUrl(text, WORDING, (message) => {
-      throw new Error(message);
-    }, rule).href;
+    return checkedUrl(
+      text,
+      WORDING,
+      (message) => {
+        throw new Error(message);
+      },
+      rule,
+    ).href;
   } catch (error) {
     return `problem: ${(error as Error).message}`;
   }

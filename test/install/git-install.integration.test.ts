@@ -4,7 +4,17 @@
 // as a user's code uses it: require(), import, the types, the service entry and the bin.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,12 +26,23 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 /** Runs a command to completion and resolves with its stdout; rejects with the end of its output when it fails. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = userEnvironment()): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = userEnvironment(),
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${error.message}\n${stderr.slice(-3000)}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env, timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${error.message}\n${stderr.slice(-3000)}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -30,7 +51,9 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
  * INIT_CWD), without vitest's NODE_ENV, and without Cube's and the hook's settings of the shell running the tests.
  */
 function userEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(([name]) => !/^(npm_|INIT_CWD$|NODE_ENV$|CUBEJS_|CUBE_DUAL_AUTH_)/i.test(name));
+  const inherited = Object.entries(process.env).filter(
+    ([name]) => !/^(npm_|INIT_CWD$|NODE_ENV$|CUBEJS_|CUBE_DUAL_AUTH_)/i.test(name),
+  );
   return { ...Object.fromEntries(inherited), ...extra };
 }
 
@@ -53,7 +76,9 @@ const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--strict-allow-scrip
 
 /** Runs `source` as an ES module with Node in the scratch project, with a deployment's environment; its JSON output. */
 async function evaluate(project: string, source: string): Promise<unknown> {
-  return JSON.parse(await run(process.execPath, ['--input-type=module', '-e', source], project, userEnvironment(CONFIGURED)));
+  return JSON.parse(
+    await run(process.execPath, ['--input-type=module', '-e', source], project, userEnvironment(CONFIGURED)),
+  );
 }
 
 /** What the hook's and the service's entries export, by require() and by import, and whether both give one instance. */
@@ -97,9 +122,14 @@ function typeErrors(project: string, fileName: string, source: string): string[]
 /** The checks every install must pass: one `it` per way a user reaches the package. */
 function usableAsInstalled(project: () => string, installedDir: () => string): void {
   it('loads by require() and by import, as one instance, for the hook and for cube-dual-auth/service', async () => {
-    const loaded = (await evaluate(project(), LOAD_BOTH_WAYS)) as Record<'hook' | 'service', { file: string; functions: string[]; sameInstance: boolean }>;
+    const loaded = (await evaluate(project(), LOAD_BOTH_WAYS)) as Record<
+      'hook' | 'service',
+      { file: string; functions: string[]; sameInstance: boolean }
+    >;
     expect(loaded.hook.file).toBe(join(realpathSync(installedDir()), 'dist/index.js'));
-    expect(loaded.hook.functions).toEqual(expect.arrayContaining(['checkAuth', 'createCheckAuth', 'forbidden', 'optionsFromEnv']));
+    expect(loaded.hook.functions).toEqual(
+      expect.arrayContaining(['checkAuth', 'createCheckAuth', 'forbidden', 'optionsFromEnv']),
+    );
     expect(loaded.hook.sameInstance).toBe(true);
     expect(loaded.service.file).toBe(join(realpathSync(installedDir()), 'dist/service/index.js'));
     expect(loaded.service.functions).toContain('createEmbeddableClient');
@@ -114,7 +144,9 @@ function usableAsInstalled(project: () => string, installedDir: () => string): v
   it('installs the cube-dual-auth bin, which runs', async () => {
     const bin = join(project(), 'node_modules/.bin/cube-dual-auth');
     expect((await run(bin, ['--version'], project())).trim()).toBe(version);
-    const token = (await run(bin, ['token', '--claims', '{"tenant":"acme"}'], project(), userEnvironment(CONFIGURED))).trim();
+    const token = (
+      await run(bin, ['token', '--claims', '{"tenant":"acme"}'], project(), userEnvironment(CONFIGURED))
+    ).trim();
     expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())).toMatchObject({ tenant: 'acme' });
   });
 }
@@ -159,13 +191,16 @@ afterAll(() => {
 
 describe('npm install git+file://… (a clone of the committed HEAD)', () => {
   it('records the commit in the lock file and installs the built package without sources, tests or devDependencies', () => {
-    const lock = JSON.parse(readFileSync(join(fromGit, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    const lock = JSON.parse(readFileSync(join(fromGit, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string }>;
+    };
     expect(lock.packages['node_modules/cube-dual-auth']?.resolved).toBe(`${gitUrl}#${head}`);
     const installed = join(fromGit, 'node_modules/cube-dual-auth');
     expect(lstatSync(installed).isSymbolicLink()).toBe(false);
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'dist', 'docs', 'package.json']);
     expect(existsSync(join(installed, 'dist/index.js'))).toBe(true);
-    for (const devDependency of ['typescript', 'vitest', 'oidc-provider']) expect(existsSync(join(fromGit, 'node_modules', devDependency))).toBe(false);
+    for (const devDependency of ['typescript', 'vitest', 'oidc-provider'])
+      expect(existsSync(join(fromGit, 'node_modules', devDependency))).toBe(false);
   });
 
   usableAsInstalled(

@@ -8,7 +8,12 @@
 // OpenID provider with tenant and groups under a namespaced claim, read by RFC 6901 pointers.
 import { describe, expect, it } from 'vitest';
 import { WORKFORCE_GROUP, type AuthorizationStack } from '../support/authorization-stack';
-import { ACME_TOTALS, authorizationSuite, GLOBEX_TOTALS, TOTALS_BY_TENANT_AND_REGION } from '../support/authorization-suite';
+import {
+  ACME_TOTALS,
+  authorizationSuite,
+  GLOBEX_TOTALS,
+  TOTALS_BY_TENANT_AND_REGION,
+} from '../support/authorization-suite';
 import { CubeSocket, STACK_TRACE_LINE, type CubeAnswer, type SocketMessage } from '../support/real-cube';
 import { rowsOf } from './real-cube-scenarios';
 
@@ -27,7 +32,11 @@ const ACME_COUNTS = [
 
 describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth gives both callers', () => {
   let stack: AuthorizationStack;
-  const { load, asService, asIdp, expectRows, expectTokensMaskedAfterRefusals } = authorizationSuite('1', 'cube-1', (started) => (stack = started));
+  const { load, asService, asIdp, expectRows, expectTokensMaskedAfterRefusals } = authorizationSuite(
+    '1',
+    'cube-1',
+    (started) => (stack = started),
+  );
 
   // Cube's denial (CompilerApi.applyRowLevelSecurity): no policy grants a queried member, so the query gets a
   // `1 = 0` segment and answers no rows.
@@ -35,7 +44,10 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
 
   describe('the service (HS256, Request-Origin: embeddable), { tenant: "acme", roles: ["analyst"] }', () => {
     it("sees acme's rows of the analyst's members", async () => {
-      expectRows(await load(COUNT_BY_TENANT_AND_REGION, asService({ tenant: 'acme', roles: ['analyst'] })), ACME_COUNTS);
+      expectRows(
+        await load(COUNT_BY_TENANT_AND_REGION, asService({ tenant: 'acme', roles: ['analyst'] })),
+        ACME_COUNTS,
+      );
     });
 
     it('is denied a member the analyst policy does not include, as Cube denies', async () => {
@@ -49,7 +61,10 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
 
     it('sees its own tenant only, whatever it filters on', async () => {
-      const query = { ...COUNT_BY_TENANT_AND_REGION, filters: [{ member: 'orders.tenant', operator: 'equals', values: ['globex'] }] };
+      const query = {
+        ...COUNT_BY_TENANT_AND_REGION,
+        filters: [{ member: 'orders.tenant', operator: 'equals', values: ['globex'] }],
+      };
       expectDenied(await load(query, asService({ tenant: 'acme', roles: ['analyst'] })));
     });
   });
@@ -74,7 +89,9 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     const COUNT_BY_TENANT = { measures: ['orders.count'], dimensions: ['orders.tenant'] };
 
     it("gives every workforce token the provider's group, and its policy's rows", async () => {
-      expectRows(await load(COUNT_BY_TENANT, { Authorization: await stack.workforceToken('workforce-acme') }), [{ 'orders.tenant': 'acme', 'orders.count': 4 }]);
+      expectRows(await load(COUNT_BY_TENANT, { Authorization: await stack.workforceToken('workforce-acme') }), [
+        { 'orders.tenant': 'acme', 'orders.count': 4 },
+      ]);
     });
 
     it("never gives it to the other provider's tokens, nor to the service's", async () => {
@@ -83,25 +100,36 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
 
     it('refuses a token of another provider, or of the service, that claims it (ERR_GROUPS_INVALID)', async () => {
-      const refusal = { error: `The token's groups claim "/https:~1~1cube.example~1claims/groups" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only` };
+      const refusal = {
+        error: `The token's groups claim "/https:~1~1cube.example~1claims/groups" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only`,
+      };
       const fromIdp = await load(COUNT_BY_TENANT, await asIdp('acme-claims-auditor'));
       expect(fromIdp.status, fromIdp.text).toBe(403);
       expect(fromIdp.body).toEqual(refusal);
       const fromService = await load(COUNT_BY_TENANT, asService({ tenant: 'acme', roles: [WORKFORCE_GROUP] }));
       expect(fromService.status, fromService.text).toBe(403);
-      expect(fromService.body).toEqual({ error: `The token's groups claim "roles" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only` });
+      expect(fromService.body).toEqual({
+        error: `The token's groups claim "roles" names "${WORKFORCE_GROUP}", which this deployment gives by configuration only`,
+      });
     });
   });
 
   describe("/meta: the members each caller's policies show (CompilerApi.patchVisibilityByAccessPolicy)", () => {
-    async function ordersMembers(headers: Record<string, string>): Promise<{ measures: string[]; dimensions: string[] }> {
+    async function ordersMembers(
+      headers: Record<string, string>,
+    ): Promise<{ measures: string[]; dimensions: string[] }> {
       const response = await fetch(`${stack.cube.apiUrl}/meta`, { headers, signal: AbortSignal.timeout(15_000) });
       const text = await response.text();
       expect(response.status, text).toBe(200);
       type Member = { name: string };
-      const { cubes } = JSON.parse(text) as { cubes: Array<{ name: string; measures: Member[]; dimensions: Member[] }> };
+      const { cubes } = JSON.parse(text) as {
+        cubes: Array<{ name: string; measures: Member[]; dimensions: Member[] }>;
+      };
       const orders = cubes.find(({ name }) => name === 'orders');
-      return { measures: orders?.measures.map(({ name }) => name) ?? [], dimensions: orders?.dimensions.map(({ name }) => name) ?? [] };
+      return {
+        measures: orders?.measures.map(({ name }) => name) ?? [],
+        dimensions: orders?.dimensions.map(({ name }) => name) ?? [],
+      };
     }
 
     it("shows the service's analyst the analyst's members only, and an admin of the identity provider every one", async () => {
@@ -127,7 +155,10 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     });
 
     it('from the identity provider (ERR_TENANT_MISSING: nothing at the pointer)', async () => {
-      expectTenantMissing(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('no-tenant')), '/https:~1~1cube.example~1claims/tenant');
+      expectTenantMissing(
+        await load(COUNT_BY_TENANT_AND_REGION, await asIdp('no-tenant')),
+        '/https:~1~1cube.example~1claims/tenant',
+      );
     });
   });
 
@@ -203,12 +234,15 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
     it('refuses a token that claims the group itself (ERR_GROUPS_INVALID)', async () => {
       const answer = await load(EMBEDDED_COUNTS, asService({ tenant: 'acme', roles: ['embeddable'] }));
       expect(answer.status, answer.text).toBe(403);
-      expect(answer.body).toEqual({ error: 'The token\'s groups claim "roles" names "embeddable", which this deployment gives by configuration only' });
+      expect(answer.body).toEqual({
+        error:
+          'The token\'s groups claim "roles" names "embeddable", which this deployment gives by configuration only',
+      });
     });
   });
 
   describe("the package's logger", () => {
-    it('keeps every token out of Cube\'s output after a run of refusals with tokens', async () => {
+    it("keeps every token out of Cube's output after a run of refusals with tokens", async () => {
       await expectTokensMaskedAfterRefusals(COUNT_BY_TENANT_AND_REGION);
     });
   });

@@ -43,7 +43,9 @@ function sqlApiCheckAuth(options: object, calls: unknown[]): Promise<SqlCheckAut
     registered = interfaceOptions;
     return {};
   };
-  const { ApiGateway } = requireFromCube('@cubejs-backend/api-gateway') as { ApiGateway: new (...args: unknown[]) => { getSQLServer(): { init(o: object): Promise<void> } } };
+  const { ApiGateway } = requireFromCube('@cubejs-backend/api-gateway') as {
+    ApiGateway: new (...args: unknown[]) => { getSQLServer(): { init(o: object): Promise<void> } };
+  };
   const { createCheckAuth } = requireFromCube('cube-dual-auth') as typeof import('../../src');
   const hook = createCheckAuth(options);
   const checkAuth = (req: unknown, auth?: unknown) => {
@@ -53,7 +55,12 @@ function sqlApiCheckAuth(options: object, calls: unknown[]): Promise<SqlCheckAut
   const unused = async () => {
     throw new Error('not reached by checkAuth');
   };
-  const gateway = new ApiGateway('unused-secret', unused, unused, () => {}, { checkAuth, basePath: '/cubejs-api', sqlUser: 'cube', sqlPassword: 'unused' });
+  const gateway = new ApiGateway('unused-secret', unused, unused, () => {}, {
+    checkAuth,
+    basePath: '/cubejs-api',
+    sqlUser: 'cube',
+    sqlPassword: 'unused',
+  });
   return gateway
     .getSQLServer()
     .init({ sqlUser: 'cube', sqlPassword: 'unused' })
@@ -71,7 +78,12 @@ describe('Cube 1.7.43: the SQL API calls checkAuth with { id, meta } and the tok
     const stack = cube.stack();
     const calls: unknown[] = [];
     const checkAuth = await sqlApiCheckAuth(
-      { jwksUri: stack.identityProvider.jwksUrl, audience: CUBE_AUDIENCE, issuer: stack.identityProvider.issuer, claimsNamespace: CLAIMS_NAMESPACE },
+      {
+        jwksUri: stack.identityProvider.jwksUrl,
+        audience: CUBE_AUDIENCE,
+        issuer: stack.identityProvider.issuer,
+        claimsNamespace: CLAIMS_NAMESPACE,
+      },
       calls,
     );
     const { securityContext } = await checkAuth({ request: sqlRequest(), token: await stack.customerToken() });
@@ -81,7 +93,10 @@ describe('Cube 1.7.43: the SQL API calls checkAuth with { id, meta } and the tok
 
   it('refuses a service token there with a 403 naming the header it lacks (the call carries none)', async () => {
     const stack = cube.stack();
-    const checkAuth = await sqlApiCheckAuth({ apiSecret: stack.apiSecret, jwksUri: stack.identityProvider.jwksUrl }, []);
+    const checkAuth = await sqlApiCheckAuth(
+      { apiSecret: stack.apiSecret, jwksUri: stack.identityProvider.jwksUrl },
+      [],
+    );
     const refusal = await checkAuth({ request: sqlRequest(), token: stack.serviceToken({ tenant: 'acme' }) }).then(
       () => undefined,
       (error: unknown) => error as { status?: number; message?: string; constructor: { name: string } },
@@ -112,7 +127,10 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
     cpSync(join(repoRoot, 'examples/cube-cloud/cube.js'), join(dir, 'cube.js'));
     // Taking checkAuth checks the deployment's environment, as Cube Cloud would start with it: a strong API secret and
     // a tenant claim. The context options read that environment when Cube calls them, so they are called within it.
-    const environment: Record<string, string> = { CUBEJS_API_SECRET: randomSecret(), CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' };
+    const environment: Record<string, string> = {
+      CUBEJS_API_SECRET: randomSecret(),
+      CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
+    };
     const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
     Object.assign(process.env, environment);
     type Context = { securityContext: object };
@@ -126,9 +144,9 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
       config = createRequire(join(dir, 'cube.js'))('./cube.js') as typeof config;
       expect(Object.keys(config).sort()).toEqual(['checkAuth', 'contextToAppId', 'contextToGroups', 'queryRewrite']);
       expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
-      expect(config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters).toEqual([
-        { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
-      ]);
+      expect(
+        config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters,
+      ).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
       expect(() => config.queryRewrite({}, { securityContext: {} })).toThrow(/no tenant/);
       expect(config.contextToAppId({ securityContext: { tenant: 'acme', groups: [] } })).toBe('CUBE_APP_acme');
       expect(config.contextToGroups({ securityContext: { tenant: 'acme', groups: ['analyst'] } })).toEqual(['analyst']);

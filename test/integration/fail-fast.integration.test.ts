@@ -68,7 +68,8 @@ async function runCube(line: CubeLine, env: Record<string, string>): Promise<Run
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  for (const stream of [cube.stdout, cube.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  for (const stream of [cube.stdout, cube.stderr])
+    stream.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = once(cube, 'exit').then(([code, signal]) => code ?? signal);
   let running = true;
   void exited.then(() => (running = false));
@@ -95,53 +96,85 @@ describe.each(['0.33', '1'])('Cube %s stops at start when the environment cannot
   }, INSTALL_TIMEOUT_MS);
 
   it.each([
-    ['a JWKS URL that is not http(s)', { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, 'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL'],
-    ['identity providers that are not JSON', { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' }, 'cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON'],
-    ['a weak API secret', { CUBEJS_API_SECRET: 'changeme' }, 'cube-dual-auth: CUBEJS_API_SECRET holds 6 bytes of key material, under 32'],
-    ['a metrics port that is no port', { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: '99999' }, 'cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT must be a port number from 1 to 65535'],
-  ])('%s: exits non-zero within seconds, naming the variable, without listening', { timeout: 2 * STOPS_WITHIN_MS }, async (_, env, message) => {
-    const run = await runCube(line, env);
-    expect(run.code, run.output).not.toBe(0);
-    expect(typeof run.code).toBe('number');
-    expect(run.elapsedMs).toBeLessThan(STOPS_WITHIN_MS);
-    expect(run.output).toContain(message);
-    expect(run.listened).toBe(false);
-    expect(run.output).not.toContain(secret);
-  });
-
-  it('a metrics port in use: exits non-zero within seconds, naming the variable, without listening', { timeout: 2 * STOPS_WITHIN_MS }, async () => {
-    const taken = createServer().listen(0, '127.0.0.1');
-    await once(taken, 'listening');
-    const { port } = taken.address() as AddressInfo;
-    try {
-      const run = await runCube(line, { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: String(port) });
+    [
+      'a JWKS URL that is not http(s)',
+      { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' },
+      'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL',
+    ],
+    [
+      'identity providers that are not JSON',
+      { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_PROVIDERS: '[{"issuer": }]' },
+      'cube-dual-auth: CUBE_DUAL_AUTH_PROVIDERS is not valid JSON',
+    ],
+    [
+      'a weak API secret',
+      { CUBEJS_API_SECRET: 'changeme' },
+      'cube-dual-auth: CUBEJS_API_SECRET holds 6 bytes of key material, under 32',
+    ],
+    [
+      'a metrics port that is no port',
+      { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: '99999' },
+      'cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT must be a port number from 1 to 65535',
+    ],
+  ])(
+    '%s: exits non-zero within seconds, naming the variable, without listening',
+    { timeout: 2 * STOPS_WITHIN_MS },
+    async (_, env, message) => {
+      const run = await runCube(line, env);
       expect(run.code, run.output).not.toBe(0);
+      expect(typeof run.code).toBe('number');
       expect(run.elapsedMs).toBeLessThan(STOPS_WITHIN_MS);
-      expect(run.output).toContain(`cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT is ${port}, which is in use on 127.0.0.1`);
+      expect(run.output).toContain(message);
       expect(run.listened).toBe(false);
-    } finally {
-      taken.close();
-    }
-  });
+      expect(run.output).not.toContain(secret);
+    },
+  );
 
-  it('says how to run with a weak secret anyway, and starts with CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true (warning once)', { timeout: 2 * STOPS_WITHIN_MS + 60_000 }, async () => {
-    const refused = await runCube(line, { CUBEJS_API_SECRET: 'changeme' });
-    expect(refused.output).toContain('to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true');
-    const lines: string[] = [];
-    const cube = await startCube({
-      projectDir: line.projectDir,
-      line,
-      // The example's tenant filter needs its tenant claims, as the example is run everywhere else.
-      env: { CUBEJS_API_SECRET: 'changeme', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true', ...TENANT_CLAIMS },
-      redact: createRedactor([]),
-      onLine: (text: string) => lines.push(text),
-    });
-    try {
-      expect(await listens(cube.port)).toBe(true);
-      const warnings = lines.filter((text) => text.includes('cube-dual-auth: CUBEJS_API_SECRET holds 6 bytes of key material'));
-      expect(warnings).toHaveLength(1);
-    } finally {
-      await cube.stop();
-    }
-  });
+  it(
+    'a metrics port in use: exits non-zero within seconds, naming the variable, without listening',
+    { timeout: 2 * STOPS_WITHIN_MS },
+    async () => {
+      const taken = createServer().listen(0, '127.0.0.1');
+      await once(taken, 'listening');
+      const { port } = taken.address() as AddressInfo;
+      try {
+        const run = await runCube(line, { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: String(port) });
+        expect(run.code, run.output).not.toBe(0);
+        expect(run.elapsedMs).toBeLessThan(STOPS_WITHIN_MS);
+        expect(run.output).toContain(
+          `cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT is ${port}, which is in use on 127.0.0.1`,
+        );
+        expect(run.listened).toBe(false);
+      } finally {
+        taken.close();
+      }
+    },
+  );
+
+  it(
+    'says how to run with a weak secret anyway, and starts with CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true (warning once)',
+    { timeout: 2 * STOPS_WITHIN_MS + 60_000 },
+    async () => {
+      const refused = await runCube(line, { CUBEJS_API_SECRET: 'changeme' });
+      expect(refused.output).toContain('to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true');
+      const lines: string[] = [];
+      const cube = await startCube({
+        projectDir: line.projectDir,
+        line,
+        // The example's tenant filter needs its tenant claims, as the example is run everywhere else.
+        env: { CUBEJS_API_SECRET: 'changeme', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true', ...TENANT_CLAIMS },
+        redact: createRedactor([]),
+        onLine: (text: string) => lines.push(text),
+      });
+      try {
+        expect(await listens(cube.port)).toBe(true);
+        const warnings = lines.filter((text) =>
+          text.includes('cube-dual-auth: CUBEJS_API_SECRET holds 6 bytes of key material'),
+        );
+        expect(warnings).toHaveLength(1);
+      } finally {
+        await cube.stop();
+      }
+    },
+  );
 });

@@ -24,11 +24,27 @@ import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { startIdentityProvider, type RunningIdentityProvider } from '../../scripts/lib/identity-provider.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, CUSTOMER_APP, ORDERS_BY_TENANT_AND_REGION, TENANT_CLAIMS } from '../../scripts/lib/stack.mjs';
+import {
+  CLAIMS_NAMESPACE,
+  CUBE_AUDIENCE,
+  CUSTOMER_APP,
+  ORDERS_BY_TENANT_AND_REGION,
+  TENANT_CLAIMS,
+} from '../../scripts/lib/stack.mjs';
 import type { KeySetRefreshedEvent, KeySetRefreshFailedEvent } from '../../src/events';
 import { JwksProxy, type JwksProxyMode } from '../support/jwks-proxy';
 import { generateKeyPair } from '../support/keys';
-import { hookEvent, maxOf, paced, spread, tally, timedGet, type Answer, type LoggedEvent, type Spread } from '../support/load';
+import {
+  hookEvent,
+  maxOf,
+  paced,
+  spread,
+  tally,
+  timedGet,
+  type Answer,
+  type LoggedEvent,
+  type Spread,
+} from '../support/load';
 import { signToken } from '../support/tokens';
 
 /** The hook's JWKS settings (Cube's environment): short, so that every phase spans several of each. */
@@ -68,7 +84,11 @@ const MAX_REQUESTS_PER_CALLER = 2_000;
 /** The app whose tokens the load uses: the customer's claims, a short lifetime. */
 const LOAD_APP = { clientId: 'globex-under-load', claims: CUSTOMER_APP.claims, tokenLifetimeSeconds: TOKEN_LIFETIME_S };
 const SERVICE_ORIGIN = { 'Request-Origin': 'embeddable' };
-const VALID_KINDS = ['HS256 service token', 'RS256, new token per request', 'RS256, held until 1 s before expiry'] as const;
+const VALID_KINDS = [
+  'HS256 service token',
+  'RS256, new token per request',
+  'RS256, held until 1 s before expiry',
+] as const;
 
 type PhaseName = 'steady' | 'publish' | 'switch' | 'withdraw' | 'refuse' | 'hang' | 'back';
 
@@ -92,9 +112,11 @@ interface Phase {
  */
 function fetchBound(phase: Phase, ms: number, uncertaintyMs: number): number {
   const spacing =
-    phase.proxy === 'hang' ? JWKS.cooldownMs + JWKS.timeoutMs
-    : phase.proxy === 'refuse' || phase.madeUpKids ? JWKS.cooldownMs
-    : JWKS.maxAgeMs;
+    phase.proxy === 'hang'
+      ? JWKS.cooldownMs + JWKS.timeoutMs
+      : phase.proxy === 'refuse' || phase.madeUpKids
+        ? JWKS.cooldownMs
+        : JWKS.maxAgeMs;
   return Math.floor((ms + uncertaintyMs) / spacing) + 1;
 }
 /**
@@ -158,7 +180,11 @@ let cube: RunningCube;
 
 beforeAll(async () => {
   const { projectDir } = await ensureCube();
-  identityProvider = await startIdentityProvider({ audience: CUBE_AUDIENCE, claimsNamespace: CLAIMS_NAMESPACE, apps: [LOAD_APP] });
+  identityProvider = await startIdentityProvider({
+    audience: CUBE_AUDIENCE,
+    claimsNamespace: CLAIMS_NAMESPACE,
+    apps: [LOAD_APP],
+  });
   published.set(identityProvider.kid, { from: -Infinity });
   await issueToken(); // the first expired token, by the time the load starts
   proxy = await JwksProxy.start(identityProvider.jwksUrl);
@@ -206,21 +232,44 @@ it('serves every valid token through a key rotation and a JWKS outage, refuses e
   expect(serverErrorsOrNoAnswer, '5xx, or no answer').toEqual({ count: 0, first: [] });
   const { timerLatenessMs } = figures.fetches;
   expect(timerLatenessMs, 'how late the fetch deadline fired: never a whole timeout').toBeLessThan(JWKS.timeoutMs);
-  expect(figures.hookWaitMs.max, 'longest time the hook held a request').toBeLessThanOrEqual(JWKS.timeoutMs + timerLatenessMs + HOOK_MARGIN_MS);
-  expect(figures.latencyMs.max, 'longest request').toBeLessThanOrEqual(JWKS.timeoutMs + timerLatenessMs + figures.loopDelayMs + CLIENT_MARGIN_MS);
-  for (const phase of figures.phases) expect(phase.fetches, `JWKS fetches started in phase ${phase.phase}`).toBeLessThanOrEqual(phase.fetchBound);
+  expect(figures.hookWaitMs.max, 'longest time the hook held a request').toBeLessThanOrEqual(
+    JWKS.timeoutMs + timerLatenessMs + HOOK_MARGIN_MS,
+  );
+  expect(figures.latencyMs.max, 'longest request').toBeLessThanOrEqual(
+    JWKS.timeoutMs + timerLatenessMs + figures.loopDelayMs + CLIENT_MARGIN_MS,
+  );
+  for (const phase of figures.phases)
+    expect(phase.fetches, `JWKS fetches started in phase ${phase.phase}`).toBeLessThanOrEqual(phase.fetchBound);
   expect(figures.fetches.duringLoad, 'JWKS fetches started during the load').toBeLessThanOrEqual(figures.fetches.bound);
 
   // The scenario did what it claims; else the bar would prove nothing.
   expect(figures.validNotKnowable, 'valid tokens sent before their key could be known: the timeline is wrong').toBe(0);
-  const served = (kind: string, phase: PhaseName) => run.sent.filter((request) => request.kind === kind && request.phase === phase && request.answer.status === 200).length;
-  for (const { name } of run.phases) for (const kind of VALID_KINDS) expect(served(kind, name), `${kind} served in ${name}`).toBeGreaterThan(10);
+  const served = (kind: string, phase: PhaseName) =>
+    run.sent.filter((request) => request.kind === kind && request.phase === phase && request.answer.status === 200)
+      .length;
+  for (const { name } of run.phases)
+    for (const kind of VALID_KINDS) expect(served(kind, name), `${kind} served in ${name}`).toBeGreaterThan(10);
   const switchAt = run.phaseStarts.get('switch')!;
-  expect(switchAt - published.get(run.newKid)!.from, 'ms between publishing the new key and signing with it').toBeGreaterThanOrEqual(2 * JWKS.maxAgeMs);
+  expect(
+    switchAt - published.get(run.newKid)!.from,
+    'ms between publishing the new key and signing with it',
+  ).toBeGreaterThanOrEqual(2 * JWKS.maxAgeMs);
   const learned = events.find(({ event }) => event.type === 'jwks-refreshed' && event.kids.includes(run.newKid));
-  expect(learned !== undefined && learned.at < switchAt, 'the deployment fetched the new key before the IdP signed with it').toBe(true);
-  expect(run.sent.some(({ kid, valid, atMs, answer }) => valid && kid === run.oldKid && run.loadStart + atMs > switchAt && answer.status === 200), 'old-key tokens served after the switch').toBe(true);
-  expect(run.sent.some(({ kid, valid, phase }) => valid && kid === run.newKid && phase === 'switch'), 'new-key tokens sent in the switch phase').toBe(true);
+  expect(
+    learned !== undefined && learned.at < switchAt,
+    'the deployment fetched the new key before the IdP signed with it',
+  ).toBe(true);
+  expect(
+    run.sent.some(
+      ({ kid, valid, atMs, answer }) =>
+        valid && kid === run.oldKid && run.loadStart + atMs > switchAt && answer.status === 200,
+    ),
+    'old-key tokens served after the switch',
+  ).toBe(true);
+  expect(
+    run.sent.some(({ kid, valid, phase }) => valid && kid === run.newKid && phase === 'switch'),
+    'new-key tokens sent in the switch phase',
+  ).toBe(true);
   const outcomes = (name: PhaseName) => figures.phases.find(({ phase }) => phase === name)!.fetchOutcomes;
   expect(outcomes('refuse'), 'fetches while the proxy refuses').toEqual({ ERR_JWKS_UNREACHABLE: expect.any(Number) });
   expect(outcomes('hang'), 'fetches while the proxy hangs').toEqual({ ERR_JWKS_TIMEOUT: expect.any(Number) });
@@ -250,14 +299,20 @@ async function runScenario(): Promise<Run> {
   const phases: Phase[] = [
     { name: 'steady', ms: 3_000, proxy: 'pass', madeUpKids: false },
     {
-      name: 'publish', ms: 3_000, proxy: 'pass', madeUpKids: false,
+      name: 'publish',
+      ms: 3_000,
+      proxy: 'pass',
+      madeUpKids: false,
       enter: async () => {
         await identityProvider.publishKey(newKid);
         published.set(newKid, { from: now() });
       },
     },
     {
-      name: 'switch', ms: 5_000, proxy: 'pass', madeUpKids: false,
+      name: 'switch',
+      ms: 5_000,
+      proxy: 'pass',
+      madeUpKids: false,
       // The app holding its token renews it just before the IdP switches, so a K1 token is still in use after
       // the switch whatever the phase of its renewals (else it could renew between the switch and the phase's
       // recorded start, and hold K2 from then on).
@@ -267,7 +322,10 @@ async function runScenario(): Promise<Run> {
       },
     },
     {
-      name: 'withdraw', ms: 3_000, proxy: 'pass', madeUpKids: true,
+      name: 'withdraw',
+      ms: 3_000,
+      proxy: 'pass',
+      madeUpKids: true,
       enter: async () => {
         await identityProvider.withdrawKey(oldKid);
         published.get(oldKid)!.until = now();
@@ -292,32 +350,60 @@ async function runScenario(): Promise<Run> {
   // key store for its key; the other keeps its token as long as an app would.
   const newToken = tokenHolder(() => false);
   const heldToken = tokenHolder((token) => token.expMs - Date.now() >= RENEW_BEFORE_EXPIRY_MS);
-  const keySet = (token: IssuedToken, headers: Record<string, string> = {}): Outgoing => ({ headers: { Authorization: `Bearer ${token.token}`, ...headers }, kid: token.kid });
+  const keySet = (token: IssuedToken, headers: Record<string, string> = {}): Outgoing => ({
+    headers: { Authorization: `Bearer ${token.token}`, ...headers },
+    kid: token.kid,
+  });
   const serviceToken = (claims: Record<string, unknown> = {}, secret = apiSecret) => {
     const iat = Math.floor(Date.now() / 1000);
-    return signToken({ tenant: 'acme', iat, exp: iat + 300, jti: randomUUID(), ...claims }, { alg: 'HS256', key: secret });
+    return signToken(
+      { tenant: 'acme', iat, exp: iat + 300, jti: randomUUID(), ...claims },
+      { alg: 'HS256', key: secret },
+    );
   };
   // What an attacker makes: the IdP's claims for another tenant, signed with a key of its own, or unsigned.
   const forged = (kid: string, alg: 'RS256' | 'none' = 'RS256') => {
     const iat = Math.floor(Date.now() / 1000);
-    return signToken({ iss: identityProvider.issuer, aud: CUBE_AUDIENCE, iat, exp: iat + 60, [CLAIMS_NAMESPACE]: { tenant: 'acme' } }, { alg, key: attackerKey, kid });
+    return signToken(
+      { iss: identityProvider.issuer, aud: CUBE_AUDIENCE, iat, exp: iat + 60, [CLAIMS_NAMESPACE]: { tenant: 'acme' } },
+      { alg, key: attackerKey, kid },
+    );
   };
   const invalidKinds: Array<{ kind: string; make: () => Outgoing | Promise<Outgoing> }> = [
     { kind: 'no token', make: () => ({ headers: {} }) },
     { kind: 'malformed', make: () => ({ headers: { Authorization: 'not-a-jwt' } }) },
-    { kind: 'HS256, wrong secret', make: () => ({ headers: { Authorization: serviceToken({}, randomBytes(32).toString('hex')), ...SERVICE_ORIGIN } }) },
-    { kind: 'HS256, expired', make: () => ({ headers: { Authorization: serviceToken({ exp: Math.floor(Date.now() / 1000) - 60 }), ...SERVICE_ORIGIN } }) },
+    {
+      kind: 'HS256, wrong secret',
+      make: () => ({
+        headers: { Authorization: serviceToken({}, randomBytes(32).toString('hex')), ...SERVICE_ORIGIN },
+      }),
+    },
+    {
+      kind: 'HS256, expired',
+      make: () => ({
+        headers: { Authorization: serviceToken({ exp: Math.floor(Date.now() / 1000) - 60 }), ...SERVICE_ORIGIN },
+      }),
+    },
     { kind: 'HS256 without Request-Origin', make: () => ({ headers: { Authorization: serviceToken() } }) },
     { kind: 'RS256 with Request-Origin', make: async () => keySet(await newToken(), SERVICE_ORIGIN) },
     { kind: 'RS256, expired', make: () => keySet(lastExpired()) },
-    { kind: "RS256 forged with the IdP's kid", make: () => ({ headers: { Authorization: forged(identityProvider.kid) }, kid: identityProvider.kid }) },
-    { kind: "alg none with the IdP's kid", make: () => ({ headers: { Authorization: forged(identityProvider.kid, 'none') } }) },
+    {
+      kind: "RS256 forged with the IdP's kid",
+      make: () => ({ headers: { Authorization: forged(identityProvider.kid) }, kid: identityProvider.kid }),
+    },
+    {
+      kind: "alg none with the IdP's kid",
+      make: () => ({ headers: { Authorization: forged(identityProvider.kid, 'none') } }),
+    },
   ];
 
   // Cube's first queries compile the data model: start-up, not the steady state being measured.
   // Each token made just before its request, each request given start-up's time: compiling the model can take longer
   // than a request's timeout here, and than a 3 s token lives, on a busy machine.
-  for (const headers of [async () => ({ Authorization: serviceToken(), ...SERVICE_ORIGIN }), async () => keySet(await newToken()).headers]) {
+  for (const headers of [
+    async () => ({ Authorization: serviceToken(), ...SERVICE_ORIGIN }),
+    async () => keySet(await newToken()).headers,
+  ]) {
     expect((await timedGet(queryUrl, await headers(), WARM_UP_TIMEOUT_MS)).status, 'warm-up request').toBe(200);
   }
 
@@ -352,7 +438,9 @@ async function runScenario(): Promise<Run> {
 
   await Promise.all([
     director(),
-    caller(RATES.service, () => send(VALID_KINDS[0], true, { headers: { Authorization: serviceToken(), ...SERVICE_ORIGIN } })),
+    caller(RATES.service, () =>
+      send(VALID_KINDS[0], true, { headers: { Authorization: serviceToken(), ...SERVICE_ORIGIN } }),
+    ),
     caller(RATES.appNewToken, async () => send(VALID_KINDS[1], true, keySet(await newToken()))),
     caller(RATES.appHeldToken, async () => send(VALID_KINDS[2], true, keySet(await heldToken()))),
     caller(RATES.stranger, async (index) => {
@@ -370,7 +458,9 @@ async function runScenario(): Promise<Run> {
 
   // The hook logs each decision before Cube answers; the line may still be in the pipe.
   const answered = sent.filter(({ answer }) => answer.status === 200 || answer.status === 403).length;
-  const logged = () => events.filter(({ at, event }) => at >= loadStart && (event.type === 'accepted' || event.type === 'rejected')).length;
+  const logged = () =>
+    events.filter(({ at, event }) => at >= loadStart && (event.type === 'accepted' || event.type === 'rejected'))
+      .length;
   for (let waited = 0; logged() < answered && waited < 2_000; waited += 50) await sleep(50);
 
   return { phases, phaseStarts, loadStart, loadEnd, loopDelayMs: loopDelay.max / 1e6, sent, oldKid, newKid };
@@ -378,14 +468,19 @@ async function runScenario(): Promise<Run> {
 
 async function issueToken(): Promise<IssuedToken> {
   const token = await identityProvider.issueToken(LOAD_APP.clientId);
-  const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+  const [header, payload] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
   const entry = { token, kid: String(header!['kid']), expMs: Number(payload!['exp']) * 1000 };
   issued.push(entry);
   return entry;
 }
 
 /** An app's token: kept while `keep` says so, else a new one from the IdP (one request at a time); `renew` gets a new one now. */
-function tokenHolder(keep: (token: IssuedToken) => boolean): (() => Promise<IssuedToken>) & { renew: () => Promise<IssuedToken> } {
+function tokenHolder(
+  keep: (token: IssuedToken) => boolean,
+): (() => Promise<IssuedToken>) & { renew: () => Promise<IssuedToken> } {
   let current: IssuedToken | undefined;
   let pending: Promise<IssuedToken> | undefined;
   const renew = () =>
@@ -399,7 +494,11 @@ function tokenHolder(keep: (token: IssuedToken) => boolean): (() => Promise<Issu
 
 function isKnowable(kid: string, at: number): boolean {
   const publication = published.get(kid);
-  return publication !== undefined && at - publication.from >= JWKS.maxAgeMs && (publication.until === undefined || at < publication.until);
+  return (
+    publication !== undefined &&
+    at - publication.from >= JWKS.maxAgeMs &&
+    (publication.until === undefined || at < publication.until)
+  );
 }
 
 /** What the refusal message says the cause is (the stable codes are counted from the hook's events). */
@@ -421,7 +520,9 @@ function causeOf(message: string | undefined): string {
 /** The JWKS fetches the hook reported (each ends with exactly one of these events). */
 function fetchEvents(): Fetch[] {
   return events.flatMap(({ at, event }) =>
-    event.type === 'jwks-refreshed' || event.type === 'jwks-refresh-failed' ? [{ at, startedAt: at - event.durationMs, event }] : [],
+    event.type === 'jwks-refreshed' || event.type === 'jwks-refresh-failed'
+      ? [{ at, startedAt: at - event.durationMs, event }]
+      : [],
   );
 }
 
@@ -429,25 +530,32 @@ const outcomeOf = ({ event }: Fetch): string => (event.type === 'jwks-refreshed'
 
 /** Requests listed for an assertion message: how many, and the first 20 with their answers. */
 function listed(requests: readonly Sent[]): { count: number; first: string[] } {
-  const line = ({ kind, phase, atMs, kid, answer }: Sent) => `${atMs} ms, ${phase}: ${kind}${kid ? ` (kid ${kid})` : ''} → ${answer.status} ${answer.error ?? ''}`;
+  const line = ({ kind, phase, atMs, kid, answer }: Sent) =>
+    `${atMs} ms, ${phase}: ${kind}${kid ? ` (kid ${kid})` : ''} → ${answer.status} ${answer.error ?? ''}`;
   return { count: requests.length, first: requests.slice(0, 20).map(line) };
 }
 
 function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent }: Run) {
   const uncertaintyMs = FETCH_START_UNCERTAINTY_MS;
   const proxyLatenessMs = Math.ceil(loopDelayMs) + PROXY_READ_MARGIN_MS;
-  const phaseAt = (at: number): PhaseName => phases.filter(({ name }) => at >= (phaseStarts.get(name) ?? Infinity)).at(-1)?.name ?? 'steady';
+  const phaseAt = (at: number): PhaseName =>
+    phases.filter(({ name }) => at >= (phaseStarts.get(name) ?? Infinity)).at(-1)?.name ?? 'steady';
   // As played: a phase starts once the identity provider and the proxy have done what it says.
   const startOf = (index: number) => (index === 0 ? loadStart : phaseStarts.get(phases[index]!.name)!);
   const endOf = (index: number) => (index + 1 < phases.length ? startOf(index + 1) : loadEnd);
   const playedMs = (index: number) => endOf(index) - startOf(index);
   // Clear of the phase's ends: the proxy met it in this phase's mode (see PROXY_READ_MARGIN_MS).
-  const clearOfEnds = (index: number) => ({ startedAt }: Fetch) =>
-    startedAt >= startOf(index) + uncertaintyMs && startedAt < endOf(index) - proxyLatenessMs - uncertaintyMs;
+  const clearOfEnds =
+    (index: number) =>
+    ({ startedAt }: Fetch) =>
+      startedAt >= startOf(index) + uncertaintyMs && startedAt < endOf(index) - proxyLatenessMs - uncertaintyMs;
   const fetches = fetchEvents().filter(({ startedAt }) => startedAt >= loadStart);
-  const decisions = events.flatMap(({ at, event }) => (at >= loadStart && (event.type === 'accepted' || event.type === 'rejected') ? [{ at, event }] : []));
+  const decisions = events.flatMap(({ at, event }) =>
+    at >= loadStart && (event.type === 'accepted' || event.type === 'rejected') ? [{ at, event }] : [],
+  );
   const waits = decisions.map(({ at, event }) => ({ at, ms: event.durationMs }));
-  const longest = <T>(items: readonly T[], value: (item: T) => number): T => items.reduce((a, b) => (value(b) > value(a) ? b : a), items[0]!);
+  const longest = <T>(items: readonly T[], value: (item: T) => number): T =>
+    items.reduce((a, b) => (value(b) > value(a) ? b : a), items[0]!);
   const longestRequest = longest(sent, ({ answer }) => answer.latencyMs);
   const longestWait = longest(waits, ({ ms }) => ms);
   const isOk = ({ answer }: Sent) => answer.status === 200 && (answer.rows ?? 0) > 0;
@@ -480,7 +588,10 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
         longestMs: Math.round(maxOf(ofKind.map(({ answer }) => answer.latencyMs))),
       };
     }),
-    refusalsByCode: tally(decisions.flatMap(({ event }) => (event.type === 'rejected' ? [event.code] : [])), (code) => code),
+    refusalsByCode: tally(
+      decisions.flatMap(({ event }) => (event.type === 'rejected' ? [event.code] : [])),
+      (code) => code,
+    ),
     phases: phases.map((phase, index) => {
       const ms = playedMs(index);
       const inPhase = sent.filter((request) => request.phase === phase.name);
@@ -499,7 +610,10 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
         fetchBound: fetchBound(phase, ms, uncertaintyMs),
         /** Of the fetches clear of the phase's ends. */
         fetchOutcomes: tally(clear, outcomeOf),
-        atEnds: tally(phaseFetches.filter((fetch) => !clear.includes(fetch)), outcomeOf),
+        atEnds: tally(
+          phaseFetches.filter((fetch) => !clear.includes(fetch)),
+          outcomeOf,
+        ),
         longestRequestMs: Math.round(maxOf(inPhase.map(({ answer }) => answer.latencyMs))),
         longestHookWaitMs: Math.round(maxOf(waits.filter(({ at }) => phaseAt(at) === phase.name).map(({ ms }) => ms))),
       };
@@ -513,11 +627,22 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
       proxyLatenessMs,
       outcomes: tally(fetches, outcomeOf),
       /** How much longer than the timeout the fetches that timed out took: how late Cube's timers fired. */
-      timerLatenessMs: Math.round(maxOf(fetches.flatMap(({ event }) => (event.type === 'jwks-refresh-failed' && event.code === 'ERR_JWKS_TIMEOUT' ? [event.durationMs - JWKS.timeoutMs] : [])))),
+      timerLatenessMs: Math.round(
+        maxOf(
+          fetches.flatMap(({ event }) =>
+            event.type === 'jwks-refresh-failed' && event.code === 'ERR_JWKS_TIMEOUT'
+              ? [event.durationMs - JWKS.timeoutMs]
+              : [],
+          ),
+        ),
+      ),
       proxy: tally(proxy.requests, ({ mode }) => (mode === 'pass' ? 'passed' : 'held')),
       log: fetches.map(({ startedAt, event }) => ({
         atMs: Math.round(startedAt - loadStart),
-        outcome: event.type === 'jwks-refreshed' ? `ok ${event.kids.join(' ')}` : `${event.code}${event.servingStale ? ' (serving stale)' : ''}`,
+        outcome:
+          event.type === 'jwks-refreshed'
+            ? `ok ${event.kids.join(' ')}`
+            : `${event.code}${event.servingStale ? ' (serving stale)' : ''}`,
         durationMs: event.durationMs,
       })),
     },
@@ -536,18 +661,27 @@ function figuresOf({ phases, phaseStarts, loadStart, loadEnd, loopDelayMs, sent 
 
 /** The figures as Markdown, for the console (and the README). */
 function report(figures: ReturnType<typeof figuresOf>): string {
-  const list = (counts: Record<string, number>) => Object.entries(counts).map(([name, count]) => `${name} ${count}`).join(', ');
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ');
   const ms = ({ p50, p99, p999, max }: Spread) => `median ${p50}, p99 ${p99}, p99.9 ${p999}, max ${max}`;
   return [
     `Load scenario: ${figures.requests} requests in ${(figures.loadMs / 1000).toFixed(1)} s`,
     '',
     '| Request | Valid | Sent | 200 | 403 | Other | Refusals by cause | Longest (ms) |',
     '|---|---|---:|---:|---:|---:|---|---:|',
-    ...figures.kinds.map((k) => `| ${k.kind} | ${k.valid ? 'yes' : 'no'} | ${k.sent} | ${k.accepted} | ${k.refused} | ${k.other} | ${list(k.causes)} | ${k.longestMs} |`),
+    ...figures.kinds.map(
+      (k) =>
+        `| ${k.kind} | ${k.valid ? 'yes' : 'no'} | ${k.sent} | ${k.accepted} | ${k.refused} | ${k.other} | ${list(k.causes)} | ${k.longestMs} |`,
+    ),
     '',
     '| Phase | ms | JWKS | Made-up kids | Valid served | Invalid refused | Fetches (bound) | Fetch outcomes (at its ends) | Longest request / hook wait (ms) |',
     '|---|---:|---|---|---:|---:|---:|---|---:|',
-    ...figures.phases.map((p) => `| ${p.phase} | ${p.ms} | ${p.jwks} | ${p.madeUpKids ? 'yes' : 'no'} | ${p.validServed}/${p.valid} | ${p.invalidRefused}/${p.invalid} | ${p.fetches} (${p.fetchBound}) | ${list(p.fetchOutcomes)}${Object.keys(p.atEnds).length > 0 ? ` (${list(p.atEnds)})` : ''} | ${p.longestRequestMs} / ${p.longestHookWaitMs} |`),
+    ...figures.phases.map(
+      (p) =>
+        `| ${p.phase} | ${p.ms} | ${p.jwks} | ${p.madeUpKids ? 'yes' : 'no'} | ${p.validServed}/${p.valid} | ${p.invalidRefused}/${p.invalid} | ${p.fetches} (${p.fetchBound}) | ${list(p.fetchOutcomes)}${Object.keys(p.atEnds).length > 0 ? ` (${list(p.atEnds)})` : ''} | ${p.longestRequestMs} / ${p.longestHookWaitMs} |`,
+    ),
     '',
     `Refusals by code (hook events): ${list(figures.refusalsByCode)}`,
     `JWKS fetches: ${figures.fetches.beforeLoad} before the load, ${figures.fetches.duringLoad} during it (bound ${figures.fetches.bound}, starts known within ${figures.fetches.startUncertaintyMs} ms, read by the proxy within ${figures.fetches.proxyLatenessMs} ms); through the proxy: ${list(figures.fetches.proxy)}`,

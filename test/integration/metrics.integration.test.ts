@@ -25,7 +25,11 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     const { projectDir, line } = await ensureCube({ line: lineId });
     metricsPort = await freePort();
     // No cooldown: a token naming an unknown kid asks the identity provider at once, so the outage shows at once.
-    stack = await startStack({ projectDir, line, env: { CUBE_DUAL_AUTH_METRICS_PORT: String(metricsPort), CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS: '0' } });
+    stack = await startStack({
+      projectDir,
+      line,
+      env: { CUBE_DUAL_AUTH_METRICS_PORT: String(metricsPort), CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS: '0' },
+    });
     prometheus = await startPrometheus([`127.0.0.1:${metricsPort}`]);
   }, INSTALL_AND_START_TIMEOUT_MS);
 
@@ -34,7 +38,8 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     await stack?.stop();
   });
 
-  const load = (headers: Record<string, string>) => loadOverHttp(stack.cube.apiUrl, ORDERS_BY_TENANT_AND_REGION, headers);
+  const load = (headers: Record<string, string>) =>
+    loadOverHttp(stack.cube.apiUrl, ORDERS_BY_TENANT_AND_REGION, headers);
 
   /** The value of the one sample `query` gives, or undefined when it gives none. */
   async function valueOf(query: string): Promise<number | undefined> {
@@ -43,7 +48,7 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     return samples[0]?.value;
   }
 
-  it('serves GET /metrics on its own port only: another path is a 404, and Cube\'s API port has no /metrics of ours', async () => {
+  it("serves GET /metrics on its own port only: another path is a 404, and Cube's API port has no /metrics of ours", async () => {
     const ours = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(ours.status).toBe(200);
     expect(await ours.text()).toContain('# TYPE cube_dual_auth_requests_total counter');
@@ -53,18 +58,29 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
 
   it('counts in Prometheus exactly the accepted requests per path, the refusals per code, and the outage that was sent', async () => {
     const { identityProvider: idp } = stack;
-    const sent = { serviceAccepted: 3, customerAccepted: 3, noToken: 2, wrongSecret: 2, serviceWithoutOrigin: 1, unknownKid: 1 };
+    const sent = {
+      serviceAccepted: 3,
+      customerAccepted: 3,
+      noToken: 2,
+      wrongSecret: 2,
+      serviceWithoutOrigin: 1,
+      unknownKid: 1,
+    };
     const expectStatus = async (headers: Record<string, string>, status: number) => {
       const answer = await load(headers);
       expect(answer.status, answer.text).toBe(status);
     };
 
-    for (let i = 0; i < sent.serviceAccepted; i++) await expectStatus({ Authorization: stack.serviceToken({ tenant: 'acme', n: i }), ...stack.serviceHeaders }, 200);
+    for (let i = 0; i < sent.serviceAccepted; i++)
+      await expectStatus({ Authorization: stack.serviceToken({ tenant: 'acme', n: i }), ...stack.serviceHeaders }, 200);
     await expectStatus({ Authorization: await stack.customerToken() }, 200);
     await expectStatus({ Authorization: await stack.customerToken() }, 200);
     for (let i = 0; i < sent.noToken; i++) await expectStatus({}, 403);
     for (let i = 0; i < sent.wrongSecret; i++) {
-      const forged = signToken({ tenant: 'acme', exp: Math.floor(Date.now() / 1000) + 60 }, { alg: 'HS256', key: randomSecret() });
+      const forged = signToken(
+        { tenant: 'acme', exp: Math.floor(Date.now() / 1000) + 60 },
+        { alg: 'HS256', key: randomSecret() },
+      );
       await expectStatus({ Authorization: forged, ...stack.serviceHeaders }, 403);
     }
     await expectStatus({ Authorization: stack.serviceToken({ tenant: 'acme' }) }, 403);
@@ -75,7 +91,12 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     const published = ((await (await fetch(idp.jwksUrl)).json()) as { keys: unknown[] }).keys.length;
     await idp.close();
     const rotated = generateKeyPair('RS256', { kid: 'never-published' });
-    const claims = { iss: idp.issuer, aud: CUBE_AUDIENCE, exp: Math.floor(Date.now() / 1000) + 60, 'https://cube.example/claims': { tenant: 'globex' } };
+    const claims = {
+      iss: idp.issuer,
+      aud: CUBE_AUDIENCE,
+      exp: Math.floor(Date.now() / 1000) + 60,
+      'https://cube.example/claims': { tenant: 'globex' },
+    };
     await expectStatus({ Authorization: signToken(claims, { key: rotated }) }, 403);
     await expectStatus({ Authorization: lastCustomerToken }, 200);
 
@@ -83,7 +104,10 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     const deadline = Date.now() + SCRAPED_WITHIN_MS;
     // Polled until a scrape after the last request has landed, within a deadline.
     while ((await valueOf('sum(cube_dual_auth_requests_total)')) !== total) {
-      if (Date.now() > deadline) throw new Error(`Prometheus did not see ${total} requests within ${SCRAPED_WITHIN_MS} ms:\n${prometheus.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `Prometheus did not see ${total} requests within ${SCRAPED_WITHIN_MS} ms:\n${prometheus.output()}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
@@ -98,8 +122,10 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
       'cube_dual_auth_refusals_total{path="shared-secret",code="ERR_SIGNATURE_INVALID"}': sent.wrongSecret,
       'cube_dual_auth_refusals_total{path="key-set",code="ERR_ALG_NOT_ALLOWED"}': sent.serviceWithoutOrigin,
       'cube_dual_auth_refusals_total{path="key-set",code="ERR_KID_UNKNOWN"}': sent.unknownKid,
-      'sum(cube_dual_auth_refusals_total)': sent.noToken + sent.wrongSecret + sent.serviceWithoutOrigin + sent.unknownKid,
-      'sum by (path) (cube_dual_auth_verification_duration_seconds_count{path="shared-secret"})': sent.serviceAccepted + sent.wrongSecret,
+      'sum(cube_dual_auth_refusals_total)':
+        sent.noToken + sent.wrongSecret + sent.serviceWithoutOrigin + sent.unknownKid,
+      'sum by (path) (cube_dual_auth_verification_duration_seconds_count{path="shared-secret"})':
+        sent.serviceAccepted + sent.wrongSecret,
       [`cube_dual_auth_key_set_fetches_total{issuer="${issuer}",outcome="ok"}`]: 1,
       [`cube_dual_auth_key_set_fetches_total{issuer="${issuer}",outcome="ERR_JWKS_UNREACHABLE"}`]: 1,
       [`cube_dual_auth_key_set_fetch_duration_seconds_count{issuer="${issuer}"}`]: 2,
@@ -120,7 +146,9 @@ describe.each(['0.33', '1'])('metrics of Cube line %s, scraped by a real Prometh
     const labelNames = new Set(all.flatMap(({ labels }) => Object.keys(labels)));
     const allowed = new Set(['__name__', 'instance', 'job', 'le', 'path', 'outcome', 'code', 'result', 'issuer']);
     expect([...labelNames].filter((name) => !allowed.has(name))).toEqual([]);
-    expect(new Set(all.flatMap(({ labels }) => (labels['issuer'] === undefined ? [] : [labels['issuer']])))).toEqual(new Set([issuer]));
+    expect(new Set(all.flatMap(({ labels }) => (labels['issuer'] === undefined ? [] : [labels['issuer']])))).toEqual(
+      new Set([issuer]),
+    );
     expect(JSON.stringify(all)).not.toContain('never-published');
   });
 });

@@ -13,7 +13,14 @@ import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from '../../scripts/lib/demo-env.mjs';
 import { prepareNaiveProject } from '../../scripts/lib/naive-cube.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, ORDERS_BY_TENANT_AND_REGION, SERVICE_VIEWER, startStack, type Stack } from '../../scripts/lib/stack.mjs';
+import {
+  CLAIMS_NAMESPACE,
+  CUBE_AUDIENCE,
+  ORDERS_BY_TENANT_AND_REGION,
+  SERVICE_VIEWER,
+  startStack,
+  type Stack,
+} from '../../scripts/lib/stack.mjs';
 import { CLI, jsonOf, runBin, type CliResult } from '../support/cli';
 import { ALL_CHECKS_PASS } from '../support/probe';
 import { CubeSocket, loadOverHttp, STACK_TRACE_LINE, type CubeAnswer, type SocketMessage } from '../support/real-cube';
@@ -25,14 +32,18 @@ export const ACME_ROWS = [
   { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.count': 2, 'orders.total_amount': 320 },
   { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 200 },
 ];
-export const GLOBEX_EMEA_ROWS = [{ 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 1035 }];
+export const GLOBEX_EMEA_ROWS = [
+  { 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.count': 2, 'orders.total_amount': 1035 },
+];
 
 /** The rows of a Cube result, numeric strings (some drivers return them) turned into numbers. */
 export function rowsOf(result: Record<string, unknown> | undefined): Array<Record<string, unknown>> {
   const data = result?.['data'];
   if (!Array.isArray(data)) throw new Error(`Not a Cube result: ${JSON.stringify(result)}`);
   return (data as Array<Record<string, unknown>>).map((row) =>
-    Object.fromEntries(Object.entries(row).map(([key, value]) => [key, /\.(count|total_amount)$/.test(key) ? Number(value) : value])),
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [key, /\.(count|total_amount)$/.test(key) ? Number(value) : value]),
+    ),
   );
 }
 
@@ -91,13 +102,19 @@ export function realCubeScenarios(lineId: string): RealCube {
     });
 
     it('accepts "Bearer <token>" as well as the bare token', async () => {
-      const answer = await load({ Authorization: `Bearer ${stack.serviceToken({ tenant: 'acme' })}`, ...stack.serviceHeaders });
+      const answer = await load({
+        Authorization: `Bearer ${stack.serviceToken({ tenant: 'acme' })}`,
+        ...stack.serviceHeaders,
+      });
       expect(answer.status, answer.text).toBe(200);
       expect(rowsOf(answer.body)).toEqual(ACME_ROWS);
     });
 
     it('reads the token from X-Cube-Authorization when there is no Authorization header', async () => {
-      const answer = await load({ 'X-Cube-Authorization': stack.serviceToken({ tenant: 'acme' }), ...stack.serviceHeaders });
+      const answer = await load({
+        'X-Cube-Authorization': stack.serviceToken({ tenant: 'acme' }),
+        ...stack.serviceHeaders,
+      });
       expect(answer.status, answer.text).toBe(200);
       expect(rowsOf(answer.body)).toEqual(ACME_ROWS);
     });
@@ -112,9 +129,22 @@ export function realCubeScenarios(lineId: string): RealCube {
     // contextToAppId): a token without one never reaches the data, and a token's own `tenant` elsewhere decides nothing.
     it('refuses a token without the tenant claim of its path at the hook, on both paths', async () => {
       const service = stack.serviceToken({ region: 'emea' });
-      expectRefused(await load({ Authorization: service, ...stack.serviceHeaders }), /^The token has no tenant claim "tenant"$/, service);
-      const app = stack.identityProvider.signClaims({ aud: CUBE_AUDIENCE, iss: stack.identityProvider.issuer, tenant: 'acme', [CLAIMS_NAMESPACE]: { region: 'emea' } });
-      expectRefused(await load({ Authorization: app }), /^The token has no tenant claim "\/https:~1~1cube\.example~1claims\/tenant"$/, app);
+      expectRefused(
+        await load({ Authorization: service, ...stack.serviceHeaders }),
+        /^The token has no tenant claim "tenant"$/,
+        service,
+      );
+      const app = stack.identityProvider.signClaims({
+        aud: CUBE_AUDIENCE,
+        iss: stack.identityProvider.issuer,
+        tenant: 'acme',
+        [CLAIMS_NAMESPACE]: { region: 'emea' },
+      });
+      expectRefused(
+        await load({ Authorization: app }),
+        /^The token has no tenant claim "\/https:~1~1cube\.example~1claims\/tenant"$/,
+        app,
+      );
     });
 
     // Cube ≥ 0.35 takes a truthy `security_context` of the value checkAuth resolves to as the security context; the hook
@@ -128,7 +158,7 @@ export function realCubeScenarios(lineId: string): RealCube {
 
     // The example's model filters by SECURITY_CONTEXT.tenant, which Cube builds by applying CUBEJS_JWT_CLAIMS_NAMESPACE
     // to the context once more; queryRewrite filters by the context's tenant. Two tenants there would leave no row.
-    it("gives the data model the context queryRewrite sees, though the namespace claim holds a member named like the namespace", async () => {
+    it('gives the data model the context queryRewrite sees, though the namespace claim holds a member named like the namespace', async () => {
       const { identityProvider: idp } = stack;
       const claims = { tenant: 'globex', region: 'emea', [CLAIMS_NAMESPACE]: { tenant: 'acme' } };
       const token = idp.signClaims({ aud: CUBE_AUDIENCE, iss: idp.issuer, [CLAIMS_NAMESPACE]: claims });
@@ -138,19 +168,30 @@ export function realCubeScenarios(lineId: string): RealCube {
     });
 
     it('gives the data model the context queryRewrite sees on the shared-secret path too, whatever the service signs', async () => {
-      const answer = await load({ Authorization: stack.serviceToken({ tenant: 'acme', [CLAIMS_NAMESPACE]: { tenant: 'globex' } }), ...stack.serviceHeaders });
+      const answer = await load({
+        Authorization: stack.serviceToken({ tenant: 'acme', [CLAIMS_NAMESPACE]: { tenant: 'globex' } }),
+        ...stack.serviceHeaders,
+      });
       expect(answer.status, answer.text).toBe(200);
       expect(rowsOf(answer.body)).toEqual(ACME_ROWS);
     });
 
     it('refuses a service token sent without Request-Origin: it goes to the key-set path, where HS256 is not accepted', async () => {
       const token = stack.serviceToken();
-      expectRefused(await load({ Authorization: token }), /^Algorithm "HS256" is not accepted on the key-set path/, token);
+      expectRefused(
+        await load({ Authorization: token }),
+        /^Algorithm "HS256" is not accepted on the key-set path/,
+        token,
+      );
     });
 
     it('refuses an identity provider token sent with Request-Origin: embeddable, where RS256 is not accepted', async () => {
       const token = await stack.customerToken();
-      expectRefused(await load({ Authorization: token, ...stack.serviceHeaders }), /^Algorithm "RS256" is not accepted on the shared-secret path/, token);
+      expectRefused(
+        await load({ Authorization: token, ...stack.serviceHeaders }),
+        /^Algorithm "RS256" is not accepted on the shared-secret path/,
+        token,
+      );
     });
 
     it('refuses an expired service token, naming the expiry', async () => {
@@ -236,7 +277,10 @@ export function realCubeScenarios(lineId: string): RealCube {
     /** Runs the built bin with only the API secret in its environment, the identity provider's token on stdin. */
     async function probe(apiUrl: string, args: string[] = []): Promise<CliResult> {
       const idpToken = await stack.customerToken();
-      const result = await runBin(['probe', apiUrl, ...CLAIMS, ...TIMEOUT, '--token', '-', ...args], { env: { CUBEJS_API_SECRET: stack.apiSecret }, stdin: idpToken });
+      const result = await runBin(['probe', apiUrl, ...CLAIMS, ...TIMEOUT, '--token', '-', ...args], {
+        env: { CUBEJS_API_SECRET: stack.apiSecret },
+        stdin: idpToken,
+      });
       expect(result.stdout + result.stderr).not.toContain(stack.apiSecret);
       expect(result.stdout + result.stderr).not.toContain(idpToken);
       return result;
@@ -249,7 +293,7 @@ export function realCubeScenarios(lineId: string): RealCube {
       expect(result.stdout).toMatch(/\nOK: 6 passed, 0 failed, 0 skipped\n$/);
     });
 
-    it("runs the commands `npm run demo -- --keep-running` prints with its demo.env, against this Cube", async () => {
+    it('runs the commands `npm run demo -- --keep-running` prints with its demo.env, against this Cube', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'demo-commands-'));
       try {
         const paths = {
@@ -257,11 +301,18 @@ export function realCubeScenarios(lineId: string): RealCube {
           serviceTokenFile: writePrivateFile(join(dir, 'service.token'), stack.serviceToken(SERVICE_VIEWER)),
           customerTokenFile: writePrivateFile(join(dir, 'customer.token'), await stack.customerToken()),
         };
-        const [, loadDemoEnv, , probeCommand, , verifyService, verifyCustomer, , token] = demoCliCommands(paths, SERVICE_VIEWER, `"${process.execPath}" "${CLI}"`);
+        const [, loadDemoEnv, , probeCommand, , verifyService, verifyCustomer, , token] = demoCliCommands(
+          paths,
+          SERVICE_VIEWER,
+          `"${process.execPath}" "${CLI}"`,
+        );
         const shell = (command: string | undefined) =>
           new Promise<{ code: number; stdout: string }>((resolve) => {
-            execFile('sh', ['-c', `${loadDemoEnv}\n${command}`], { env: { PATH: process.env.PATH }, timeout: 60_000 }, (error, stdout) =>
-              resolve({ code: error ? Number(error.code) : 0, stdout }),
+            execFile(
+              'sh',
+              ['-c', `${loadDemoEnv}\n${command}`],
+              { env: { PATH: process.env.PATH }, timeout: 60_000 },
+              (error, stdout) => resolve({ code: error ? Number(error.code) : 0, stdout }),
             );
           });
         const probed = await shell(probeCommand);
@@ -287,7 +338,12 @@ export function realCubeScenarios(lineId: string): RealCube {
 
       beforeAll(async () => {
         const line = cubeLine(lineId);
-        naive = await startCube({ projectDir: prepareNaiveProject(line), line, env: { ...stack.authEnvironment }, redact: stack.redact });
+        naive = await startCube({
+          projectDir: prepareNaiveProject(line),
+          line,
+          env: { ...stack.authEnvironment },
+          redact: stack.redact,
+        });
       }, INSTALL_AND_START_TIMEOUT_MS);
 
       afterAll(async () => {
@@ -297,7 +353,10 @@ export function realCubeScenarios(lineId: string): RealCube {
       it('fails the checks it answers with 500s (a plain Error thrown by checkAuth), and exits 1', async () => {
         const result = await probe(naive!.apiUrl, ['--json']);
         expect(result.code, result.stdout + result.stderr).toBe(1);
-        const report = jsonOf<{ ok: boolean; checks: Array<{ name: string; status: number; verdict: string; reason: string }> }>(result);
+        const report = jsonOf<{
+          ok: boolean;
+          checks: Array<{ name: string; status: number; verdict: string; reason: string }>;
+        }>(result);
         expect(report.ok).toBe(false);
         expect(report.checks.map(({ name, status, verdict }) => [name, status, verdict])).toEqual([
           ['no-token', 500, 'FAIL'],
@@ -308,7 +367,9 @@ export function realCubeScenarios(lineId: string): RealCube {
           ['idp-token-with-origin', 500, 'FAIL'],
         ]);
         for (const check of report.checks.filter((c) => c.verdict === 'FAIL')) {
-          expect(check.reason).toMatch(/^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\).*: "JsonWebTokenError: /);
+          expect(check.reason).toMatch(
+            /^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\).*: "JsonWebTokenError: /,
+          );
         }
       });
     });

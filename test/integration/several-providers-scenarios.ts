@@ -4,7 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { startIdentityProvider, type RunningIdentityProvider } from '../../scripts/lib/identity-provider.mjs';
-import { CLAIMS_NAMESPACE, CUBE_AUDIENCE, ORDERS_BY_TENANT_AND_REGION, startStack, type Stack } from '../../scripts/lib/stack.mjs';
+import {
+  CLAIMS_NAMESPACE,
+  CUBE_AUDIENCE,
+  ORDERS_BY_TENANT_AND_REGION,
+  startStack,
+  type Stack,
+} from '../../scripts/lib/stack.mjs';
 import { loadOverHttp, STACK_TRACE_LINE, type CubeAnswer } from '../support/real-cube';
 import { ACME_ROWS, GLOBEX_EMEA_ROWS, rowsOf } from './real-cube-scenarios';
 
@@ -19,7 +25,11 @@ export function severalProvidersScenarios(lineId: string): void {
 
   beforeAll(async () => {
     const { projectDir, line } = await ensureCube({ line: lineId });
-    workforce = await startIdentityProvider({ audience: WORKFORCE_AUDIENCE, claimsNamespace: WORKFORCE_NAMESPACE, apps: [ANALYST] });
+    workforce = await startIdentityProvider({
+      audience: WORKFORCE_AUDIENCE,
+      claimsNamespace: WORKFORCE_NAMESPACE,
+      apps: [ANALYST],
+    });
     stack = await startStack({
       projectDir,
       line,
@@ -30,7 +40,12 @@ export function severalProvidersScenarios(lineId: string): void {
         CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
           { issuer: customerIdp.issuer, audience: CUBE_AUDIENCE, claimsNamespace: CLAIMS_NAMESPACE },
           // Its own namespace, so its own tenant claim (the stack's is the customer-facing provider's).
-          { issuer: workforce.issuer, audience: WORKFORCE_AUDIENCE, claimsNamespace: WORKFORCE_NAMESPACE, tenantClaim: '/https:~1~1workforce.example~1claims/tenant' },
+          {
+            issuer: workforce.issuer,
+            audience: WORKFORCE_AUDIENCE,
+            claimsNamespace: WORKFORCE_NAMESPACE,
+            tenantClaim: '/https:~1~1workforce.example~1claims/tenant',
+          },
         ]),
       }),
     });
@@ -41,7 +56,8 @@ export function severalProvidersScenarios(lineId: string): void {
     await workforce?.close();
   });
 
-  const load = (headers: Record<string, string>): Promise<CubeAnswer> => loadOverHttp(stack.cube.apiUrl, ORDERS_BY_TENANT_AND_REGION, headers);
+  const load = (headers: Record<string, string>): Promise<CubeAnswer> =>
+    loadOverHttp(stack.cube.apiUrl, ORDERS_BY_TENANT_AND_REGION, headers);
 
   function expectRefused(answer: CubeAnswer, error: string | RegExp): void {
     expect(answer.status, answer.text).toBe(403);
@@ -63,15 +79,31 @@ export function severalProvidersScenarios(lineId: string): void {
     });
 
     it("refuses a token signed with one provider's key that names the other's issuer", async () => {
-      const forged = workforce.signClaims({ iss: stack.identityProvider.issuer, aud: CUBE_AUDIENCE, [CLAIMS_NAMESPACE]: { tenant: 'globex' } });
-      expectRefused(await load({ Authorization: forged }), /^No key for kid "[^"]+" in the identity provider's key set$/);
+      const forged = workforce.signClaims({
+        iss: stack.identityProvider.issuer,
+        aud: CUBE_AUDIENCE,
+        [CLAIMS_NAMESPACE]: { tenant: 'globex' },
+      });
+      expectRefused(
+        await load({ Authorization: forged }),
+        /^No key for kid "[^"]+" in the identity provider's key set$/,
+      );
     });
 
     it('refuses a token of an issuer that is not configured, and one without iss', async () => {
-      const stranger = workforce.signClaims({ iss: 'https://login.partner.example/', [WORKFORCE_NAMESPACE]: { tenant: 'acme' } });
-      expectRefused(await load({ Authorization: stranger }), 'Token issuer "https://login.partner.example/" is not an identity provider of this deployment');
+      const stranger = workforce.signClaims({
+        iss: 'https://login.partner.example/',
+        [WORKFORCE_NAMESPACE]: { tenant: 'acme' },
+      });
+      expectRefused(
+        await load({ Authorization: stranger }),
+        'Token issuer "https://login.partner.example/" is not an identity provider of this deployment',
+      );
       const anonymous = workforce.signClaims({ [WORKFORCE_NAMESPACE]: { tenant: 'acme' } });
-      expectRefused(await load({ Authorization: anonymous }), 'Token has no "iss" claim: this deployment chooses the identity provider by it');
+      expectRefused(
+        await load({ Authorization: anonymous }),
+        'Token has no "iss" claim: this deployment chooses the identity provider by it',
+      );
     });
 
     it('keeps serving the embedding service on the shared-secret path', async () => {

@@ -22,7 +22,8 @@ let native: Record<string, unknown>;
 let savedNative: Record<string, unknown>;
 
 beforeAll(async () => {
-  if (!existsSync(join(line.projectDir, 'node_modules/@cubejs-backend/api-gateway/package.json'))) await ensureCube({ line: line.id });
+  if (!existsSync(join(line.projectDir, 'node_modules/@cubejs-backend/api-gateway/package.json')))
+    await ensureCube({ line: line.id });
   const requireFromCube = createRequire(join(line.projectDir, 'cube.js'));
   native = requireFromCube('@cubejs-backend/native') as Record<string, unknown>;
   savedNative = { setupLogger: native['setupLogger'], registerInterface: native['registerInterface'] };
@@ -35,7 +36,12 @@ beforeAll(async () => {
     ApiGateway: new (...args: unknown[]) => { initSQLServer(): { init(config: object): Promise<void> } };
   };
   hook = createCheckAuth({ apiSecret: randomSecret(), jwksUri: 'https://idp.example/.well-known/jwks.json' });
-  const config = { checkAuth: hook, checkSqlAuth: hook.checkSqlAuth, canSwitchSqlUser: hook.canSwitchSqlUser, pgSqlPort: 15432 };
+  const config = {
+    checkAuth: hook,
+    checkSqlAuth: hook.checkSqlAuth,
+    canSwitchSqlUser: hook.canSwitchSqlUser,
+    pgSqlPort: 15432,
+  };
   const unused = async () => {
     throw new Error('not reached by a login');
   };
@@ -55,5 +61,7 @@ it('refuses every login on Cube 0.33, which passes no password, naming the Cube 
     (error: unknown) => error as Error,
   );
   expect(refusal).toBeInstanceOf(Error);
-  expect(refusal?.message).toBe("cube-dual-auth's checkSqlAuth needs Cube 0.34.27 or later, which passes the SQL password to it; this Cube (0.33.65) passes none");
+  expect(refusal?.message).toBe(
+    "cube-dual-auth's checkSqlAuth needs Cube 0.34.27 or later, which passes the SQL password to it; this Cube (0.33.65) passes none",
+  );
 });

@@ -34,15 +34,25 @@ async function callAsNative(callback: Callback, args: object): Promise<{ answer?
 }
 
 /** The request of a login, as auth.rs builds it (TransportAuthRequest). */
-const loginRequest = () => ({ request: { id: '6f1c0f0e-2a5b-4c19-8d3e-5b8b0f1a2c3d-span-1', meta: null, protocol: 'postgres', method: 'password' } });
+const loginRequest = () => ({
+  request: { id: '6f1c0f0e-2a5b-4c19-8d3e-5b8b0f1a2c3d-span-1', meta: null, protocol: 'postgres', method: 'password' },
+});
 /** The request of a query in a session, with `__user` when the client asked for another user. */
-const queryRequest = (changeUser?: string) => ({ id: 'b1e2c3d4-span-1', meta: { protocol: 'postgres', apiType: 'sql', appName: 'psql', ...(changeUser !== undefined && { changeUser }) } });
+const queryRequest = (changeUser?: string) => ({
+  id: 'b1e2c3d4-span-1',
+  meta: { protocol: 'postgres', apiType: 'sql', appName: 'psql', ...(changeUser !== undefined && { changeUser }) },
+});
 
 const secret = randomSecret();
 const idpKey = generateKeyPair('RS256');
 const strangerKey = generateKeyPair('RS256');
 const STATIC_PASSWORD = randomSecret(16);
-const META = { cubes: [{ config: { name: 'orders', measures: [{ name: 'orders.count', isVisible: true }], dimensions: [], segments: [] } }], compilerId: 'compiler-1' };
+const META = {
+  cubes: [
+    { config: { name: 'orders', measures: [{ name: 'orders.count', isVisible: true }], dimensions: [], segments: [] } },
+  ],
+  compilerId: 'compiler-1',
+};
 
 let idp: JwksServer;
 /** What reached Cube's contextByReq (through its extendContext option) and its compiler, per call. */
@@ -56,7 +66,8 @@ let ApiGateway: new (...args: unknown[]) => { getSQLServer(): { init(config: obj
 const idpToken = (payload: Record<string, unknown>, key = idpKey) => signToken(timed(payload), { key });
 
 beforeAll(async () => {
-  if (!existsSync(join(line.projectDir, 'node_modules/@cubejs-backend/api-gateway/package.json'))) await ensureCube({ line: line.id });
+  if (!existsSync(join(line.projectDir, 'node_modules/@cubejs-backend/api-gateway/package.json')))
+    await ensureCube({ line: line.id });
   idp = await startJwksServer(jwks(idpKey));
   const requireFromCube = createRequire(join(line.projectDir, 'cube.js'));
   native = requireFromCube('@cubejs-backend/native') as Record<string, unknown>;
@@ -77,14 +88,27 @@ afterAll(async () => {
  * native server was handed.
  */
 async function sqlServer(options: Partial<DualAuthOptions> = {}): Promise<{ hook: CheckAuth; registered: Registered }> {
-  const hook = createCheckAuth({ jwksUri: idp.url, apiSecret: secret, tenantClaim: 'org', groupsClaim: 'roles', sqlUser: 'cube', sqlPassword: STATIC_PASSWORD, ...options });
+  const hook = createCheckAuth({
+    jwksUri: idp.url,
+    apiSecret: secret,
+    tenantClaim: 'org',
+    groupsClaim: 'roles',
+    sqlUser: 'cube',
+    sqlPassword: STATIC_PASSWORD,
+    ...options,
+  });
   hooks.push(hook);
   let registered: Registered | undefined;
   native['registerInterface'] = async (interfaceOptions: Registered) => {
     registered = interfaceOptions;
     return {};
   };
-  const config = { checkAuth: hook, checkSqlAuth: hook.checkSqlAuth, canSwitchSqlUser: hook.canSwitchSqlUser, pgSqlPort: 15432 };
+  const config = {
+    checkAuth: hook,
+    checkSqlAuth: hook.checkSqlAuth,
+    canSwitchSqlUser: hook.canSwitchSqlUser,
+    pgSqlPort: 15432,
+  };
   const compilerApi = async (context: { securityContext: unknown }) => {
     seen.compiler.push(context.securityContext);
     return { metaConfig: async () => META };
@@ -97,7 +121,11 @@ async function sqlServer(options: Partial<DualAuthOptions> = {}): Promise<{ hook
     seen.extendContext.push(req.securityContext);
     return {};
   };
-  const gateway = new ApiGateway('unused-secret', compilerApi, unused, logger, { ...config, basePath: '/cubejs-api', extendContext });
+  const gateway = new ApiGateway('unused-secret', compilerApi, unused, logger, {
+    ...config,
+    basePath: '/cubejs-api',
+    extendContext,
+  });
   await gateway.getSQLServer().init(config);
   if (registered === undefined) throw new Error('Cube registered no SQL interface');
   return { hook, registered };
@@ -121,22 +149,56 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
     const login = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), user: 'alice', password: token });
     expect(login.error).toBeUndefined();
     const restContext = await hook(null, token);
-    expect(login.answer).toEqual({ password: token, superuser: false, securityContext: restContext, skipPasswordCheck: true });
+    expect(login.answer).toEqual({
+      password: token,
+      superuser: false,
+      securityContext: restContext,
+      skipPasswordCheck: true,
+    });
     expect(login.answer).toMatchObject({ securityContext: { tenant: 'acme', groups: ['analyst'] } });
 
     seen.extendContext.length = 0;
     seen.compiler.length = 0;
-    const meta = await callAsNative(registered.meta, { request: queryRequest(), session: sessionOf('alice', login.answer), onlyCompilerId: false });
+    const meta = await callAsNative(registered.meta, {
+      request: queryRequest(),
+      session: sessionOf('alice', login.answer),
+      onlyCompilerId: false,
+    });
     expect(meta).toEqual({ answer: { cubes: [META.cubes[0]?.config], compilerId: 'compiler-1' } });
     expect(seen.extendContext).toEqual([restContext]);
     expect(seen.compiler).toEqual([restContext]);
   });
 
   it.each([
-    ['a token of another user', () => ({ user: 'bob', password: idpToken({ sub: 'alice', org: 'acme' }) }), /^The SQL user "bob" is not the one the token names in its claim "sub"$/],
-    ['an expired token', () => ({ user: 'alice', password: signToken(timed({ sub: 'alice', org: 'acme' }, { now: Math.floor(Date.now() / 1000) - 3600, expiresIn: 60 }), { key: idpKey }) }), /^Token expired at /],
-    ['a token of a key the JWKS does not have', () => ({ user: 'alice', password: idpToken({ sub: 'alice', org: 'acme' }, strangerKey) }), new RegExp(`^No key for kid "${strangerKey.kid}" in the identity provider's key set$`)],
-    ['a service token (HS256)', () => ({ user: 'alice', password: signToken(timed({ sub: 'alice', org: 'acme' }), { alg: 'HS256', key: secret }) }), /^A service token \(HS256\) is never accepted as a SQL password/],
+    [
+      'a token of another user',
+      () => ({ user: 'bob', password: idpToken({ sub: 'alice', org: 'acme' }) }),
+      /^The SQL user "bob" is not the one the token names in its claim "sub"$/,
+    ],
+    [
+      'an expired token',
+      () => ({
+        user: 'alice',
+        password: signToken(
+          timed({ sub: 'alice', org: 'acme' }, { now: Math.floor(Date.now() / 1000) - 3600, expiresIn: 60 }),
+          { key: idpKey },
+        ),
+      }),
+      /^Token expired at /,
+    ],
+    [
+      'a token of a key the JWKS does not have',
+      () => ({ user: 'alice', password: idpToken({ sub: 'alice', org: 'acme' }, strangerKey) }),
+      new RegExp(`^No key for kid "${strangerKey.kid}" in the identity provider's key set$`),
+    ],
+    [
+      'a service token (HS256)',
+      () => ({
+        user: 'alice',
+        password: signToken(timed({ sub: 'alice', org: 'acme' }), { alg: 'HS256', key: secret }),
+      }),
+      /^A service token \(HS256\) is never accepted as a SQL password/,
+    ],
     ['garbage', () => ({ user: 'alice', password: 'not-a-token' }), /^Malformed token: /],
     ['no password (null)', () => ({ user: 'alice', password: null }), /^The SQL login of user "alice" has no password/],
   ])('refuses %s with a message naming the failure, never the token or the secret', async (_what, login, message) => {
@@ -153,21 +215,48 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
   });
 
   it('refuses a switch to another user (__user) by a user who is no superuser, in Cube’s own words', async () => {
-    const login = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), user: 'alice', password: idpToken({ sub: 'alice', org: 'acme' }) });
+    const login = await callAsNative(registered.checkSqlAuth, {
+      ...loginRequest(),
+      user: 'alice',
+      password: idpToken({ sub: 'alice', org: 'acme' }),
+    });
     const session = sessionOf('alice', login.answer);
     expect(await callAsNative(registered.canSwitchUserForSession, { session, user: 'bob' })).toEqual({ answer: false });
-    const load = await callAsNative(registered.sqlApiLoad, { request: queryRequest('bob'), session, query: {}, queryKey: 'q', sqlQuery: {}, streaming: false });
-    expect(load.error).toBe("You cannot change security context via __user from alice to bob, because it's not allowed.");
+    const load = await callAsNative(registered.sqlApiLoad, {
+      request: queryRequest('bob'),
+      session,
+      query: {},
+      queryKey: 'q',
+      sqlQuery: {},
+      streaming: false,
+    });
+    expect(load.error).toBe(
+      "You cannot change security context via __user from alice to bob, because it's not allowed.",
+    );
   });
 
   it('keeps the static CUBEJS_SQL_USER/CUBEJS_SQL_PASSWORD login beside token logins', async () => {
-    const login = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), user: 'cube', password: STATIC_PASSWORD });
-    expect(login).toEqual({ answer: { password: STATIC_PASSWORD, superuser: false, securityContext: {}, skipPasswordCheck: true } });
-    const wrong = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), user: 'cube', password: `${STATIC_PASSWORD}x` });
+    const login = await callAsNative(registered.checkSqlAuth, {
+      ...loginRequest(),
+      user: 'cube',
+      password: STATIC_PASSWORD,
+    });
+    expect(login).toEqual({
+      answer: { password: STATIC_PASSWORD, superuser: false, securityContext: {}, skipPasswordCheck: true },
+    });
+    const wrong = await callAsNative(registered.checkSqlAuth, {
+      ...loginRequest(),
+      user: 'cube',
+      password: `${STATIC_PASSWORD}x`,
+    });
     expect(wrong.error).toBe('Incorrect user name "cube" or password');
     expect(wrong.error).not.toContain(STATIC_PASSWORD);
     seen.extendContext.length = 0;
-    await callAsNative(registered.meta, { request: queryRequest(), session: sessionOf('cube', login.answer), onlyCompilerId: true });
+    await callAsNative(registered.meta, {
+      request: queryRequest(),
+      session: sessionOf('cube', login.answer),
+      onlyCompilerId: true,
+    });
     expect(seen.extendContext).toEqual([{}]);
   });
 });
@@ -175,10 +264,23 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
 describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but a switch carries no password', () => {
   it('lets the super user ask for the switch, which the login then refuses: no token of the other user came with it', async () => {
     const { registered } = await sqlServer({ sqlSuperUser: 'alice' });
-    const login = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), user: 'alice', password: idpToken({ sub: 'alice', org: 'acme' }) });
+    const login = await callAsNative(registered.checkSqlAuth, {
+      ...loginRequest(),
+      user: 'alice',
+      password: idpToken({ sub: 'alice', org: 'acme' }),
+    });
     const session = sessionOf('alice', login.answer);
     expect(await callAsNative(registered.canSwitchUserForSession, { session, user: 'bob' })).toEqual({ answer: true });
-    const load = await callAsNative(registered.sqlApiLoad, { request: queryRequest('bob'), session, query: {}, queryKey: 'q', sqlQuery: {}, streaming: false });
-    expect(load.error).toBe('The SQL login of user "bob" has no password: sign in with a token of your identity provider');
+    const load = await callAsNative(registered.sqlApiLoad, {
+      request: queryRequest('bob'),
+      session,
+      query: {},
+      queryKey: 'q',
+      sqlQuery: {},
+      streaming: false,
+    });
+    expect(load.error).toBe(
+      'The SQL login of user "bob" has no password: sign in with a token of your identity provider',
+    );
   });
 });

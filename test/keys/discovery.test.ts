@@ -22,39 +22,71 @@ async function serve(options?: Parameters<typeof startIssuerServer>[0]): Promise
 
 describe('discoveryUrls', () => {
   it.each([
-    ['https://idp.example', 'https://idp.example/.well-known/openid-configuration', 'https://idp.example/.well-known/oauth-authorization-server'],
-    ['https://idp.example/', 'https://idp.example/.well-known/openid-configuration', 'https://idp.example/.well-known/oauth-authorization-server'],
-    ['https://idp.example/tenant', 'https://idp.example/tenant/.well-known/openid-configuration', 'https://idp.example/.well-known/oauth-authorization-server/tenant'],
-    ['https://idp.example/tenant/', 'https://idp.example/tenant/.well-known/openid-configuration', 'https://idp.example/.well-known/oauth-authorization-server/tenant'],
-  ])('%s: OpenID configuration without a doubled slash, then RFC 8414 metadata before the path', (issuer, openid, oauth) => {
-    expect(discoveryUrls(issuer)).toEqual([openid, oauth]);
-  });
+    [
+      'https://idp.example',
+      'https://idp.example/.well-known/openid-configuration',
+      'https://idp.example/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://idp.example/',
+      'https://idp.example/.well-known/openid-configuration',
+      'https://idp.example/.well-known/oauth-authorization-server',
+    ],
+    [
+      'https://idp.example/tenant',
+      'https://idp.example/tenant/.well-known/openid-configuration',
+      'https://idp.example/.well-known/oauth-authorization-server/tenant',
+    ],
+    [
+      'https://idp.example/tenant/',
+      'https://idp.example/tenant/.well-known/openid-configuration',
+      'https://idp.example/.well-known/oauth-authorization-server/tenant',
+    ],
+  ])(
+    '%s: OpenID configuration without a doubled slash, then RFC 8414 metadata before the path',
+    (issuer, openid, oauth) => {
+      expect(discoveryUrls(issuer)).toEqual([openid, oauth]);
+    },
+  );
 });
 
 describe('discover', () => {
   it("reads jwks_uri from the issuer's OpenID configuration, asking nothing else", async () => {
     server = await serve();
-    expect(await discover(server.issuer, LIMITS)).toEqual({ jwksUri: server.jwksUrl, documentUrl: `${server.issuer}${OPENID}`, maxAgeMs: undefined });
+    expect(await discover(server.issuer, LIMITS)).toEqual({
+      jwksUri: server.jwksUrl,
+      documentUrl: `${server.issuer}${OPENID}`,
+      maxAgeMs: undefined,
+    });
     expect(server.requested).toEqual([OPENID]);
   });
 
   it('falls back to RFC 8414 metadata (inserted before the path) when the OpenID configuration answers 404', async () => {
     server = await serve({ path: '/tenant', metadata: 'oauth' });
     const found = await discover(server.issuer, LIMITS);
-    expect(found).toMatchObject({ jwksUri: server.jwksUrl, documentUrl: `${server.origin}/.well-known/oauth-authorization-server/tenant` });
+    expect(found).toMatchObject({
+      jwksUri: server.jwksUrl,
+      documentUrl: `${server.origin}/.well-known/oauth-authorization-server/tenant`,
+    });
     expect(server.requested).toEqual([`/tenant${OPENID}`, '/.well-known/oauth-authorization-server/tenant']);
   });
 
   it('keeps the Cache-Control lifetime of the document', async () => {
     server = await serve();
-    server.answers.set(OPENID, { json: { issuer: server.issuer, jwks_uri: server.jwksUrl }, headers: { 'cache-control': 'public, max-age=120' } });
+    server.answers.set(OPENID, {
+      json: { issuer: server.issuer, jwks_uri: server.jwksUrl },
+      headers: { 'cache-control': 'public, max-age=120' },
+    });
     expect((await discover(server.issuer, LIMITS)).maxAgeMs).toBe(120_000);
   });
 
   it('refuses when neither document exists, naming both', async () => {
     server = await serve({ metadata: 'none' });
     const error = await failureOf(discover(server.issuer, LIMITS));
-    expect(error).toMatchObject({ code: 'ERR_JWKS_INVALID', message: "The identity provider's key set answered something unusable" });
+    expect(error).toMatchObject({
+      code: 'ERR_JWKS_INVALID',
+      message: "The identity provider's key set answered something unusable",
+    });
     expect(error.detail).toBe(
       `The discovery document of issuer "${server.issuer}" (${server.origin}/.well-known/oauth-authorization-server) is unusable: HTTP 404; ` +
         `${server.issuer}${OPENID} answered HTTP 404 too: the issuer publishes no discovery document, so set its JWKS URL`,
@@ -77,18 +109,34 @@ describe('discover', () => {
   it('refuses a document naming another issuer, even one differing by a trailing slash', async () => {
     server = await serve();
     server.answers.set(OPENID, { json: { issuer: 'https://attacker.example', jwks_uri: server.jwksUrl } });
-    expect((await failureOf(discover(server.issuer, LIMITS))).detail).toMatch(/its "issuer" is "https:\/\/attacker.example", not exactly the configured "http:\/\/127.0.0.1:\d+"$/);
+    expect((await failureOf(discover(server.issuer, LIMITS))).detail).toMatch(
+      /its "issuer" is "https:\/\/attacker.example", not exactly the configured "http:\/\/127.0.0.1:\d+"$/,
+    );
     server.answers.set(OPENID, { json: { issuer: server.issuer, jwks_uri: server.jwksUrl } });
     const slashed = await failureOf(discover(`${server.issuer}/`, LIMITS));
-    expect(slashed.detail).toMatch(/its "issuer" is "http:\/\/127.0.0.1:\d+", not exactly the configured "http:\/\/127.0.0.1:\d+\/"$/);
+    expect(slashed.detail).toMatch(
+      /its "issuer" is "http:\/\/127.0.0.1:\d+", not exactly the configured "http:\/\/127.0.0.1:\d+\/"$/,
+    );
   });
 
   it.each([
     ['without an issuer', (s: IssuerServer) => ({ jwks_uri: s.jwksUrl }), /its "issuer" is missing/],
     ['without jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer }), /it has no "jwks_uri"$/],
-    ['with a file: jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'file:///etc/passwd' }), /its "jwks_uri" "file:\/\/\/etc\/passwd" must be an http\(s\) URL$/],
-    ['with credentials in jwks_uri', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'https://user:pw@idp.example/jwks' }), /must not carry credentials$/],
-    ['with a jwks_uri that is not text', (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 42 }), /its "jwks_uri" "42" must be a non-empty string$/],
+    [
+      'with a file: jwks_uri',
+      (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'file:///etc/passwd' }),
+      /its "jwks_uri" "file:\/\/\/etc\/passwd" must be an http\(s\) URL$/,
+    ],
+    [
+      'with credentials in jwks_uri',
+      (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 'https://user:pw@idp.example/jwks' }),
+      /must not carry credentials$/,
+    ],
+    [
+      'with a jwks_uri that is not text',
+      (s: IssuerServer) => ({ issuer: s.issuer, jwks_uri: 42 }),
+      /its "jwks_uri" "42" must be a non-empty string$/,
+    ],
     ['that is an array', () => [], /is unusable: not a JSON object$/],
   ])('refuses a document %s', async (_, document, detail) => {
     server = await serve();
@@ -101,15 +149,22 @@ describe('discover', () => {
   it('refuses an answer that is not JSON, naming its content type', async () => {
     server = await serve();
     server.answers.set(OPENID, { body: '<html>Sign in</html>', contentType: 'text/html' });
-    expect((await failureOf(discover(server.issuer, LIMITS))).detail).toMatch(/is unusable: not JSON \(content-type "text\/html"\)$/);
+    expect((await failureOf(discover(server.issuer, LIMITS))).detail).toMatch(
+      /is unusable: not JSON \(content-type "text\/html"\)$/,
+    );
   });
 
   it('gives up on a document that never comes, within the deadline', async () => {
     server = await serve();
     server.answers.set(OPENID, { hang: true });
     const error = await failureOf(discover(server.issuer, { ...LIMITS, timeoutMs: 200 }));
-    expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', message: "The identity provider's key set did not answer in time" });
-    expect(error.detail).toBe(`The discovery document of issuer "${server.issuer}" (${server.issuer}${OPENID}) did not answer within 200 ms`);
+    expect(error).toMatchObject({
+      code: 'ERR_JWKS_TIMEOUT',
+      message: "The identity provider's key set did not answer in time",
+    });
+    expect(error.detail).toBe(
+      `The discovery document of issuer "${server.issuer}" (${server.issuer}${OPENID}) did not answer within 200 ms`,
+    );
   });
 
   it('says the issuer is unreachable when nothing listens', async () => {
@@ -143,7 +198,10 @@ describe('IssuerDiscovery on a frozen clock', () => {
   });
 
   it("honours the document's shorter max-age, but never below the cooldown", async () => {
-    server.answers.set(OPENID, { json: { issuer: server.issuer, jwks_uri: server.jwksUrl }, headers: { 'cache-control': 'max-age=1' } });
+    server.answers.set(OPENID, {
+      json: { issuer: server.issuer, jwks_uri: server.jwksUrl },
+      headers: { 'cache-control': 'max-age=1' },
+    });
     const discovery = new IssuerDiscovery(server.issuer, { ...RULES, clock: clock.now });
     await discovery.jwksUri(LIMITS);
     clock.advance(4_999);
@@ -160,7 +218,11 @@ describe('IssuerDiscovery on a frozen clock', () => {
     server.answers.set(OPENID, { status: 500 });
     clock.advance(60_000);
     expect(await discovery.jwksUri(LIMITS)).toBe(server.jwksUrl);
-    expect(discovery.describe()).toMatchObject({ status: 'stale', jwksUri: server.jwksUrl, lastError: { code: 'ERR_JWKS_INVALID', message: expect.stringMatching(/HTTP 500$/) } });
+    expect(discovery.describe()).toMatchObject({
+      status: 'stale',
+      jwksUri: server.jwksUrl,
+      lastError: { code: 'ERR_JWKS_INVALID', message: expect.stringMatching(/HTTP 500$/) },
+    });
     clock.advance(30_000);
     expect((await failureOf(discovery.jwksUri(LIMITS))).detail).toMatch(/HTTP 500$/);
     expect(discovery.describe().status).toBe('expired');
@@ -168,7 +230,11 @@ describe('IssuerDiscovery on a frozen clock', () => {
 
   it('reports every document it asked, found or failed, with the time by its clock, and nothing while fresh', async () => {
     const events: DiscoveryEvent[] = [];
-    const discovery = new IssuerDiscovery(server.issuer, { ...RULES, clock: clock.now, report: (event) => events.push(event) });
+    const discovery = new IssuerDiscovery(server.issuer, {
+      ...RULES,
+      clock: clock.now,
+      report: (event) => events.push(event),
+    });
     await discovery.jwksUri(LIMITS);
     await discovery.jwksUri(LIMITS);
     server.answers.set(OPENID, { status: 500 });
@@ -186,6 +252,10 @@ describe('IssuerDiscovery on a frozen clock', () => {
     server.answers.set(OPENID, { json: { issuer: server.issuer, jwks_uri: `${server.issuer}/keys-2` } });
     clock.advance(60_000);
     expect(await discovery.jwksUri(LIMITS)).toBe(`${server.issuer}/keys-2`);
-    expect(discovery.describe()).toMatchObject({ status: 'fresh', lastError: undefined, documentUrl: `${server.issuer}${OPENID}` });
+    expect(discovery.describe()).toMatchObject({
+      status: 'fresh',
+      lastError: undefined,
+      documentUrl: `${server.issuer}${OPENID}`,
+    });
   });
 });

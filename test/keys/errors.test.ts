@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DualAuthError } from '../../src/errors';
-import { copyFailure, discoveryWording, isJwksFailure, jwksInvalid, jwksUnreachable, jwksWording, kidUnknown } from '../../src/keys/errors';
+import {
+  copyFailure,
+  discoveryWording,
+  isJwksFailure,
+  jwksInvalid,
+  jwksUnreachable,
+  jwksWording,
+  kidUnknown,
+} from '../../src/keys/errors';
 
 const JWKS_URL = 'https://idp.internal.example/jwks.json';
 
@@ -19,25 +27,50 @@ describe('a failed key-set load', () => {
 
   it('words each failure of a JWKS by its URL', () => {
     const wording = jwksWording(JWKS_URL);
-    expect(wording.timedOut(5_000)).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', message: "The identity provider's key set did not answer in time", detail: `JWKS request to ${JWKS_URL} timed out after 5000 ms` });
-    expect(wording.invalid('not JSON')).toMatchObject({ code: 'ERR_JWKS_INVALID', detail: `JWKS response from ${JWKS_URL} is invalid: not JSON` });
-    expect(wording.unreachable('ENOTFOUND')).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${JWKS_URL} unreachable: ENOTFOUND` });
+    expect(wording.timedOut(5_000)).toMatchObject({
+      code: 'ERR_JWKS_TIMEOUT',
+      message: "The identity provider's key set did not answer in time",
+      detail: `JWKS request to ${JWKS_URL} timed out after 5000 ms`,
+    });
+    expect(wording.invalid('not JSON')).toMatchObject({
+      code: 'ERR_JWKS_INVALID',
+      detail: `JWKS response from ${JWKS_URL} is invalid: not JSON`,
+    });
+    expect(wording.unreachable('ENOTFOUND')).toMatchObject({
+      code: 'ERR_JWKS_UNREACHABLE',
+      detail: `JWKS URL ${JWKS_URL} unreachable: ENOTFOUND`,
+    });
   });
 
   it("words discovery's failures with the same codes and public messages, the document named in the detail", () => {
     const document = 'https://idp.example/.well-known/openid-configuration';
     const wording = discoveryWording(document, 'https://idp.example/');
     const named = `discovery document of issuer "https://idp.example/" (${document})`;
-    expect(wording.unreachable('ECONNRESET')).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: "The identity provider's key set could not be reached", detail: `The ${named} is unreachable: ECONNRESET` });
-    expect(wording.timedOut(300)).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: `The ${named} did not answer within 300 ms` });
-    expect(wording.invalid('HTTP 500')).toMatchObject({ code: 'ERR_JWKS_INVALID', detail: `The ${named} is unusable: HTTP 500` });
+    expect(wording.unreachable('ECONNRESET')).toMatchObject({
+      code: 'ERR_JWKS_UNREACHABLE',
+      message: "The identity provider's key set could not be reached",
+      detail: `The ${named} is unreachable: ECONNRESET`,
+    });
+    expect(wording.timedOut(300)).toMatchObject({
+      code: 'ERR_JWKS_TIMEOUT',
+      detail: `The ${named} did not answer within 300 ms`,
+    });
+    expect(wording.invalid('HTTP 500')).toMatchObject({
+      code: 'ERR_JWKS_INVALID',
+      detail: `The ${named} is unusable: HTTP 500`,
+    });
   });
 
   it('is copied anew for each refusal, with the same code and detail', () => {
     const failure = jwksInvalid(JWKS_URL, 'no keys');
     const copy = copyFailure(failure);
     expect(copy).not.toBe(failure);
-    expect(copy).toMatchObject({ code: failure.code, message: failure.message, detail: failure.detail, path: 'key-set' });
+    expect(copy).toMatchObject({
+      code: failure.code,
+      message: failure.message,
+      detail: failure.detail,
+      path: 'key-set',
+    });
   });
 
   it('is told from any other refusal', () => {

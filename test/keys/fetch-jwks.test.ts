@@ -51,14 +51,30 @@ describe('fetchJwks', () => {
     it.each([
       ['HTTP 503', { kind: 'status', status: 503, body: 'upstream down' }, 'HTTP 503'],
       ['HTTP 404', { kind: 'status', status: 404 }, 'HTTP 404'],
-      ['a redirect', { kind: 'status', status: 302, headers: { location: 'https://attacker.example/jwks' } }, 'HTTP 302 (redirects are not followed: configure the final URL)'],
-      ['an HTML login page', { kind: 'body', body: '<html><body>Sign in</body></html>', contentType: 'text/html; charset=utf-8' }, 'not JSON (content-type "text/html; charset=utf-8")'],
-      ['non-JSON labelled JSON', { kind: 'body', body: '{"keys": [', contentType: 'application/json' }, 'not JSON (content-type "application/json")'],
+      [
+        'a redirect',
+        { kind: 'status', status: 302, headers: { location: 'https://attacker.example/jwks' } },
+        'HTTP 302 (redirects are not followed: configure the final URL)',
+      ],
+      [
+        'an HTML login page',
+        { kind: 'body', body: '<html><body>Sign in</body></html>', contentType: 'text/html; charset=utf-8' },
+        'not JSON (content-type "text/html; charset=utf-8")',
+      ],
+      [
+        'non-JSON labelled JSON',
+        { kind: 'body', body: '{"keys": [', contentType: 'application/json' },
+        'not JSON (content-type "application/json")',
+      ],
       ['JSON without keys', { kind: 'body', body: '{"issuer":"https://idp.example"}' }, 'not a JWKS (no "keys" array)'],
       ['keys that is not an array', { kind: 'body', body: '{"keys":{"kid":"k1"}}' }, 'not a JWKS (no "keys" array)'],
       ['JSON null', { kind: 'body', body: 'null' }, 'not a JWKS (no "keys" array)'],
       ['an empty body', { kind: 'body', body: '' }, 'not JSON (content-type "application/json")'],
-      ['a body over the limit, with Content-Length', { kind: 'body', body: JSON.stringify({ keys: [], pad: 'x'.repeat(600_000) }) }, 'larger than 524288 bytes'],
+      [
+        'a body over the limit, with Content-Length',
+        { kind: 'body', body: JSON.stringify({ keys: [], pad: 'x'.repeat(600_000) }) },
+        'larger than 524288 bytes',
+      ],
       ['a body over the limit, streamed', { kind: 'oversized', bytes: 2_000_000 }, 'larger than 524288 bytes'],
     ] as const)('%s', async (_name, mode, reason) => {
       server.mode = mode;
@@ -131,7 +147,12 @@ describe("fetchJwks: the answer's Cache-Control", () => {
     ['private, no-cache', 0],
     ['public', undefined],
   ])('%s gives a lifetime of %s ms', async (cacheControl, maxAgeMs) => {
-    server.mode = { kind: 'status', status: 200, body: JSON.stringify(jwks(key)), headers: { 'content-type': 'application/json', 'cache-control': cacheControl } };
+    server.mode = {
+      kind: 'status',
+      status: 200,
+      body: JSON.stringify(jwks(key)),
+      headers: { 'content-type': 'application/json', 'cache-control': cacheControl },
+    };
     expect(await fetchJwks(server.url, LIMITS)).toEqual({ document: jwks(key), maxAgeMs });
   });
 });
@@ -162,7 +183,10 @@ describe('fetchJwks through the proxy the environment names', () => {
     const v6 = await startJwksServer(jwks(key), '::1');
     try {
       const before = proxy.forwarded.length;
-      const answer = await fetchJwks(v6.url, { ...LIMITS, env: { HTTP_PROXY: proxy.url, NO_PROXY: 'idp.example,::1' } });
+      const answer = await fetchJwks(v6.url, {
+        ...LIMITS,
+        env: { HTTP_PROXY: proxy.url, NO_PROXY: 'idp.example,::1' },
+      });
       expect(answer.document).toEqual(jwks(key));
       expect(proxy.forwarded.length - before).toBe(0);
       expect(v6.requests).toBe(1);
@@ -173,7 +197,10 @@ describe('fetchJwks through the proxy the environment names', () => {
 
   it('reports an unreachable proxy as the JWKS URL being unreachable, with the cause', async () => {
     const { error } = await failureOf({ ...LIMITS, env: { HTTP_PROXY: 'http://127.0.0.1:9' } });
-    expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${server.url} unreachable: ECONNREFUSED` });
+    expect(error).toMatchObject({
+      code: 'ERR_JWKS_UNREACHABLE',
+      detail: `JWKS URL ${server.url} unreachable: ECONNREFUSED`,
+    });
   });
 
   // An https JWKS goes through a CONNECT tunnel with TLS verified end to end. The certificate is made for this run and
@@ -198,7 +225,10 @@ describe('fetchJwks through the proxy the environment names', () => {
         const before = proxy.tunnels.length;
         const answer = await fetchInChild(v6.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: v6.caFile });
         // Node 22.23 matches no IPv6 address of a certificate (its own https fails alike); 20 and 24 match this one.
-        const nodeRefuses = checkServerIdentity('::1', { subjectaltname: 'IP Address:0:0:0:0:0:0:0:1', subject: {} } as never);
+        const nodeRefuses = checkServerIdentity('::1', {
+          subjectaltname: 'IP Address:0:0:0:0:0:0:0:1',
+          subject: {},
+        } as never);
         expect(answer).toEqual(
           nodeRefuses === undefined
             ? { document: jwks(key), maxAgeMs: 120_000 }
@@ -212,7 +242,12 @@ describe('fetchJwks through the proxy the environment names', () => {
 
     it('refuses a certificate it does not trust, through the tunnel too', async () => {
       const answer = await fetchInChild(tls.url, { HTTPS_PROXY: proxy.url });
-      expect(answer).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: expect.stringMatching(/unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+      expect(answer).toMatchObject({
+        code: 'ERR_JWKS_UNREACHABLE',
+        detail: expect.stringMatching(
+          /unreachable: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/,
+        ),
+      });
     });
 
     // These fetches never get as far as the certificate, so they run here: the deadline must end them first.
@@ -226,57 +261,82 @@ describe('fetchJwks through the proxy the environment names', () => {
         ['accepts CONNECT and never answers', { kind: 'silent' }],
         ['answers 200 and never starts TLS', { kind: 'no-tls' }],
         ['answers CONNECT only after the deadline', { kind: 'slow', delayMs: 1_500 }],
-      ] as const)('a proxy that %s: ERR_JWKS_TIMEOUT at the deadline, the connection closed, no timer left', { timeout: 3_000 }, async (_name, mode) => {
-        proxy.connectMode = mode;
-        const before = timeouts();
-        const started = performance.now();
-        const error = await fetchJwks(tls.url, { ...LIMITS, env: { HTTPS_PROXY: proxy.url } }).then(
-          () => expect.fail('the fetch should have failed'),
-          (e: unknown) => e as DualAuthError,
-        );
-        const ms = performance.now() - started;
-        expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: `JWKS request to ${tls.url} timed out after 300 ms` });
-        expect(ms).toBeGreaterThanOrEqual(295);
-        expect(ms).toBeLessThan(1_000);
-        await proxy.idle();
-        expect(timeouts()).toBeLessThanOrEqual(before);
-      });
+      ] as const)(
+        'a proxy that %s: ERR_JWKS_TIMEOUT at the deadline, the connection closed, no timer left',
+        { timeout: 3_000 },
+        async (_name, mode) => {
+          proxy.connectMode = mode;
+          const before = timeouts();
+          const started = performance.now();
+          const error = await fetchJwks(tls.url, { ...LIMITS, env: { HTTPS_PROXY: proxy.url } }).then(
+            () => expect.fail('the fetch should have failed'),
+            (e: unknown) => e as DualAuthError,
+          );
+          const ms = performance.now() - started;
+          expect(error).toMatchObject({
+            code: 'ERR_JWKS_TIMEOUT',
+            detail: `JWKS request to ${tls.url} timed out after 300 ms`,
+          });
+          expect(ms).toBeGreaterThanOrEqual(295);
+          expect(ms).toBeLessThan(1_000);
+          await proxy.idle();
+          expect(timeouts()).toBeLessThanOrEqual(before);
+        },
+      );
 
-      it('aborting during a CONNECT the proxy never answers ends it at once and closes the connection', { timeout: 3_000 }, async () => {
-        proxy.connectMode = { kind: 'silent' };
-        const abort = new AbortController();
-        const tunnels = proxy.tunnels.length;
-        const pending = fetchJwks(tls.url, { ...LIMITS, timeoutMs: 10_000, signal: abort.signal, env: { HTTPS_PROXY: proxy.url } }).then(
-          () => expect.fail('the fetch should have failed'),
-          (e: unknown) => e as DualAuthError,
-        );
-        await proxy.connected(tunnels + 1);
-        const started = performance.now();
-        abort.abort();
-        expect(await pending).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: `JWKS URL ${tls.url} unreachable: key store closed` });
-        expect(performance.now() - started).toBeLessThan(100);
-        await proxy.idle();
-      });
+      it(
+        'aborting during a CONNECT the proxy never answers ends it at once and closes the connection',
+        { timeout: 3_000 },
+        async () => {
+          proxy.connectMode = { kind: 'silent' };
+          const abort = new AbortController();
+          const tunnels = proxy.tunnels.length;
+          const pending = fetchJwks(tls.url, {
+            ...LIMITS,
+            timeoutMs: 10_000,
+            signal: abort.signal,
+            env: { HTTPS_PROXY: proxy.url },
+          }).then(
+            () => expect.fail('the fetch should have failed'),
+            (e: unknown) => e as DualAuthError,
+          );
+          await proxy.connected(tunnels + 1);
+          const started = performance.now();
+          abort.abort();
+          expect(await pending).toMatchObject({
+            code: 'ERR_JWKS_UNREACHABLE',
+            detail: `JWKS URL ${tls.url} unreachable: key store closed`,
+          });
+          expect(performance.now() - started).toBeLessThan(100);
+          await proxy.idle();
+        },
+      );
     });
   });
 });
 
 /** A JWKS over https on a loopback address, with a self-signed certificate for that address made for this run. */
-async function startHttpsJwksServer(document: object, host: '127.0.0.1' | '::1' = '127.0.0.1'): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
+async function startHttpsJwksServer(
+  document: object,
+  host: '127.0.0.1' | '::1' = '127.0.0.1',
+): Promise<{ url: string; caFile: string; close: () => Promise<void> }> {
   const certificate = await loopbackCertificate(host);
   const server = createServer({ key: certificate.key, cert: certificate.cert }, (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=120' }).end(JSON.stringify(document));
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=120' })
+      .end(JSON.stringify(document));
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `https://${host === '::1' ? '[::1]' : host}:${port}/jwks`,
     caFile: certificate.caFile,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-      certificate.remove();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+        certificate.remove();
+      }),
   };
 }
 

@@ -49,13 +49,18 @@ describe("keyStoreOptions: one identity provider's key store, from the resolved 
 
   it('discovers the JWKS URL from the issuer when none is configured, and names the issuer', () => {
     const { resolved, provider } = resolvedWith({ issuer: 'https://idp.example/' });
-    expect(keyStoreOptions(resolved, provider)).toMatchObject({ jwksUri: { discoverFrom: 'https://idp.example/' }, issuer: 'https://idp.example/' });
+    expect(keyStoreOptions(resolved, provider)).toMatchObject({
+      jwksUri: { discoverFrom: 'https://idp.example/' },
+      issuer: 'https://idp.example/',
+    });
   });
 
   it("names each identity provider's issuer, and hands the listener on", () => {
     const events: AuthEvent[] = [];
     const onEvent = (event: AuthEvent) => events.push(event);
-    const resolved = resolveOptions({ providers: [{ issuer: 'https://a.example/', jwksUri: JWKS_URL }, { issuer: 'https://b.example/' }] });
+    const resolved = resolveOptions({
+      providers: [{ issuer: 'https://a.example/', jwksUri: JWKS_URL }, { issuer: 'https://b.example/' }],
+    });
     const [a, b] = resolved.identityProviders.map((provider) => keyStoreOptions(resolved, provider, onEvent));
     expect(a).toMatchObject({ jwksUri: JWKS_URL, issuer: 'https://a.example/', onEvent });
     expect(b).toMatchObject({ jwksUri: { discoverFrom: 'https://b.example/' }, issuer: 'https://b.example/', onEvent });

@@ -8,7 +8,10 @@ import { signToken } from '../support/tokens';
 
 /** An RSA-PSS key pair, restricted to a digest (and a shortest salt) when given one. */
 function pss(hashAlgorithm?: string, saltLength?: number): { privateKey: KeyObject; publicKey: KeyObject } {
-  const restriction = hashAlgorithm === undefined ? {} : { hashAlgorithm, mgf1HashAlgorithm: hashAlgorithm, ...(saltLength !== undefined && { saltLength }) };
+  const restriction =
+    hashAlgorithm === undefined
+      ? {}
+      : { hashAlgorithm, mgf1HashAlgorithm: hashAlgorithm, ...(saltLength !== undefined && { saltLength }) };
   return generateKeyPairSync('rsa-pss', { modulusLength: 2048, ...restriction });
 }
 
@@ -63,12 +66,17 @@ describe('keyMisfit: whether a key may verify an algorithm', () => {
 
   it('is never looser than jsonwebtoken: every key it lets verify an algorithm, jsonwebtoken verifies with', () => {
     const pairs: { name: string; privateKey: KeyObject | Buffer; publicKey: KeyObject }[] = [
-      ...(['RS256', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const).map((alg) => ({ name: alg, ...generateKeyPair(alg) })),
-      { name: 'RSA 1024', ...generateKeyPair('RS256', { modulusLength: 1024 }) },
-      ...([[], ['sha256'], ['sha384'], ['sha512'], ['sha256', 64], ['sha512', 20]] as [string?, number?][]).map(([hash, salt]) => ({
-        name: `RSA-PSS restricted to ${hash ?? 'no digest'}${salt === undefined ? '' : `, salt ${salt}`}`,
-        ...pss(hash, salt),
+      ...(['RS256', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const).map((alg) => ({
+        name: alg,
+        ...generateKeyPair(alg),
       })),
+      { name: 'RSA 1024', ...generateKeyPair('RS256', { modulusLength: 1024 }) },
+      ...([[], ['sha256'], ['sha384'], ['sha512'], ['sha256', 64], ['sha512', 20]] as [string?, number?][]).map(
+        ([hash, salt]) => ({
+          name: `RSA-PSS restricted to ${hash ?? 'no digest'}${salt === undefined ? '' : `, salt ${salt}`}`,
+          ...pss(hash, salt),
+        }),
+      ),
       { name: 'secret', privateKey: Buffer.alloc(32, 7), publicKey: createSecretKey(Buffer.alloc(32, 7)) },
     ];
     const algorithms = [SHARED_SECRET_ALGORITHM, ...KEY_SET_ALGORITHMS];
@@ -97,7 +105,9 @@ describe('keyFactsOf', () => {
 
   it('tells a key replaced under the same kid from the one it replaced, and the same key loaded again from itself', () => {
     const [first, second] = [generateKeyPair('RS256', { kid: 'k' }), generateKeyPair('RS256', { kid: 'k' })];
-    const [a, again, b] = [first.jwk, first.jwk, second.jwk].map((jwk) => createPublicKey({ key: jwk, format: 'jwk' })) as [KeyObject, KeyObject, KeyObject];
+    const [a, again, b] = [first.jwk, first.jwk, second.jwk].map((jwk) =>
+      createPublicKey({ key: jwk, format: 'jwk' }),
+    ) as [KeyObject, KeyObject, KeyObject];
     for (const key of [a, again, b]) recordKeyFacts(key, 'RS256');
     expect(keyFactsOf(a)?.thumbprint).toBe(keyFactsOf(again)?.thumbprint);
     expect(keyFactsOf(a)?.thumbprint).not.toBe(keyFactsOf(b)?.thumbprint);

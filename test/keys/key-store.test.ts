@@ -13,7 +13,13 @@ import { startProxyServer, type ConnectMode, type ProxyServer } from '../support
 const COOLDOWN = 200;
 /** A real deadline on a real socket: tests of a hanging IdP wait for it. */
 const TIMEOUT = 300;
-const OPTIONS = { cooldownMs: COOLDOWN, maxAgeMs: 60_000, staleIfErrorMs: 60_000, timeoutMs: TIMEOUT, maxResponseBytes: 524_288 };
+const OPTIONS = {
+  cooldownMs: COOLDOWN,
+  maxAgeMs: 60_000,
+  staleIfErrorMs: 60_000,
+  timeoutMs: TIMEOUT,
+  maxResponseBytes: 524_288,
+};
 
 let A: TestKeyPair;
 let B: TestKeyPair;
@@ -101,7 +107,15 @@ describe('KeyStore', () => {
       expect(server.requests).toBe(1);
       expect(new Set(keys).size).toBe(1);
       sameKey(keys[0] as KeyObject, A);
-      expect(events).toEqual([{ type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 0, durationMs: expect.any(Number) }]);
+      expect(events).toEqual([
+        {
+          type: 'jwks-refreshed',
+          jwksUri: server.url,
+          kids: [A.kid, B.kid],
+          skipped: 0,
+          durationMs: expect.any(Number),
+        },
+      ]);
     });
 
     it('reports the discovery of its JWKS URL before the key set it fetched from there', async () => {
@@ -112,7 +126,14 @@ describe('KeyStore', () => {
         await makeStore({ jwksUri: { discoverFrom: issuer }, issuer }).prefetch();
         expect(events).toEqual([
           { type: 'discovery', issuer, jwksUri: server.url, durationMs: expect.any(Number) },
-          { type: 'jwks-refreshed', jwksUri: server.url, issuer, kids: [A.kid, B.kid], skipped: 0, durationMs: expect.any(Number) },
+          {
+            type: 'jwks-refreshed',
+            jwksUri: server.url,
+            issuer,
+            kids: [A.kid, B.kid],
+            skipped: 0,
+            durationMs: expect.any(Number),
+          },
         ]);
       } finally {
         await issuerServer.close();
@@ -167,7 +188,9 @@ describe('KeyStore', () => {
       expect(await settlesAtOnce(result)).toBe(true);
       const error = await rejection(result);
       expect(error.code).toBe('ERR_KID_UNKNOWN');
-      expect(error.detail).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(error.detail).toBe(
+        `No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 5 s`,
+      );
       expect(server.requests).toBe(1);
     });
 
@@ -188,7 +211,9 @@ describe('KeyStore', () => {
       await loading;
       clock.advance(COOLDOWN - 1);
       const early = await rejection(store.getKey('rotated-in'));
-      expect(early.detail).toBe(`No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      expect(early.detail).toBe(
+        `No key for kid "rotated-in" in the JWKS at ${server.url}; next refresh allowed in 1 s`,
+      );
       expect(server.requests).toBe(1);
 
       clock.advance(1);
@@ -202,7 +227,9 @@ describe('KeyStore', () => {
       await store.prefetch();
       const kid = `${'k'.repeat(500)}\n"`;
       const error = await rejection(store.getKey(kid));
-      expect(error.detail).toBe(`No key for kid ${quote(kid)} in the JWKS at ${server.url}; next refresh allowed in 5 s`);
+      expect(error.detail).toBe(
+        `No key for kid ${quote(kid)} in the JWKS at ${server.url}; next refresh allowed in 5 s`,
+      );
       expect(error.detail.length).toBeLessThan(200);
     });
 
@@ -227,7 +254,9 @@ describe('KeyStore', () => {
         expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'ERR_KID_UNKNOWN' });
       }
       expect(cpuUsed).toBeLessThan(1_000);
-      console.info(`[figures] burst of 500 random kids: ${server.requests - 1} fetch, ${elapsed.toFixed(1)} ms elapsed, ${cpuUsed.toFixed(1)} ms CPU`);
+      console.info(
+        `[figures] burst of 500 random kids: ${server.requests - 1} fetch, ${elapsed.toFixed(1)} ms elapsed, ${cpuUsed.toFixed(1)} ms CPU`,
+      );
     });
 
     it('a sustained flood of 500 random kids over 5 cooldowns costs at most one fetch per cooldown; known kids keep working', async () => {
@@ -254,7 +283,9 @@ describe('KeyStore', () => {
       // The waves at 100, 200, 300 and 400 ms each find the previous fetch a cooldown old.
       expect(fetches).toBe(4);
       expect(cpuUsed).toBeLessThan(1_000);
-      console.info(`[figures] sustained flood of 500 random kids over ${clock.now()} ms of clock (cooldown ${cooldownMs} ms): ${fetches} fetches, ${cpuUsed.toFixed(1)} ms CPU`);
+      console.info(
+        `[figures] sustained flood of 500 random kids over ${clock.now()} ms of clock (cooldown ${cooldownMs} ms): ${fetches} fetches, ${cpuUsed.toFixed(1)} ms CPU`,
+      );
     });
 
     it('with the default cooldown (30 s) the same flood costs no fetch at all after warm-up', async () => {
@@ -305,13 +336,13 @@ describe('KeyStore', () => {
       expect(served).toBe((cooldownMs + maxAgeMs) / 5);
       expect(refused).toHaveLength(1);
       expect(refused[0]?.code).toBe('ERR_KID_UNKNOWN');
-      expect(refused[0]?.detail).toBe(`No key for kid "key-a" in the JWKS at ${server.url}; next refresh allowed in 1 s`);
+      expect(refused[0]?.detail).toBe(
+        `No key for kid "key-a" in the JWKS at ${server.url}; next refresh allowed in 1 s`,
+      );
       expect(store.getKey(B.kid)).not.toBeInstanceOf(Promise);
-      expect(events.filter((event) => event.type === 'jwks-refreshed').map((event) => 'kids' in event && event.kids)).toEqual([
-        [A.kid],
-        [A.kid, B.kid],
-        [B.kid],
-      ]);
+      expect(
+        events.filter((event) => event.type === 'jwks-refreshed').map((event) => 'kids' in event && event.kids),
+      ).toEqual([[A.kid], [A.kid, B.kid], [B.kid]]);
     });
 
     it('a set older than maxAgeMs is refreshed behind the request that notices: nobody waits for the IdP', async () => {
@@ -375,7 +406,12 @@ describe('KeyStore', () => {
 
   describe("the answer's Cache-Control: max-age", () => {
     const answerWith = (cacheControl: string) => {
-      server.mode = { kind: 'status', status: 200, body: JSON.stringify(jwks(A, B)), headers: { 'content-type': 'application/json', 'cache-control': cacheControl } };
+      server.mode = {
+        kind: 'status',
+        status: 200,
+        body: JSON.stringify(jwks(A, B)),
+        headers: { 'content-type': 'application/json', 'cache-control': cacheControl },
+      };
     };
 
     it('a shorter max-age than maxAgeMs makes the set stale after max-age', async () => {
@@ -407,41 +443,88 @@ describe('KeyStore', () => {
   describe('outage after a good fetch', () => {
     const outages: [string, (s: JwksServer) => Promise<void> | void, string, (uri: string) => string][] = [
       ['port closed', (s) => s.stop(), 'ERR_JWKS_UNREACHABLE', (u) => unreachable(u, 'ECONNREFUSED')],
-      ['connection reset', (s) => void (s.mode = { kind: 'reset' }), 'ERR_JWKS_UNREACHABLE', (u) => unreachable(u, 'ECONNRESET')],
-      ['HTTP 503', (s) => void (s.mode = { kind: 'status', status: 503 }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'HTTP 503')],
+      [
+        'connection reset',
+        (s) => void (s.mode = { kind: 'reset' }),
+        'ERR_JWKS_UNREACHABLE',
+        (u) => unreachable(u, 'ECONNRESET'),
+      ],
+      [
+        'HTTP 503',
+        (s) => void (s.mode = { kind: 'status', status: 503 }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'HTTP 503'),
+      ],
       ['hanging', (s) => void (s.mode = { kind: 'hang' }), 'ERR_JWKS_TIMEOUT', timedOut],
-      ['HTML page', (s) => void (s.mode = { kind: 'body', body: '<html></html>', contentType: 'text/html' }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'not JSON (content-type "text/html")')],
-      ['JSON without keys', (s) => void (s.mode = { kind: 'body', body: '{}' }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'not a JWKS (no "keys" array)')],
-      ['empty key set', (s) => void (s.jwks = { keys: [] }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'no usable signing keys for RS256 (0 keys in the set)')],
-      ['only unusable keys', (s) => void (s.jwks = { keys: [{ kty: 'oct', kid: 'h', k: 'c2VjcmV0' }] }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'no usable signing keys for RS256 (1 key in the set)')],
-      ['oversized', (s) => void (s.mode = { kind: 'oversized', bytes: 2_000_000 }), 'ERR_JWKS_INVALID', (u) => invalid(u, 'larger than 524288 bytes')],
+      [
+        'HTML page',
+        (s) => void (s.mode = { kind: 'body', body: '<html></html>', contentType: 'text/html' }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'not JSON (content-type "text/html")'),
+      ],
+      [
+        'JSON without keys',
+        (s) => void (s.mode = { kind: 'body', body: '{}' }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'not a JWKS (no "keys" array)'),
+      ],
+      [
+        'empty key set',
+        (s) => void (s.jwks = { keys: [] }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'no usable signing keys for RS256 (0 keys in the set)'),
+      ],
+      [
+        'only unusable keys',
+        (s) => void (s.jwks = { keys: [{ kty: 'oct', kid: 'h', k: 'c2VjcmV0' }] }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'no usable signing keys for RS256 (1 key in the set)'),
+      ],
+      [
+        'oversized',
+        (s) => void (s.mode = { kind: 'oversized', bytes: 2_000_000 }),
+        'ERR_JWKS_INVALID',
+        (u) => invalid(u, 'larger than 524288 bytes'),
+      ],
     ];
 
-    it.each(outages)('%s: known kids keep working, an unknown kid is refused naming the outage', async (_name, breakIt, code, cause) => {
-      const store = makeStore();
-      await store.prefetch();
-      await breakIt(server);
-      clock.advance(COOLDOWN);
-      const uri = server.url;
+    it.each(outages)(
+      '%s: known kids keep working, an unknown kid is refused naming the outage',
+      async (_name, breakIt, code, cause) => {
+        const store = makeStore();
+        await store.prefetch();
+        await breakIt(server);
+        clock.advance(COOLDOWN);
+        const uri = server.url;
 
-      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
-      const first = await rejection(store.getKey('new-kid'));
-      expect(first.code).toBe('ERR_KID_UNKNOWN');
-      expect(first.detail).toBe(`No key for kid "new-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}`);
-      const second = await rejection(store.getKey('other-kid'));
-      expect(second.detail).toBe(
-        `No key for kid "other-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}; next refresh allowed in 1 s`,
-      );
-      expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+        expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
+        const first = await rejection(store.getKey('new-kid'));
+        expect(first.code).toBe('ERR_KID_UNKNOWN');
+        expect(first.detail).toBe(
+          `No key for kid "new-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}`,
+        );
+        const second = await rejection(store.getKey('other-kid'));
+        expect(second.detail).toBe(
+          `No key for kid "other-kid" in the JWKS at ${uri}; refreshing the key set failed: ${cause(uri)}; next refresh allowed in 1 s`,
+        );
+        expect(store.getKey(A.kid)).not.toBeInstanceOf(Promise);
 
-      expect(events.at(-1)).toEqual({ type: 'jwks-refresh-failed', jwksUri: uri, code, message: cause(uri), servingStale: true, durationMs: expect.any(Number) });
-      expect(store.describe()).toMatchObject({
-        status: 'fresh',
-        kids: [A.kid, B.kid],
-        lastError: { code, message: cause(uri) },
-        fetches: { started: 2, succeeded: 1, failed: 1 },
-      });
-    });
+        expect(events.at(-1)).toEqual({
+          type: 'jwks-refresh-failed',
+          jwksUri: uri,
+          code,
+          message: cause(uri),
+          servingStale: true,
+          durationMs: expect.any(Number),
+        });
+        expect(store.describe()).toMatchObject({
+          status: 'fresh',
+          kids: [A.kid, B.kid],
+          lastError: { code, message: cause(uri) },
+          fetches: { started: 2, succeeded: 1, failed: 1 },
+        });
+      },
+    );
 
     it('past maxAgeMs, known kids are served stale while refreshes fail, and the IdP is tried once per cooldown only', async () => {
       const store = makeStore({ maxAgeMs: 100, cooldownMs: 100 });
@@ -506,7 +589,11 @@ describe('KeyStore', () => {
         expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
         expect(error.detail).toBe(unreachable(server.url, 'ECONNREFUSED'));
       }
-      expect(store.describe()).toMatchObject({ status: 'expired', kids: [A.kid, B.kid], fetches: { started: 2, succeeded: 1, failed: 1 } });
+      expect(store.describe()).toMatchObject({
+        status: 'expired',
+        kids: [A.kid, B.kid],
+        fetches: { started: 2, succeeded: 1, failed: 1 },
+      });
     });
   });
 
@@ -527,7 +614,14 @@ describe('KeyStore', () => {
       expect(new Set(rest.map((error) => error.detail))).toEqual(new Set([unreachable(server.url, 'ECONNREFUSED')]));
       expect(store.describe().fetches.started).toBe(1);
       expect(events).toEqual([
-        { type: 'jwks-refresh-failed', jwksUri: server.url, code: 'ERR_JWKS_UNREACHABLE', message: first.detail, servingStale: false, durationMs: expect.any(Number) },
+        {
+          type: 'jwks-refresh-failed',
+          jwksUri: server.url,
+          code: 'ERR_JWKS_UNREACHABLE',
+          message: first.detail,
+          servingStale: false,
+          durationMs: expect.any(Number),
+        },
       ]);
 
       const warmUp = await rejection(store.prefetch());
@@ -539,7 +633,9 @@ describe('KeyStore', () => {
       expect(store.describe().fetches.started).toBe(2);
       clock.advance(1);
       sameKey(await store.getKey(A.kid), A);
-      console.info(`[figures] IdP down (connection refused) from the start: first request refused after ${firstMs.toFixed(1)} ms`);
+      console.info(
+        `[figures] IdP down (connection refused) from the start: first request refused after ${firstMs.toFixed(1)} ms`,
+      );
     });
 
     it('IdP hanging from the start: concurrent requests share one attempt and are refused with ERR_JWKS_TIMEOUT at timeoutMs', async () => {
@@ -559,7 +655,9 @@ describe('KeyStore', () => {
       expect(await settlesAtOnce(next)).toBe(true);
       expect((await rejection(next)).code).toBe('ERR_JWKS_TIMEOUT');
       expect(server.requests).toBe(1);
-      console.info(`[figures] IdP hanging, timeoutMs ${TIMEOUT}: 50 concurrent requests refused after ${elapsed.toFixed(1)} ms, 1 fetch; the next one at once`);
+      console.info(
+        `[figures] IdP hanging, timeoutMs ${TIMEOUT}: 50 concurrent requests refused after ${elapsed.toFixed(1)} ms, 1 fetch; the next one at once`,
+      );
     });
 
     it('garbage from the start is ERR_JWKS_INVALID naming what was wrong', async () => {
@@ -572,12 +670,21 @@ describe('KeyStore', () => {
 
   it('malformed individual keys are skipped and counted; the rest of the set loads', async () => {
     server.jwks = {
-      keys: [A.jwk, { kty: 'RSA', kid: 'broken', n: '!!', e: 'AQAB' }, null, { kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' }, { ...B.jwk, use: 'enc' }, B.jwk],
+      keys: [
+        A.jwk,
+        { kty: 'RSA', kid: 'broken', n: '!!', e: 'AQAB' },
+        null,
+        { kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' },
+        { ...B.jwk, use: 'enc' },
+        B.jwk,
+      ],
     };
     const store = makeStore();
     await store.prefetch();
     expect(store.describe()).toMatchObject({ kids: [A.kid, B.kid], skippedKeys: 4 });
-    expect(events).toEqual([{ type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 4, durationMs: expect.any(Number) }]);
+    expect(events).toEqual([
+      { type: 'jwks-refreshed', jwksUri: server.url, kids: [A.kid, B.kid], skipped: 4, durationMs: expect.any(Number) },
+    ]);
   });
 
   describe('close()', () => {
@@ -602,29 +709,33 @@ describe('KeyStore', () => {
       expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
     });
 
-    it('during a discovery refresh, also ends the key set fetch that the last discovered URL would start', { timeout: 3_000 }, async () => {
-      const issuerServer = await startJwksServer();
-      try {
-        const issuer = new URL(issuerServer.url).origin;
-        issuerServer.mode = { kind: 'body', body: JSON.stringify({ issuer, jwks_uri: server.url }) };
-        const store = makeStore({ jwksUri: { discoverFrom: issuer }, timeoutMs: 10_000 });
-        await store.prefetch();
-        // Both the discovered URL and the keys are stale, still servable: an unknown kid waits for the refresh.
-        clock.advance(OPTIONS.maxAgeMs);
-        issuerServer.mode = { kind: 'hang' };
-        server.mode = { kind: 'hang' };
-        const pending = rejection(store.getKey('unknown'));
-        await issuerServer.received(2);
-        const started = performance.now();
-        store.close();
-        const error = await pending;
-        expect(performance.now() - started).toBeLessThan(100);
-        expect(error.detail).toMatch(/refreshing the key set failed: .* key store closed$/);
-        expect(server.requests).toBe(1);
-      } finally {
-        await issuerServer.close();
-      }
-    });
+    it(
+      'during a discovery refresh, also ends the key set fetch that the last discovered URL would start',
+      { timeout: 3_000 },
+      async () => {
+        const issuerServer = await startJwksServer();
+        try {
+          const issuer = new URL(issuerServer.url).origin;
+          issuerServer.mode = { kind: 'body', body: JSON.stringify({ issuer, jwks_uri: server.url }) };
+          const store = makeStore({ jwksUri: { discoverFrom: issuer }, timeoutMs: 10_000 });
+          await store.prefetch();
+          // Both the discovered URL and the keys are stale, still servable: an unknown kid waits for the refresh.
+          clock.advance(OPTIONS.maxAgeMs);
+          issuerServer.mode = { kind: 'hang' };
+          server.mode = { kind: 'hang' };
+          const pending = rejection(store.getKey('unknown'));
+          await issuerServer.received(2);
+          const started = performance.now();
+          store.close();
+          const error = await pending;
+          expect(performance.now() - started).toBeLessThan(100);
+          expect(error.detail).toMatch(/refreshing the key set failed: .* key store closed$/);
+          expect(server.requests).toBe(1);
+        } finally {
+          await issuerServer.close();
+        }
+      },
+    );
 
     it('keeps answering fresh known keys, which needs no timer or socket', async () => {
       const store = makeStore();
@@ -640,7 +751,12 @@ describe('KeyStore', () => {
     const JWKS_URI = `${ISSUER}/.well-known/jwks.json`;
     const DOCUMENT = `${ISSUER}/.well-known/openid-configuration`;
     const sources = [
-      ['the JWKS URL', JWKS_URI, `JWKS request to ${JWKS_URI} timed out after ${TIMEOUT} ms`, unreachable(JWKS_URI, 'key store closed')],
+      [
+        'the JWKS URL',
+        JWKS_URI,
+        `JWKS request to ${JWKS_URI} timed out after ${TIMEOUT} ms`,
+        unreachable(JWKS_URI, 'key store closed'),
+      ],
       [
         'discovery',
         { discoverFrom: ISSUER },
@@ -670,39 +786,52 @@ describe('KeyStore', () => {
     }
 
     describe.each(sources)('%s', (source, jwksUri, timedOutDetail, closedDetail) => {
-      it.each(modes)('a proxy that %s: every waiting request is refused with ERR_JWKS_TIMEOUT at timeoutMs, over one CONNECT', { timeout: 3_000 }, async (modeName, mode) => {
-        proxy.connectMode = mode;
-        const tunnels = proxy.tunnels.length;
-        const store = makeStore({ jwksUri });
-        const started = performance.now();
-        const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
-        const elapsed = performance.now() - started;
-        for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: timedOutDetail });
-        expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
-        expect(elapsed).toBeLessThan(TIMEOUT + 700);
-        expect(proxy.tunnels.length - tunnels).toBe(1);
-        await proxy.idle();
-        console.info(`[figures] ${source}, proxy that ${modeName}, timeoutMs ${TIMEOUT}: 50 waiting requests refused after ${elapsed.toFixed(1)} ms, 1 CONNECT`);
-      });
+      it.each(modes)(
+        'a proxy that %s: every waiting request is refused with ERR_JWKS_TIMEOUT at timeoutMs, over one CONNECT',
+        { timeout: 3_000 },
+        async (modeName, mode) => {
+          proxy.connectMode = mode;
+          const tunnels = proxy.tunnels.length;
+          const store = makeStore({ jwksUri });
+          const started = performance.now();
+          const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
+          const elapsed = performance.now() - started;
+          for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: timedOutDetail });
+          expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
+          expect(elapsed).toBeLessThan(TIMEOUT + 700);
+          expect(proxy.tunnels.length - tunnels).toBe(1);
+          await proxy.idle();
+          console.info(
+            `[figures] ${source}, proxy that ${modeName}, timeoutMs ${TIMEOUT}: 50 waiting requests refused after ${elapsed.toFixed(1)} ms, 1 CONNECT`,
+          );
+        },
+      );
 
-      it.each(modes)('close() while the proxy %s: every waiting request settles at once, no socket or timer is left', { timeout: 3_000 }, async (modeName, mode) => {
-        proxy.connectMode = mode;
-        const baseline = { timers: timeouts(), sockets: sockets() };
-        const store = makeStore({ jwksUri, timeoutMs: 10_000 });
-        const pending = Promise.all(Array.from({ length: 20 }, () => rejection(store.getKey(A.kid))));
-        await proxy.connected(proxy.tunnels.length + 1);
-        const started = performance.now();
-        store.close();
-        const errors = await pending;
-        const settledMs = performance.now() - started;
-        expect(settledMs).toBeLessThan(100);
-        for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: closedDetail });
-        expect(timeouts()).toBeLessThanOrEqual(baseline.timers);
-        await proxy.idle();
-        expect(sockets()).toBeLessThanOrEqual(baseline.sockets);
-        expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
-        console.info(`[figures] ${source}, close() while the proxy ${modeName}: 20 waiting requests settled after ${settledMs.toFixed(1)} ms`);
-      });
+      it.each(modes)(
+        'close() while the proxy %s: every waiting request settles at once, no socket or timer is left',
+        { timeout: 3_000 },
+        async (modeName, mode) => {
+          proxy.connectMode = mode;
+          const baseline = { timers: timeouts(), sockets: sockets() };
+          const store = makeStore({ jwksUri, timeoutMs: 10_000 });
+          const pending = Promise.all(Array.from({ length: 20 }, () => rejection(store.getKey(A.kid))));
+          await proxy.connected(proxy.tunnels.length + 1);
+          const started = performance.now();
+          store.close();
+          const errors = await pending;
+          const settledMs = performance.now() - started;
+          expect(settledMs).toBeLessThan(100);
+          for (const error of errors)
+            expect(error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', detail: closedDetail });
+          expect(timeouts()).toBeLessThanOrEqual(baseline.timers);
+          await proxy.idle();
+          expect(sockets()).toBeLessThanOrEqual(baseline.sockets);
+          expect(store.describe()).toMatchObject({ closed: true, refreshing: false });
+          console.info(
+            `[figures] ${source}, close() while the proxy ${modeName}: 20 waiting requests settled after ${settledMs.toFixed(1)} ms`,
+          );
+        },
+      );
     });
   });
 });

@@ -11,7 +11,10 @@ beforeAll(() => {
   other = generateKeyPair('RS256', { kid: 'other' });
 });
 
-async function kidsOf(document: { keys: unknown[] }, algorithms: readonly string[] = ['RS256']): Promise<{ kids: string[]; skipped: number }> {
+async function kidsOf(
+  document: { keys: unknown[] },
+  algorithms: readonly string[] = ['RS256'],
+): Promise<{ kids: string[]; skipped: number }> {
   const set = await usableKeys(document, URI, algorithms);
   return { kids: [...set.keys.keys()], skipped: set.skipped };
 }
@@ -89,7 +92,10 @@ describe('usableKeys', () => {
       [['ES512'], []],
       // jsonwebtoken cannot verify EdDSA, so Ed25519 and Ed448 keys are never usable.
       [['EdDSA'], []],
-      [['RS256', 'ES256', 'EdDSA'], ['rsa', 'es256']],
+      [
+        ['RS256', 'ES256', 'EdDSA'],
+        ['rsa', 'es256'],
+      ],
     ])('with %j (keys without alg) keeps %j', async (algorithms, expected) => {
       const document = { keys: [strip(rsa), strip(es256), strip(es384), strip(ed25519), strip(ed448)] };
       expect((await kidsOf(document, algorithms)).kids).toEqual(expected);

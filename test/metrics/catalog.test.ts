@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/metrics/catalog';
 
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('\n## Metrics\n'), readme.indexOf('\n## ', readme.indexOf('\n## Metrics\n') + 1));
+const section = readme.slice(
+  readme.indexOf('\n## Metrics\n'),
+  readme.indexOf('\n## ', readme.indexOf('\n## Metrics\n') + 1),
+);
 
 describe('the metrics catalog', () => {
   it("is the README's table: each metric's name, type and labels", () => {

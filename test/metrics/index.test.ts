@@ -24,20 +24,32 @@ function valueOf(text: string, series: string): number | undefined {
 
 /** The series of the exposition text: every line that is not a comment. */
 function seriesOf(text: string): string[] {
-  return text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.slice(0, line.lastIndexOf(' ')));
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => line.slice(0, line.lastIndexOf(' ')));
 }
 
 const now = () => Math.floor(Date.now() / 1000);
 const serviceToken = () => signToken({ tenant: 'acme', iat: now(), exp: now() + 60 }, { alg: 'HS256', key: secret });
 const idpToken = () => signToken({ iss: ISSUER, sub: 'u', iat: now(), exp: now() + 60 }, { key });
 /** A key-set token with the caller's choice of `kid` and `iss`, refused before any signature is checked. */
-const forged = (kid: string, iss: string) => `${base64url(JSON.stringify({ alg: 'RS256', kid }))}.${base64url(JSON.stringify({ iss }))}.c2ln`;
+const forged = (kid: string, iss: string) =>
+  `${base64url(JSON.stringify({ alg: 'RS256', kid }))}.${base64url(JSON.stringify({ iss }))}.c2ln`;
 const service = { headers: { 'request-origin': 'embeddable' } };
-const settle = (promise: Promise<unknown>) => promise.then(() => 'accepted', () => 'refused');
+const settle = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'accepted',
+    () => 'refused',
+  );
 
 beforeAll(async () => {
   server = await startJwksServer(jwks(key));
-  checkAuth = createCheckAuth({ apiSecret: secret, providers: [{ issuer: ISSUER, jwksUri: server.url }], metrics: true });
+  checkAuth = createCheckAuth({
+    apiSecret: secret,
+    providers: [{ issuer: ISSUER, jwksUri: server.url }],
+    metrics: true,
+  });
 });
 
 afterAll(async () => {
@@ -52,7 +64,9 @@ describe('metrics of a hook', () => {
     expect(await settle(checkAuth(service, token))).toBe('accepted');
     expect(await settle(checkAuth(service, token))).toBe('accepted');
     expect(await settle(checkAuth({}, await idpToken()))).toBe('accepted');
-    expect(await settle(checkAuth(service, signToken({ tenant: 'acme' }, { alg: 'HS256', key: randomSecret() })))).toBe('refused');
+    expect(await settle(checkAuth(service, signToken({ tenant: 'acme' }, { alg: 'HS256', key: randomSecret() })))).toBe(
+      'refused',
+    );
     expect(await settle(checkAuth({}, undefined))).toBe('refused');
 
     const text = await metrics.text();

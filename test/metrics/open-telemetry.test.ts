@@ -41,7 +41,9 @@ async function points(): Promise<Record<string, number>> {
     expect(scope.scope.name).toBe('cube-dual-auth');
     for (const metric of scope.metrics) {
       for (const point of metric.dataPoints) {
-        const labels = Object.entries(point.attributes).map(([name, value]) => `${name}="${String(value)}"`).join(',');
+        const labels = Object.entries(point.attributes)
+          .map(([name, value]) => `${name}="${String(value)}"`)
+          .join(',');
         const value = point.value as number | { count: number };
         found[`${metric.descriptor.name}{${labels}}`] = typeof value === 'number' ? value : value.count;
       }
@@ -136,7 +138,10 @@ describe("metrics through OpenTelemetry, with @opentelemetry/api out of the pack
         });`;
     expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as unknown).toEqual({
       asked: 1,
-      series: ['cube_dual_auth_requests_total{path="shared-secret",outcome="accepted"} 1', 'cube_dual_auth_requests_total{path="none",outcome="refused"} 1'],
+      series: [
+        'cube_dual_auth_requests_total{path="shared-secret",outcome="accepted"} 1',
+        'cube_dual_auth_requests_total{path="none",outcome="refused"} 1',
+      ],
     });
   });
 });

@@ -14,8 +14,13 @@ describe('the Prometheus sink', () => {
     const sink = prometheusSink(() => []);
     const observe = sink.series('verificationDuration', ['shared-secret']);
     for (const seconds of [0.00005, 0.0003, 0.0001, 7]) observe(seconds);
-    const lines = samples(await sink.registry.metrics()).filter((line) => line.startsWith(METRICS.verificationDuration.name));
-    const bucket = (le: string) => lines.find((line) => line.startsWith(`${METRICS.verificationDuration.name}_bucket{path="shared-secret",le="${le}"} `));
+    const lines = samples(await sink.registry.metrics()).filter((line) =>
+      line.startsWith(METRICS.verificationDuration.name),
+    );
+    const bucket = (le: string) =>
+      lines.find((line) =>
+        line.startsWith(`${METRICS.verificationDuration.name}_bucket{path="shared-secret",le="${le}"} `),
+      );
     expect(bucket('0.0001')).toMatch(/ 2$/);
     expect(bucket('0.00025')).toMatch(/ 2$/);
     expect(bucket('0.0005')).toMatch(/ 3$/);

@@ -19,7 +19,11 @@ function recorder(tokenCache = true) {
   };
   const clock = createClock(1_000);
   const seconds = () => clock.now() / 1000;
-  const metrics = new MetricsRecorder(new Instruments([sink]), { issuers: new Map([[ISSUER, ISSUER]]), tokenCache, clock: seconds });
+  const metrics = new MetricsRecorder(new Instruments([sink]), {
+    issuers: new Map([[ISSUER, ISSUER]]),
+    tokenCache,
+    clock: seconds,
+  });
   const send = (...events: AuthEvent[]) => events.forEach((event) => metrics.listener(event));
   return { recorded, bindings, clock, metrics, send };
 }
@@ -62,25 +66,66 @@ describe('MetricsRecorder', () => {
 
   it('binds each series once, however many requests it counts', () => {
     const { bindings, send } = recorder();
-    for (let i = 0; i < 100; i++) send({ type: 'rejected', path: 'key-set', code: 'ERR_KID_UNKNOWN', message: 'm', kid: `kid-${i}`, durationMs: 1 });
-    expect(bindings).toEqual(['requests["key-set","refused"]', 'refusals["key-set","ERR_KID_UNKNOWN"]', 'verificationDuration["key-set"]', 'tokenCache["key-set","miss"]']);
+    for (let i = 0; i < 100; i++)
+      send({
+        type: 'rejected',
+        path: 'key-set',
+        code: 'ERR_KID_UNKNOWN',
+        message: 'm',
+        kid: `kid-${i}`,
+        durationMs: 1,
+      });
+    expect(bindings).toEqual([
+      'requests["key-set","refused"]',
+      'refusals["key-set","ERR_KID_UNKNOWN"]',
+      'verificationDuration["key-set"]',
+      'tokenCache["key-set","miss"]',
+    ]);
   });
 
   it("reports a provider's key set: fetches by outcome, keys held, seconds since the last success by the clock, stale while served after a failure", () => {
     const { recorded, clock, metrics, send } = recorder();
-    const gauges = () => ({ age: metrics.readings('keySetAge'), keys: metrics.readings('keySetKeys'), stale: metrics.readings('keySetServingStale') });
-    expect(gauges()).toEqual({ age: [], keys: [{ labels: [ISSUER], value: 0 }], stale: [{ labels: [ISSUER], value: 0 }] });
+    const gauges = () => ({
+      age: metrics.readings('keySetAge'),
+      keys: metrics.readings('keySetKeys'),
+      stale: metrics.readings('keySetServingStale'),
+    });
+    expect(gauges()).toEqual({
+      age: [],
+      keys: [{ labels: [ISSUER], value: 0 }],
+      stale: [{ labels: [ISSUER], value: 0 }],
+    });
 
     send({ type: 'jwks-refreshed', jwksUri: 'u', issuer: ISSUER, kids: ['a', 'b'], skipped: 0, durationMs: 40 });
     clock.advance(90_000);
-    expect(gauges()).toEqual({ age: [{ labels: [ISSUER], value: 90 }], keys: [{ labels: [ISSUER], value: 2 }], stale: [{ labels: [ISSUER], value: 0 }] });
+    expect(gauges()).toEqual({
+      age: [{ labels: [ISSUER], value: 90 }],
+      keys: [{ labels: [ISSUER], value: 2 }],
+      stale: [{ labels: [ISSUER], value: 0 }],
+    });
 
-    send({ type: 'jwks-refresh-failed', jwksUri: 'u', issuer: ISSUER, code: 'ERR_JWKS_UNREACHABLE', message: 'm', servingStale: true, durationMs: 5 });
+    send({
+      type: 'jwks-refresh-failed',
+      jwksUri: 'u',
+      issuer: ISSUER,
+      code: 'ERR_JWKS_UNREACHABLE',
+      message: 'm',
+      servingStale: true,
+      durationMs: 5,
+    });
     clock.advance(10_000);
-    expect(gauges()).toEqual({ age: [{ labels: [ISSUER], value: 100 }], keys: [{ labels: [ISSUER], value: 2 }], stale: [{ labels: [ISSUER], value: 1 }] });
+    expect(gauges()).toEqual({
+      age: [{ labels: [ISSUER], value: 100 }],
+      keys: [{ labels: [ISSUER], value: 2 }],
+      stale: [{ labels: [ISSUER], value: 1 }],
+    });
 
     send({ type: 'jwks-refreshed', jwksUri: 'u', issuer: ISSUER, kids: ['b'], skipped: 0, durationMs: 40 });
-    expect(gauges()).toEqual({ age: [{ labels: [ISSUER], value: 0 }], keys: [{ labels: [ISSUER], value: 1 }], stale: [{ labels: [ISSUER], value: 0 }] });
+    expect(gauges()).toEqual({
+      age: [{ labels: [ISSUER], value: 0 }],
+      keys: [{ labels: [ISSUER], value: 1 }],
+      stale: [{ labels: [ISSUER], value: 0 }],
+    });
     expect(recorded.filter(([metric]) => metric === 'keySetFetches')).toEqual([
       ['keySetFetches', [ISSUER, 'ok'], 1],
       ['keySetFetches', [ISSUER, 'ERR_JWKS_UNREACHABLE'], 1],
@@ -105,7 +150,14 @@ describe('MetricsRecorder', () => {
 
   it('records nothing for an issuer that was not configured: no label comes from anywhere else', () => {
     const { recorded, metrics, send } = recorder();
-    send({ type: 'jwks-refreshed', jwksUri: 'u', issuer: 'https://other.example/', kids: ['a'], skipped: 0, durationMs: 1 });
+    send({
+      type: 'jwks-refreshed',
+      jwksUri: 'u',
+      issuer: 'https://other.example/',
+      kids: ['a'],
+      skipped: 0,
+      durationMs: 1,
+    });
     send({ type: 'discovery', issuer: 'https://other.example/', durationMs: 1 });
     expect(recorded).toEqual([]);
     expect(metrics.readings('keySetKeys')).toEqual([{ labels: [ISSUER], value: 0 }]);

@@ -83,7 +83,9 @@ describe('the metrics listener', () => {
   it('stops createCheckAuth with a DualAuthConfigError naming the option when its port is in use', async () => {
     const port = await portInUse();
     expect(() => createCheckAuth({ apiSecret: secret, metricsPort: port })).toThrow(DualAuthConfigError);
-    expect(() => createCheckAuth({ apiSecret: secret, metricsPort: port })).toThrow(`option "metricsPort" is ${port}, which is in use on 127.0.0.1`);
+    expect(() => createCheckAuth({ apiSecret: secret, metricsPort: port })).toThrow(
+      `option "metricsPort" is ${port}, which is in use on 127.0.0.1`,
+    );
   });
 });
 
@@ -91,7 +93,10 @@ describe('the metrics listener configured from the environment', () => {
   it('is a configuration error naming CUBE_DUAL_AUTH_METRICS_PORT when the port is in use, not a number, or out of range', async () => {
     const port = await portInUse();
     const cases: Array<[string, RegExp]> = [
-      [String(port), new RegExp(`^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT is ${port}, which is in use on 127\\.0\\.0\\.1`)],
+      [
+        String(port),
+        new RegExp(`^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT is ${port}, which is in use on 127\\.0\\.0\\.1`),
+      ],
       ['http', /^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT must be a number, got "http"$/],
       ['70000', /^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT must be a port number from 1 to 65535$/],
       ['0', /^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT must be a port number from 1 to 65535$/],
@@ -106,23 +111,39 @@ describe('the metrics listener configured from the environment', () => {
 
   it('names CUBE_DUAL_AUTH_METRICS_HOST when the host is no address of this machine', async () => {
     const port = await freePort();
-    await withEnv({ CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: String(port), CUBE_DUAL_AUTH_METRICS_HOST: '192.0.2.1' }, async () => {
-      const root = await import('../../src');
-      expect(() => root.checkAuth).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_HOST is "192\.0\.2\.1", which is no address of this machine/);
-    });
+    await withEnv(
+      {
+        CUBEJS_API_SECRET: secret,
+        CUBE_DUAL_AUTH_METRICS_PORT: String(port),
+        CUBE_DUAL_AUTH_METRICS_HOST: '192.0.2.1',
+      },
+      async () => {
+        const root = await import('../../src');
+        expect(() => root.checkAuth).toThrow(
+          /^cube-dual-auth: CUBE_DUAL_AUTH_METRICS_HOST is "192\.0\.2\.1", which is no address of this machine/,
+        );
+      },
+    );
   });
 
   it('serves from the ready-made hook on CUBE_DUAL_AUTH_METRICS_HOST:CUBE_DUAL_AUTH_METRICS_PORT', async () => {
     const port = await freePort();
-    await withEnv({ CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: String(port), CUBE_DUAL_AUTH_METRICS_HOST: '127.0.0.1' }, async () => {
-      const { checkAuth } = await import('../../src');
-      try {
-        await checkAuth({}, undefined).catch(() => undefined);
-        const answer = await ask(port, '/metrics');
-        expect(answer.text).toMatch(/^cube_dual_auth_requests_total\{path="none",outcome="refused"\} 1$/m);
-      } finally {
-        checkAuth.close();
-      }
-    });
+    await withEnv(
+      {
+        CUBEJS_API_SECRET: secret,
+        CUBE_DUAL_AUTH_METRICS_PORT: String(port),
+        CUBE_DUAL_AUTH_METRICS_HOST: '127.0.0.1',
+      },
+      async () => {
+        const { checkAuth } = await import('../../src');
+        try {
+          await checkAuth({}, undefined).catch(() => undefined);
+          const answer = await ask(port, '/metrics');
+          expect(answer.text).toMatch(/^cube_dual_auth_requests_total\{path="none",outcome="refused"\} 1$/m);
+        } finally {
+          checkAuth.close();
+        }
+      },
+    );
   });
 });

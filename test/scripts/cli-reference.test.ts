@@ -7,7 +7,9 @@ import { scratchDirs } from '../support/scratch';
 
 describe('the CLI reference', () => {
   it('docs/cli.md is what the built CLI prints now', async () => {
-    expect(readFileSync(CLI_REFERENCE, 'utf8'), 'docs/cli.md is out of date: run `npm run docs:cli`').toBe(await cliReference());
+    expect(readFileSync(CLI_REFERENCE, 'utf8'), 'docs/cli.md is out of date: run `npm run docs:cli`').toBe(
+      await cliReference(),
+    );
   });
 
   describe('generated from a CLI', () => {
@@ -19,7 +21,8 @@ describe('the CLI reference', () => {
       mkdirSync(join(dist, 'cli/commands'), { recursive: true });
       const helps = {
         '--help': 'Usage: cube-dual-auth <command>',
-        alpha: 'Usage: cube-dual-auth alpha <action>\n\nActions:\n  create --name <n>\n      Make one.\n  list   List them.\n\nExamples:\n  cube-dual-auth alpha list\n',
+        alpha:
+          'Usage: cube-dual-auth alpha <action>\n\nActions:\n  create --name <n>\n      Make one.\n  list   List them.\n\nExamples:\n  cube-dual-auth alpha list\n',
         'alpha create': 'Usage: cube-dual-auth alpha create --name <n>\n',
       };
       writeFileSync(
@@ -31,7 +34,10 @@ exports.run = async (args, io) => {
   return 0;
 };`,
       );
-      writeFileSync(join(dist, 'cli/commands/index.js'), `exports.commands = [{ name: 'alpha', summary: 'make or list | things', load: async () => ({}) }];`);
+      writeFileSync(
+        join(dist, 'cli/commands/index.js'),
+        `exports.commands = [{ name: 'alpha', summary: 'make or list | things', load: async () => ({}) }];`,
+      );
       return dist;
     }
 

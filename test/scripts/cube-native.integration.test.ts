@@ -64,10 +64,24 @@ describe('withNativeBinary', () => {
   it('starts Cube 1.7.43 without the preload and without the settings the preload needs', () => {
     const line = cubeLine('1');
     const native = withNativeBinary(line);
-    expect(native).toMatchObject({ id: '1', version: line.version, projectDir: line.projectDir, preload: undefined, env: {} });
-    expect(serverCommand(native, 24).args).toEqual([join(line.projectDir, 'node_modules/@cubejs-backend/server/bin/server')]);
-    expect(serverCommand(line, 24).args).toEqual(['--require', line.preload, join(line.projectDir, 'node_modules/@cubejs-backend/server/bin/server')]);
+    expect(native).toMatchObject({
+      id: '1',
+      version: line.version,
+      projectDir: line.projectDir,
+      preload: undefined,
+      env: {},
+    });
+    expect(serverCommand(native, 24).args).toEqual([
+      join(line.projectDir, 'node_modules/@cubejs-backend/server/bin/server'),
+    ]);
+    expect(serverCommand(line, 24).args).toEqual([
+      '--require',
+      line.preload,
+      join(line.projectDir, 'node_modules/@cubejs-backend/server/bin/server'),
+    ]);
     // Below the Node its bin accepts, the entry behind the bin's version check, with or without the preload.
-    expect(serverCommand(native, 20).args).toEqual([join(line.projectDir, 'node_modules/@cubejs-backend/server/dist/src/bin/server.js')]);
+    expect(serverCommand(native, 20).args).toEqual([
+      join(line.projectDir, 'node_modules/@cubejs-backend/server/dist/src/bin/server.js'),
+    ]);
   });
 });

@@ -4,7 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CUBE_API_URL, demoCliCommands, demoEnvText, writeDemoEnv, writePrivateFile } from '../../scripts/lib/demo-env.mjs';
+import {
+  CUBE_API_URL,
+  demoCliCommands,
+  demoEnvText,
+  writeDemoEnv,
+  writePrivateFile,
+} from '../../scripts/lib/demo-env.mjs';
 import { scratchDirs } from '../support/scratch';
 
 const VARIABLES = {
@@ -46,14 +52,19 @@ describe('the demo environment file', () => {
   it('exports every variable to a POSIX shell with set -a, unchanged', () => {
     const file = writeDemoEnv(join(tempDir(), 'demo.env'), VARIABLES);
     const script = `set -a; . "$1"; set +a; exec "${process.execPath}" -e 'console.log(JSON.stringify(process.env))'`;
-    const seen = JSON.parse(execFileSync('sh', ['-c', script, 'sh', file], { env: { PATH: process.env.PATH }, encoding: 'utf8' })) as Record<string, string>;
+    const seen = JSON.parse(
+      execFileSync('sh', ['-c', script, 'sh', file], { env: { PATH: process.env.PATH }, encoding: 'utf8' }),
+    ) as Record<string, string>;
     expect(seen).toMatchObject(VARIABLES);
   });
 
   it('reads the same with node --env-file (a dotenv reader)', () => {
     const file = writeDemoEnv(join(tempDir(), 'demo.env'), VARIABLES);
     const seen = JSON.parse(
-      execFileSync(process.execPath, [`--env-file=${file}`, '-e', 'console.log(JSON.stringify(process.env))'], { env: {}, encoding: 'utf8' }),
+      execFileSync(process.execPath, [`--env-file=${file}`, '-e', 'console.log(JSON.stringify(process.env))'], {
+        env: {},
+        encoding: 'utf8',
+      }),
     ) as Record<string, string>;
     expect(seen).toMatchObject(VARIABLES);
   });
@@ -65,7 +76,9 @@ describe('the demo environment file', () => {
     ['a line break', 'one\nCUBEJS_API_SECRET=two'],
     ['a backtick', '`id`'],
   ])('refuses a value with %s rather than write what a shell reads otherwise, without showing it', (_what, value) => {
-    expect(() => demoEnvText({ CUBEJS_API_SECRET: value })).toThrow(/^demo\.env: the value of CUBEJS_API_SECRET has characters a shell would read differently$/);
+    expect(() => demoEnvText({ CUBEJS_API_SECRET: value })).toThrow(
+      /^demo\.env: the value of CUBEJS_API_SECRET has characters a shell would read differently$/,
+    );
   });
 
   it('refuses a name that is not a variable name', () => {

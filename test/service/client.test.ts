@@ -25,14 +25,22 @@ describe('saved versions', () => {
     expect(list.savedVersions.at(-1)?.version).toBe('v6');
     const times = list.savedVersions.map((v) => v['saved-at'] as string);
     expect([...times].sort().reverse()).toEqual(times);
-    expect(list.savedVersions[0]).toMatchObject({ 'saved-by': 'author2@example.com', description: 'Change number 35', 'cube-version': '1.2.3' });
+    expect(list.savedVersions[0]).toMatchObject({
+      'saved-by': 'author2@example.com',
+      description: 'Change number 35',
+      'cube-version': '1.2.3',
+    });
     expect(list.tags).toEqual({});
   });
 
   test('every request carries the JSON headers and the bearer key', async () => {
     await client.listSavedVersions(id);
     const [request] = server.requests;
-    expect(request?.headers).toMatchObject({ authorization: `Bearer ${API_KEY}`, accept: 'application/json', 'content-type': 'application/json' });
+    expect(request?.headers).toMatchObject({
+      authorization: `Bearer ${API_KEY}`,
+      accept: 'application/json',
+      'content-type': 'application/json',
+    });
     expect(request?.path).toBe(`/api/v1/embeddables/${id}/saved-versions`);
   });
 
@@ -46,7 +54,11 @@ describe('saved versions', () => {
 
   test('publish sends the tags, returns the tag map and moves only the named tags', async () => {
     const first = await client.publishVersion(id, 'v3', ['production', 'staging', 'production']);
-    expect(server.requests[0]).toMatchObject({ method: 'POST', path: `/api/v1/embeddables/${id}/saved-versions/v3/publish`, body: { tags: ['production', 'staging'] } });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: `/api/v1/embeddables/${id}/saved-versions/v3/publish`,
+      body: { tags: ['production', 'staging'] },
+    });
     expect(first.production?.version).toBe('v3');
     expect(first.staging?.version).toBe('v3');
 
@@ -60,7 +72,10 @@ describe('saved versions', () => {
     const published = await client.publishVersion(id, 'v2', ['development']);
     const listed = await client.listSavedVersions(id);
     expect(listed.tags).toEqual(published);
-    expect(listed.tags.development).toEqual({ version: 'v2', updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(listed.tags.development).toEqual({
+      version: 'v2',
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
     expect(Object.keys(listed.tags.development ?? {})).not.toContain('updated-at');
   });
 
@@ -80,24 +95,54 @@ describe('data providers', () => {
     ['https://preview--main.cubecloudapp.dev/tenant/cubejs-api/v1', 'https://preview--main.cubecloudapp.dev/tenant'],
     ['http://localhost:4000/cubejs-api/v1', 'http://localhost:4000'],
   ])('create sends instanceUrl %s as %s, with the Cube type', async (given, sent) => {
-    await client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: given } });
+    await client.createDataProvider({
+      name: 'main',
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: given },
+    });
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/data-providers' });
-    expect(server.requests[0]?.body).toEqual({ name: 'main', type: CUBE_DATA_PROVIDER_TYPE, version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: sent } });
+    expect(server.requests[0]?.body).toEqual({
+      name: 'main',
+      type: CUBE_DATA_PROVIDER_TYPE,
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: sent },
+    });
     expect(CUBE_DATA_PROVIDER_TYPE).toBe('cube');
   });
 
   test('update sends type, version and only the credentials given', async () => {
-    await client.createDataProvider({ name: 'preview', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' } });
+    await client.createDataProvider({
+      name: 'preview',
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' },
+    });
     const record = await client.updateDataProvider('preview', { version: 'v1.1.0' });
-    expect(server.requests[1]).toMatchObject({ method: 'PUT', path: '/api/v1/data-providers/preview', body: { type: 'cube', version: 'v1.1.0' } });
+    expect(server.requests[1]).toMatchObject({
+      method: 'PUT',
+      path: '/api/v1/data-providers/preview',
+      body: { type: 'cube', version: 'v1.1.0' },
+    });
     expect(record).toMatchObject({ name: 'preview', version: 'v1.1.0' });
-    await client.updateDataProvider('preview', { version: 'v1.2.0', credentials: { instanceUrl: 'https://b.example.com/cubejs-api/v1' } });
-    expect(server.requests[2]?.body).toEqual({ type: 'cube', version: 'v1.2.0', credentials: { instanceUrl: 'https://b.example.com' } });
+    await client.updateDataProvider('preview', {
+      version: 'v1.2.0',
+      credentials: { instanceUrl: 'https://b.example.com/cubejs-api/v1' },
+    });
+    expect(server.requests[2]?.body).toEqual({
+      type: 'cube',
+      version: 'v1.2.0',
+      credentials: { instanceUrl: 'https://b.example.com' },
+    });
   });
 
   test('list, read and delete use the assumed REST paths, names percent-encoded', async () => {
-    await client.createDataProvider({ name: 'preview/feature x', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' } });
-    expect(await client.listDataProviders()).toEqual([expect.objectContaining({ name: 'preview/feature x', type: 'cube' })]);
+    await client.createDataProvider({
+      name: 'preview/feature x',
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' },
+    });
+    expect(await client.listDataProviders()).toEqual([
+      expect.objectContaining({ name: 'preview/feature x', type: 'cube' }),
+    ]);
     expect(await client.getDataProvider('preview/feature x')).toMatchObject({ version: 'v1.0.0' });
     await expect(client.deleteDataProvider('preview/feature x')).resolves.toBeUndefined();
     expect(server.requests.slice(1).map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -109,19 +154,34 @@ describe('data providers', () => {
   });
 
   test('a list wrapped in an object is accepted', async () => {
-    server.fail({ path: '/data-providers', times: 1, action: { status: 200, body: JSON.stringify({ dataProviders: [{ name: 'main' }] }) } });
+    server.fail({
+      path: '/data-providers',
+      times: 1,
+      action: { status: 200, body: JSON.stringify({ dataProviders: [{ name: 'main' }] }) },
+    });
     expect(await client.listDataProviders()).toEqual([{ name: 'main' }]);
   });
 });
 
 describe('upsertDataProvider', () => {
-  const preview = { name: 'preview-42', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com/cubejs-api/v1' } };
-  const sentBody = { type: 'cube', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com' } };
+  const preview = {
+    name: 'preview-42',
+    version: 'v1.0.0',
+    credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com/cubejs-api/v1' },
+  };
+  const sentBody = {
+    type: 'cube',
+    version: 'v1.0.0',
+    credentials: { secretKey: SECRET, instanceUrl: 'https://preview-42.example.com' },
+  };
 
   test('an unknown name: the update is answered 404, then the create is sent (two requests)', async () => {
     const result = await client.upsertDataProvider(preview);
     expect(result).toMatchObject({ action: 'created', record: { name: 'preview-42', version: 'v1.0.0' } });
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/data-providers/preview-42', 'POST /api/v1/data-providers']);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PUT /api/v1/data-providers/preview-42',
+      'POST /api/v1/data-providers',
+    ]);
     expect(server.requests[0]?.body).toEqual(sentBody);
     expect(server.requests[1]?.body).toEqual({ name: 'preview-42', ...sentBody });
   });
@@ -129,16 +189,30 @@ describe('upsertDataProvider', () => {
   test('an existing name: one update with the whole record', async () => {
     await client.upsertDataProvider(preview);
     const before = server.requests.length;
-    const result = await client.upsertDataProvider({ ...preview, version: 'v1.1.0', credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' } });
+    const result = await client.upsertDataProvider({
+      ...preview,
+      version: 'v1.1.0',
+      credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' },
+    });
     expect(result).toMatchObject({ action: 'updated', record: { version: 'v1.1.0' } });
-    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/data-providers/preview-42']);
-    expect(server.dataProviders.get('preview-42')).toMatchObject({ version: 'v1.1.0', credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' } });
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PUT /api/v1/data-providers/preview-42',
+    ]);
+    expect(server.dataProviders.get('preview-42')).toMatchObject({
+      version: 'v1.1.0',
+      credentials: { secretKey: `${SECRET}-2`, instanceUrl: 'https://preview-42b.example.com' },
+    });
   });
 
   test('another refusal of the update is thrown as is: no create', async () => {
     server.fail({ method: 'PUT', times: 1, action: { status: 500, body: `{"errorMessage":"boom ${SECRET}"}` } });
     const error = await client.upsertDataProvider(preview).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'EmbeddableApiError', operation: 'upsertDataProvider', status: 500, attempts: 1 });
+    expect(error).toMatchObject({
+      name: 'EmbeddableApiError',
+      operation: 'upsertDataProvider',
+      status: 500,
+      attempts: 1,
+    });
     expect(String(error)).not.toContain(SECRET);
     expect(server.requests.map((r) => r.method)).toEqual(['PUT']);
   });
@@ -163,7 +237,13 @@ describe('upsertDataProvider', () => {
 });
 
 describe('security token', () => {
-  beforeEach(() => client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' } }));
+  beforeEach(() =>
+    client.createDataProvider({
+      name: 'main',
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: 'https://a.example.com' },
+    }),
+  );
 
   test('sends embeddableId (one b), the context, the provider and the saved version; returns the token', async () => {
     const answer = await client.createSecurityToken({
@@ -176,11 +256,30 @@ describe('security token', () => {
     expect(answer.token).toMatch(/^tok_/);
     const request = server.requestsTo('POST', '/security-token')[0];
     expect(request?.path).toBe('/api/v1/security-token');
-    expect(request?.body).toEqual({ embeddableId: id, securityContext: { tenantId: 't-1', roles: ['viewer'] }, dataProvider: 'main', savedVersion: 'production', expiryInSeconds: 3600 });
+    expect(request?.body).toEqual({
+      embeddableId: id,
+      securityContext: { tenantId: 't-1', roles: ['viewer'] },
+      dataProvider: 'main',
+      savedVersion: 'production',
+      expiryInSeconds: 3600,
+    });
   });
 
   test('optional fields are left out; extra fields are sent as given', async () => {
-    await client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main', savedVersion: 'v3', extraFields: { user: 'a@example.com', embbeddableId: id } });
-    expect(server.requestsTo('POST', '/security-token')[0]?.body).toEqual({ user: 'a@example.com', embbeddableId: id, embeddableId: id, securityContext: {}, dataProvider: 'main', savedVersion: 'v3' });
+    await client.createSecurityToken({
+      embeddableId: id,
+      securityContext: {},
+      dataProvider: 'main',
+      savedVersion: 'v3',
+      extraFields: { user: 'a@example.com', embbeddableId: id },
+    });
+    expect(server.requestsTo('POST', '/security-token')[0]?.body).toEqual({
+      user: 'a@example.com',
+      embbeddableId: id,
+      embeddableId: id,
+      securityContext: {},
+      dataProvider: 'main',
+      savedVersion: 'v3',
+    });
   });
 });

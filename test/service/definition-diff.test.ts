@@ -1,6 +1,13 @@
 /** What changed between two saved versions: the pure comparison, and `diffVersions` against the contract server. */
 import { describe, expect, test } from 'vitest';
-import { diffDefinitions, EmbeddableApiError, EmbeddableResponseError, EmbeddableValidationError, type DashboardDefinition, type EmbeddableClient } from '../../src/service';
+import {
+  diffDefinitions,
+  EmbeddableApiError,
+  EmbeddableResponseError,
+  EmbeddableValidationError,
+  type DashboardDefinition,
+  type EmbeddableClient,
+} from '../../src/service';
 import { definitionAt, type ContractServer } from '../support/contract-server';
 import { withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
@@ -10,7 +17,12 @@ function sample(label = 'v1'): DashboardDefinition {
   return structuredClone(definitionAt(label)) as DashboardDefinition;
 }
 
-const lineChart = { component: 'LineChart', position: { x: 0, y: 4 }, dimensions: { width: 12, height: 4 }, inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.revenue' }] };
+const lineChart = {
+  component: 'LineChart',
+  position: { x: 0, y: 4 },
+  dimensions: { width: 12, height: 4 },
+  inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.revenue' }],
+};
 
 describe('diffDefinitions', () => {
   test('equal definitions are identical, whatever the order of their fields', () => {
@@ -49,7 +61,9 @@ describe('diffDefinitions', () => {
     expect(diff.variables).toEqual({
       added: [{ key: 'region', value: { name: 'region', type: 'string' } }],
       removed: [],
-      changed: [{ key: 'period', changes: [{ field: 'defaultValue.from', before: '2024-01-01', after: '2024-02-01' }] }],
+      changed: [
+        { key: 'period', changes: [{ field: 'defaultValue.from', before: '2024-01-01', after: '2024-02-01' }] },
+      ],
     });
     expect(diff.datasets.added.map((d) => d.key)).toEqual(['customers']);
     expect(diff.datasets.removed.map((d) => d.key)).toEqual(['orders']);
@@ -68,7 +82,10 @@ describe('diffDefinitions', () => {
         changes: [
           { field: 'model', before: 'orders', after: { name: 'orders' } },
           { field: 'filters[0].operator', before: 'inDateRange', after: 'beforeDate' },
-          { field: 'filters[1]', after: { member: 'orders.region', operator: 'equals', value: 'region', valueType: 'VARIABLE' } },
+          {
+            field: 'filters[1]',
+            after: { member: 'orders.region', operator: 'equals', value: 'region', valueType: 'VARIABLE' },
+          },
         ],
       },
     ]);
@@ -84,7 +101,13 @@ describe('diffDefinitions', () => {
     const diff = diffDefinitions(a, b);
     expect(diff.widgets.changed).toEqual([
       { key: 'BarChart at 0,0', changes: [{ field: 'dimensions.width', before: 6, after: 12 }] },
-      { key: 'LineChart at 6,0', changes: [{ field: 'position.x', before: 6, after: 0 }, { field: 'position.y', before: 0, after: 4 }] },
+      {
+        key: 'LineChart at 6,0',
+        changes: [
+          { field: 'position.x', before: 6, after: 0 },
+          { field: 'position.y', before: 0, after: 4 },
+        ],
+      },
     ]);
     expect(diff.widgets.added.map((w) => w.key)).toEqual(['KPI at 0,8']);
     expect(diff.widgets.removed).toEqual([]);
@@ -95,7 +118,9 @@ describe('diffDefinitions', () => {
     const b = sample();
     (b.widgets[0] as Record<string, unknown>).component = 'PieChart';
     a.variables.push({ type: 'string' } as DashboardDefinition['variables'][number]);
-    expect(diffDefinitions(a, b).widgets.changed).toEqual([{ key: 'BarChart at 0,0', changes: [{ field: 'component', before: 'BarChart', after: 'PieChart' }] }]);
+    expect(diffDefinitions(a, b).widgets.changed).toEqual([
+      { key: 'BarChart at 0,0', changes: [{ field: 'component', before: 'BarChart', after: 'PieChart' }] },
+    ]);
     expect(diffDefinitions(a, b).variables.removed).toEqual([{ key: '#2', value: { type: 'string' } }]);
   });
 
@@ -118,7 +143,10 @@ describe('diffVersions', () => {
     v8.widgets.push(structuredClone(lineChart));
     server.setDefinition(id, 'v8', v8);
     const diff = await client.diffVersions(id, 'v7', 'v8');
-    expect(server.requests.map((r) => r.path)).toEqual([`/api/v1/embeddables/${id}/saved-versions/v7/metadata`, `/api/v1/embeddables/${id}/saved-versions/v8/metadata`]);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      `/api/v1/embeddables/${id}/saved-versions/v7/metadata`,
+      `/api/v1/embeddables/${id}/saved-versions/v8/metadata`,
+    ]);
     expect(diff).toMatchObject({ from: 'v7', to: 'v8', identical: false, dashboard: [] });
     expect(diff.widgets.added).toEqual([{ key: 'LineChart at 0,4', value: lineChart }]);
   });
@@ -145,9 +173,15 @@ describe('diffVersions', () => {
   });
 
   test('a section that is not a list of objects is an unexpected answer, not "everything removed"', async () => {
-    server.fail({ path: '/v2/metadata', times: 1, action: { status: 200, body: JSON.stringify({ ...definitionAt('v2'), widgets: { a: 1 } }) } });
+    server.fail({
+      path: '/v2/metadata',
+      times: 1,
+      action: { status: 200, body: JSON.stringify({ ...definitionAt('v2'), widgets: { a: 1 } }) },
+    });
     const error = await rejectionOf(client.diffVersions(id, 'v1', 'v2'), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);
-    expect(error.message).toBe('diffVersions: the service answered HTTP 200 with an unexpected body: `widgets` is not an array of objects');
+    expect(error.message).toBe(
+      'diffVersions: the service answered HTTP 200 with an unexpected body: `widgets` is not an array of objects',
+    );
   });
 });

@@ -5,7 +5,12 @@
  * contract server records the request target as it arrived, before any URL handling of its own.
  */
 import { beforeEach, describe, expect, test } from 'vitest';
-import { embeddableEndpoints, EmbeddableApiError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
+import {
+  embeddableEndpoints,
+  EmbeddableApiError,
+  EmbeddableValidationError,
+  type EmbeddableClient,
+} from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
 import { SECRET, withDashboard } from '../support/service-client';
 
@@ -53,22 +58,65 @@ function built(build: () => { path: string }, field: string): string | undefined
 
 describe('the endpoint builders (what every client method uses)', () => {
   const uuid = '3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3';
-  const builders: ReadonlyArray<readonly [string, string, (value: string) => { path: string }, (segment: string) => string]> = [
-    ['listSavedVersions', 'embeddableId', (v) => embeddableEndpoints.listSavedVersions(v), (s) => `/api/v1/embeddables/${s}/saved-versions`],
-    ['getVersionDefinition', 'embeddableId', (v) => embeddableEndpoints.getVersionDefinition(v, 'v1'), (s) => `/api/v1/embeddables/${s}/saved-versions/v1/metadata`],
-    ['getVersionDefinition', 'version', (v) => embeddableEndpoints.getVersionDefinition(uuid, v), (s) => `/api/v1/embeddables/${uuid}/saved-versions/${s}/metadata`],
-    ['publishVersion', 'embeddableId', (v) => embeddableEndpoints.publishVersion(v, 'v1'), (s) => `/api/v1/embeddables/${s}/saved-versions/v1/publish`],
-    ['publishVersion', 'version', (v) => embeddableEndpoints.publishVersion(uuid, v), (s) => `/api/v1/embeddables/${uuid}/saved-versions/${s}/publish`],
-    ['updateDataProvider', 'name', (v) => embeddableEndpoints.updateDataProvider(v), (s) => `/api/v1/data-providers/${s}`],
+  const builders: ReadonlyArray<
+    readonly [string, string, (value: string) => { path: string }, (segment: string) => string]
+  > = [
+    [
+      'listSavedVersions',
+      'embeddableId',
+      (v) => embeddableEndpoints.listSavedVersions(v),
+      (s) => `/api/v1/embeddables/${s}/saved-versions`,
+    ],
+    [
+      'getVersionDefinition',
+      'embeddableId',
+      (v) => embeddableEndpoints.getVersionDefinition(v, 'v1'),
+      (s) => `/api/v1/embeddables/${s}/saved-versions/v1/metadata`,
+    ],
+    [
+      'getVersionDefinition',
+      'version',
+      (v) => embeddableEndpoints.getVersionDefinition(uuid, v),
+      (s) => `/api/v1/embeddables/${uuid}/saved-versions/${s}/metadata`,
+    ],
+    [
+      'publishVersion',
+      'embeddableId',
+      (v) => embeddableEndpoints.publishVersion(v, 'v1'),
+      (s) => `/api/v1/embeddables/${s}/saved-versions/v1/publish`,
+    ],
+    [
+      'publishVersion',
+      'version',
+      (v) => embeddableEndpoints.publishVersion(uuid, v),
+      (s) => `/api/v1/embeddables/${uuid}/saved-versions/${s}/publish`,
+    ],
+    [
+      'updateDataProvider',
+      'name',
+      (v) => embeddableEndpoints.updateDataProvider(v),
+      (s) => `/api/v1/data-providers/${s}`,
+    ],
     ['getDataProvider', 'name', (v) => embeddableEndpoints.getDataProvider(v), (s) => `/api/v1/data-providers/${s}`],
-    ['deleteDataProvider', 'name', (v) => embeddableEndpoints.deleteDataProvider(v), (s) => `/api/v1/data-providers/${s}`],
+    [
+      'deleteDataProvider',
+      'name',
+      (v) => embeddableEndpoints.deleteDataProvider(v),
+      (s) => `/api/v1/data-providers/${s}`,
+    ],
   ];
 
-  test.each(builders)('%s: its %s is refused when empty, "." or "..", and is one encoded segment otherwise', (_name, field, build, expected) => {
-    for (const [input, segment] of INPUTS) {
-      expect({ input, path: built(() => build(input), field) }).toEqual({ input, path: segment === undefined ? undefined : expected(segment) });
-    }
-  });
+  test.each(builders)(
+    '%s: its %s is refused when empty, "." or "..", and is one encoded segment otherwise',
+    (_name, field, build, expected) => {
+      for (const [input, segment] of INPUTS) {
+        expect({ input, path: built(() => build(input), field) }).toEqual({
+          input,
+          path: segment === undefined ? undefined : expected(segment),
+        });
+      }
+    },
+  );
 
   test('the refusal names the operation it was built for', () => {
     let error: unknown;
@@ -77,7 +125,12 @@ describe('the endpoint builders (what every client method uses)', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toMatchObject({ field: 'name', operation: 'deleteDataProvider', message: 'name: must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got "."' });
+    expect(error).toMatchObject({
+      field: 'name',
+      operation: 'deleteDataProvider',
+      message:
+        'name: must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got "."',
+    });
   });
 });
 
@@ -100,12 +153,21 @@ describe('the data-provider methods: what reaches the service', () => {
   }
 
   const calls: ReadonlyArray<readonly [string, (name: string) => Promise<unknown>, (segment: string) => string[]]> = [
-    ['updateDataProvider', (name) => client.updateDataProvider(name, { version: 'v1.0.0' }), (s) => [`PUT /api/v1/data-providers/${s}`]],
+    [
+      'updateDataProvider',
+      (name) => client.updateDataProvider(name, { version: 'v1.0.0' }),
+      (s) => [`PUT /api/v1/data-providers/${s}`],
+    ],
     ['getDataProvider', (name) => client.getDataProvider(name), (s) => [`GET /api/v1/data-providers/${s}`]],
     ['deleteDataProvider', (name) => client.deleteDataProvider(name), (s) => [`DELETE /api/v1/data-providers/${s}`]],
     [
       'upsertDataProvider',
-      (name) => client.upsertDataProvider({ name, version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } }),
+      (name) =>
+        client.upsertDataProvider({
+          name,
+          version: 'v1.0.0',
+          credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' },
+        }),
       (s) => [`PUT /api/v1/data-providers/${s}`, 'POST /api/v1/data-providers'],
     ],
   ];
@@ -113,7 +175,10 @@ describe('the data-provider methods: what reaches the service', () => {
   test.each(calls)('%s: refused before sending, or exactly the intended path', async (operation, call, expected) => {
     for (const [input, segment] of INPUTS) {
       server.dataProviders.clear();
-      expect({ input, sent: await requested(() => call(input), operation) }).toEqual({ input, sent: segment === undefined ? 'refused' : expected(segment) });
+      expect({ input, sent: await requested(() => call(input), operation) }).toEqual({
+        input,
+        sent: segment === undefined ? 'refused' : expected(segment),
+      });
     }
   });
 });

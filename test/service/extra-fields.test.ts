@@ -16,13 +16,22 @@ let client: EmbeddableClient;
 
 withDashboard((made) => ({ server, id, client } = made), { once: true });
 beforeAll(async () => {
-  await client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } });
+  await client.createDataProvider({
+    name: 'main',
+    version: 'v1.0.0',
+    credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' },
+  });
 });
 beforeEach(() => {
   server.requests.length = 0;
 });
 
-const request = (change: Partial<SecurityTokenRequest>): SecurityTokenRequest => ({ embeddableId: id, securityContext: { tenant: 'a' }, dataProvider: 'main', ...change });
+const request = (change: Partial<SecurityTokenRequest>): SecurityTokenRequest => ({
+  embeddableId: id,
+  securityContext: { tenant: 'a' },
+  dataProvider: 'main',
+  ...change,
+});
 
 /** The call is refused naming `field`, and no request reached the service. */
 async function refused(change: Partial<SecurityTokenRequest>, field: string): Promise<string> {
@@ -40,7 +49,9 @@ describe('createSecurityToken: extraFields', () => {
     ['savedVersion', '../x'],
   ])('extraFields.%s = %j, with the checked field left out, is refused and never sent', async (name, value) => {
     const message = await refused({ extraFields: { [name]: value } }, `extraFields.${name}`);
-    expect(message).toBe(`extraFields.${name}: is a field of the request itself, where it is checked: give it as ${name}, not in extraFields`);
+    expect(message).toBe(
+      `extraFields.${name}: is a field of the request itself, where it is checked: give it as ${name}, not in extraFields`,
+    );
   });
 
   test.each([
@@ -50,10 +61,13 @@ describe('createSecurityToken: extraFields', () => {
     ['savedVersion', 'v2'],
     ['expiryInSeconds', 60],
   ])('extraFields.%s is refused even when valid and when the request gives the field too', async (name, value) => {
-    await refused({ savedVersion: 'v1', expiryInSeconds: 30, extraFields: { user: 'a@example.com', [name]: value } }, `extraFields.${name}`);
+    await refused(
+      { savedVersion: 'v1', expiryInSeconds: 30, extraFields: { user: 'a@example.com', [name]: value } },
+      `extraFields.${name}`,
+    );
   });
 
-  test('extraFields.embbeddableId (the reference\'s other spelling) must be a dashboard UUID', async () => {
+  test("extraFields.embbeddableId (the reference's other spelling) must be a dashboard UUID", async () => {
     const message = await refused({ extraFields: { embbeddableId: '../x' } }, 'extraFields.embbeddableId');
     expect(message).toBe('extraFields.embbeddableId: must be the dashboard\'s UUID, got "../x"');
   });

@@ -19,7 +19,11 @@ let client: EmbeddableClient;
 
 withDashboard((made) => ({ server, id, client } = made), { versions: 5 });
 
-const provider = { name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' } };
+const provider = {
+  name: 'main',
+  version: 'v1.0.0',
+  credentials: { secretKey: SECRET, instanceUrl: 'https://cube.example.com' },
+};
 
 async function apiError(promise: Promise<unknown>): Promise<EmbeddableApiError> {
   const error = await rejectionOf(promise, Error);
@@ -64,7 +68,10 @@ describe('the contract server follows the part 7 table (raw requests)', () => {
   });
 
   test('a wrong key gives 401 BUILDER-998', async () => {
-    expect(await publishRaw('v1', { tags: ['production'] }, 'wrong')).toMatchObject({ status: 401, body: { errorCode: 'BUILDER-998' } });
+    expect(await publishRaw('v1', { tags: ['production'] }, 'wrong')).toMatchObject({
+      status: 401,
+      body: { errorCode: 'BUILDER-998' },
+    });
   });
 
   test.each([[{}], [{ version: '1.0.0' }]])('a data provider with version %j gives 400', async (change) => {
@@ -88,7 +95,12 @@ describe('service refusals become EmbeddableApiError', () => {
 
   test('an unknown saved version: 404 BUILDER-120 with its explanation', async () => {
     const error = await apiError(client.publishVersion(id, 'v42', ['staging']));
-    expect(error).toMatchObject({ status: 404, code: 'BUILDER-120', explanation: BUILDER_CODE_EXPLANATIONS['BUILDER-120'], serviceMessage: 'saved version not found' });
+    expect(error).toMatchObject({
+      status: 404,
+      code: 'BUILDER-120',
+      explanation: BUILDER_CODE_EXPLANATIONS['BUILDER-120'],
+      serviceMessage: 'saved version not found',
+    });
   });
 
   // The error body's shape is not shown (part 7): the code is found wherever it is.
@@ -132,7 +144,9 @@ describe('service refusals become EmbeddableApiError', () => {
   });
 
   test('an unknown data provider in a token request is refused by the service', async () => {
-    const error = await apiError(client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'nope' }));
+    const error = await apiError(
+      client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'nope' }),
+    );
     expect(error.status).toBe(400);
   });
 
@@ -145,7 +159,10 @@ describe('service refusals become EmbeddableApiError', () => {
   });
 
   test('secrets echoed by the service are removed from the message; HTML bodies are not quoted', async () => {
-    server.fail({ times: 1, action: { status: 400, body: JSON.stringify({ message: `bad key ${API_KEY} and secret ${SECRET}` }) } });
+    server.fail({
+      times: 1,
+      action: { status: 400, body: JSON.stringify({ message: `bad key ${API_KEY} and secret ${SECRET}` }) },
+    });
     const error = await apiError(client.createDataProvider(provider));
     expect(error.serviceMessage).toBe('bad key [redacted] and secret [redacted]');
     server.fail({ times: 1, action: { status: 500, body: '<html><body>oops</body></html>' } });
@@ -179,7 +196,10 @@ describe('retries', () => {
     ['createDataProvider', () => client.createDataProvider(provider)],
     ['updateDataProvider', () => client.updateDataProvider('main', { version: 'v1.0.1' })],
     ['deleteDataProvider', () => client.deleteDataProvider('main')],
-    ['createSecurityToken', () => client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main' })],
+    [
+      'createSecurityToken',
+      () => client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main' }),
+    ],
   ])('%s is never retried', async (_name, call) => {
     server.fail({ times: 3, action: { status: 503 } });
     expect((await apiError(call())).attempts).toBe(1);
@@ -205,10 +225,16 @@ describe('retries', () => {
 
 describe('network failures and timeouts', () => {
   test('a closed port is a network error after the retries, naming the cause', async () => {
-    const dead = createEmbeddableClient({ apiKey: API_KEY, baseUrl: `http://127.0.0.1:${await closedPort()}`, retryDelayMs: 1 });
+    const dead = createEmbeddableClient({
+      apiKey: API_KEY,
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      retryDelayMs: 1,
+    });
     const error = await networkError(dead.listSavedVersions(id));
     expect(error).toMatchObject({ code: 'ERR_NETWORK', attempts: 3, operation: 'listSavedVersions' });
-    expect(error.message).toMatch(/could not reach GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/embeddables\/.*ECONNREFUSED \(3 attempts\)/);
+    expect(error.message).toMatch(
+      /could not reach GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/embeddables\/.*ECONNREFUSED \(3 attempts\)/,
+    );
     const create = await networkError(dead.createDataProvider(provider));
     expect(create.attempts).toBe(1);
   });
@@ -225,13 +251,21 @@ describe('network failures and timeouts', () => {
 
   test('a body that stalls after the headers times out too', async () => {
     server.fail({ times: 1, action: 'stall-body' });
-    const error = await networkError(clientFor(server, { timeoutMs: 150, retries: 0 }).publishVersion(id, 'v1', ['production']));
+    const error = await networkError(
+      clientFor(server, { timeoutMs: 150, retries: 0 }).publishVersion(id, 'v1', ['production']),
+    );
     expect(error.code).toBe('ERR_TIMEOUT');
   });
 
   test('a token request that hangs times out once, without a retry', async () => {
     server.fail({ times: 2, action: 'hang' });
-    const error = await networkError(clientFor(server, { timeoutMs: 100 }).createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main' }));
+    const error = await networkError(
+      clientFor(server, { timeoutMs: 100 }).createSecurityToken({
+        embeddableId: id,
+        securityContext: {},
+        dataProvider: 'main',
+      }),
+    );
     expect(error).toMatchObject({ code: 'ERR_TIMEOUT', attempts: 1 });
   });
 });
@@ -242,7 +276,11 @@ describe('unexpected successful answers', () => {
     ['a list without saved-versions', JSON.stringify({ tags: {} }), '`saved-versions` is not an array'],
     ['a version without a label', JSON.stringify({ 'saved-versions': [{}] }), 'no `version` label'],
     ['a tag map that is an array', JSON.stringify({ tags: [], 'saved-versions': [] }), '`tags` is not an object'],
-    ['a tag without a version', JSON.stringify({ tags: { production: {} }, 'saved-versions': [] }), 'tag "production" has no version label'],
+    [
+      'a tag without a version',
+      JSON.stringify({ tags: { production: {} }, 'saved-versions': [] }),
+      'tag "production" has no version label',
+    ],
     ['an empty body', '', 'expected the saved-versions list'],
   ])('%s is an EmbeddableResponseError', async (_name, body, problem) => {
     server.fail({ times: 1, action: { status: 200, body } });
@@ -253,8 +291,18 @@ describe('unexpected successful answers', () => {
 
   test.each([
     ['getDataProvider', () => client.getDataProvider('main'), '', 'the body is empty'],
-    ['listDataProviders', () => client.listDataProviders(), JSON.stringify({ a: [], b: [] }), 'expected a list of data providers'],
-    ['createSecurityToken', () => client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main' }), JSON.stringify({ token: 5 }), '`token` is not a string'],
+    [
+      'listDataProviders',
+      () => client.listDataProviders(),
+      JSON.stringify({ a: [], b: [] }),
+      'expected a list of data providers',
+    ],
+    [
+      'createSecurityToken',
+      () => client.createSecurityToken({ embeddableId: id, securityContext: {}, dataProvider: 'main' }),
+      JSON.stringify({ token: 5 }),
+      '`token` is not a string',
+    ],
     ['getVersionDefinition', () => client.getVersionDefinition(id, 'v1'), '[]', 'expected the dashboard definition'],
   ])('%s with an unreadable answer is an EmbeddableResponseError', async (_name, call, body, problem) => {
     server.fail({ times: 1, action: { status: 200, body } });

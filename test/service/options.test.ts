@@ -20,15 +20,21 @@ describe('createEmbeddableClient options', () => {
   });
 
   test('serviceDomain overrides the domain used with region', () => {
-    expect(createEmbeddableClient({ apiKey: API_KEY, region: 'eu', serviceDomain: 'example.net' }).baseUrl).toBe('https://api.eu.example.net');
+    expect(createEmbeddableClient({ apiKey: API_KEY, region: 'eu', serviceDomain: 'example.net' }).baseUrl).toBe(
+      'https://api.eu.example.net',
+    );
   });
 
   test('baseUrl is used as given, without a trailing slash', () => {
-    expect(createEmbeddableClient({ apiKey: API_KEY, baseUrl: 'https://proxy.example.com/embeddable/' }).baseUrl).toBe('https://proxy.example.com/embeddable');
+    expect(createEmbeddableClient({ apiKey: API_KEY, baseUrl: 'https://proxy.example.com/embeddable/' }).baseUrl).toBe(
+      'https://proxy.example.com/embeddable',
+    );
   });
 
   test('plain http is allowed for localhost only', () => {
-    expect(createEmbeddableClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:8080' }).baseUrl).toBe('http://127.0.0.1:8080');
+    expect(createEmbeddableClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:8080' }).baseUrl).toBe(
+      'http://127.0.0.1:8080',
+    );
     expect(optionError({ apiKey: API_KEY, baseUrl: 'http://api.us.embeddable.com' }).field).toBe('baseUrl');
   });
 
@@ -42,7 +48,11 @@ describe('createEmbeddableClient options', () => {
     ['both region and baseUrl', { apiKey: API_KEY, region: 'us', baseUrl: 'https://api.us.embeddable.com' }, 'baseUrl'],
     ['bad region', { apiKey: API_KEY, region: 'us/east' }, 'region'],
     ['bad service domain', { apiKey: API_KEY, region: 'us', serviceDomain: 'exa mple.com' }, 'serviceDomain'],
-    ['service domain with baseUrl', { apiKey: API_KEY, baseUrl: 'https://a.example.com', serviceDomain: 'b.com' }, 'serviceDomain'],
+    [
+      'service domain with baseUrl',
+      { apiKey: API_KEY, baseUrl: 'https://a.example.com', serviceDomain: 'b.com' },
+      'serviceDomain',
+    ],
     ['relative baseUrl', { apiKey: API_KEY, baseUrl: 'api.us.embeddable.com' }, 'baseUrl'],
     ['non-string baseUrl', { apiKey: API_KEY, baseUrl: 42 }, 'baseUrl'],
     ['baseUrl with credentials', { apiKey: API_KEY, baseUrl: 'https://user:pw@api.us.embeddable.com' }, 'baseUrl'],
@@ -57,7 +67,11 @@ describe('createEmbeddableClient options', () => {
     ['zero maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: 0 }, 'maxResponseBytes'],
     ['fractional maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: 1024.5 }, 'maxResponseBytes'],
     ['string maxResponseBytes', { apiKey: API_KEY, region: 'us', maxResponseBytes: '1024' }, 'maxResponseBytes'],
-    ['maxResponseBytes over 256 MiB', { apiKey: API_KEY, region: 'us', maxResponseBytes: 256 * 1024 * 1024 + 1 }, 'maxResponseBytes'],
+    [
+      'maxResponseBytes over 256 MiB',
+      { apiKey: API_KEY, region: 'us', maxResponseBytes: 256 * 1024 * 1024 + 1 },
+      'maxResponseBytes',
+    ],
   ])('%s is refused naming the option', (_name, options, field) => {
     const error = optionError(options);
     expect(error.field).toBe(field);
@@ -66,7 +80,12 @@ describe('createEmbeddableClient options', () => {
 
   test('the key does not appear when the client is printed, inspected or serialised', () => {
     const client = createEmbeddableClient({ apiKey: API_KEY, region: 'us' });
-    for (const text of [String(client), `${client}`, inspect(client, { showHidden: true, depth: 10 }), JSON.stringify(client)]) {
+    for (const text of [
+      String(client),
+      `${client}`,
+      inspect(client, { showHidden: true, depth: 10 }),
+      JSON.stringify(client),
+    ]) {
       expect(text).not.toContain(API_KEY);
     }
     expect(String(client)).toBe('EmbeddableClient { baseUrl: "https://api.us.embeddable.com" }');

@@ -3,7 +3,13 @@
  * requests, and the refusals (tag not set, no older version, bad input, service errors).
  */
 import { describe, expect, test } from 'vitest';
-import { EmbeddableApiError, EmbeddableResponseError, EmbeddableStateError, EmbeddableValidationError, type EmbeddableClient } from '../../src/service';
+import {
+  EmbeddableApiError,
+  EmbeddableResponseError,
+  EmbeddableStateError,
+  EmbeddableValidationError,
+  type EmbeddableClient,
+} from '../../src/service';
 import type { ContractServer } from '../support/contract-server';
 import { expectNoSecrets, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
@@ -48,7 +54,12 @@ describe('promoteVersion', () => {
 
     expect(sent(before)).toEqual(['GET /saved-versions', 'POST /saved-versions/v8/publish']);
     expect(server.requests.at(-1)?.body).toEqual({ tags: ['production', 'development'] });
-    expect(promotion).toMatchObject({ version: 'v8', from: 'staging', to: ['production', 'development'], previous: { production: 'v6', development: null } });
+    expect(promotion).toMatchObject({
+      version: 'v8',
+      from: 'staging',
+      to: ['production', 'development'],
+      previous: { production: 'v6', development: null },
+    });
     expect(promotion.tags).toEqual({
       staging: { version: 'v8', updatedAt: expect.any(String) },
       production: { version: 'v8', updatedAt: expect.any(String) },
@@ -89,7 +100,12 @@ describe('promoteVersion', () => {
 
   test('a service error while publishing is reported under promoteVersion', async () => {
     await client.publishVersion(id, 'v8', ['staging']);
-    server.fail({ method: 'POST', path: '/publish', times: 1, action: { status: 401, body: '{"errorCode":"BUILDER-998"}' } });
+    server.fail({
+      method: 'POST',
+      path: '/publish',
+      times: 1,
+      action: { status: 401, body: '{"errorCode":"BUILDER-998"}' },
+    });
     const error = await rejectionOf(client.promoteVersion(id, 'staging', ['production']), Error);
     expect(error).toBeInstanceOf(EmbeddableApiError);
     expect(error).toMatchObject({ operation: 'promoteVersion', status: 401, code: 'BUILDER-998' });
@@ -111,7 +127,12 @@ describe('rollbackTag', () => {
     await client.publishVersion(id, 'v8', ['production', 'staging']);
     const before = server.requests.length;
     const rollback = await client.rollbackTag(id, 'production');
-    expect(rollback).toEqual({ tag: 'production', from: 'v8', to: 'v7', tags: expect.objectContaining({ production: expect.objectContaining({ version: 'v7' }) }) });
+    expect(rollback).toEqual({
+      tag: 'production',
+      from: 'v8',
+      to: 'v7',
+      tags: expect.objectContaining({ production: expect.objectContaining({ version: 'v7' }) }),
+    });
     expect(rollback.tags.staging?.version).toBe('v8');
     expect(sent(before)).toEqual(['GET /saved-versions', 'POST /saved-versions/v7/publish']);
     expect(server.requests.at(-1)?.body).toEqual({ tags: ['production'] });
@@ -137,7 +158,14 @@ describe('rollbackTag', () => {
       ],
     };
     server.fail({ method: 'GET', times: 1, action: { status: 200, body: JSON.stringify(list) } });
-    server.fail({ method: 'POST', times: 1, action: { status: 200, body: JSON.stringify({ tags: { production: { version: 'v7', updatedAt: '2024-04-02T00:00:00.000Z' } } }) } });
+    server.fail({
+      method: 'POST',
+      times: 1,
+      action: {
+        status: 200,
+        body: JSON.stringify({ tags: { production: { version: 'v7', updatedAt: '2024-04-02T00:00:00.000Z' } } }),
+      },
+    });
     expect(await client.rollbackTag(id, 'production')).toMatchObject({ from: 'v9', to: 'v7' });
     expect(server.requests.at(-1)?.path).toContain('/saved-versions/v7/publish');
   });
@@ -153,7 +181,9 @@ describe('rollbackTag', () => {
   test('refuses when no saved version is older', async () => {
     await client.publishVersion(id, 'v1', ['production']);
     const error = await stateRefusal(() => client.rollbackTag(id, 'production'), 'ERR_NO_OLDER_VERSION');
-    expect(error.message).toBe('rollbackTag refused: production points at v1, and no saved version is older than it; there is nothing to roll back to');
+    expect(error.message).toBe(
+      'rollbackTag refused: production points at v1, and no saved version is older than it; there is nothing to roll back to',
+    );
   });
 
   test('refuses when the tag points at a version older than the 30 listed, whose predecessor is unknown', async () => {
@@ -174,7 +204,10 @@ describe('rollbackTag', () => {
   });
 
   test('a listed version without a saved-at is an unexpected answer, not a guess', async () => {
-    const list = { tags: { production: { version: 'v2' } }, 'saved-versions': [{ version: 'v2' }, { version: 'v1', 'saved-at': '2024-03-01T00:00:00.000Z' }] };
+    const list = {
+      tags: { production: { version: 'v2' } },
+      'saved-versions': [{ version: 'v2' }, { version: 'v1', 'saved-at': '2024-03-01T00:00:00.000Z' }],
+    };
     server.fail({ method: 'GET', times: 1, action: { status: 200, body: JSON.stringify(list) } });
     const error = await rejectionOf(client.rollbackTag(id, 'production'), Error);
     expect(error).toBeInstanceOf(EmbeddableResponseError);

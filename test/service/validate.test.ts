@@ -27,16 +27,22 @@ async function refused(call: () => Promise<unknown>, field: string, code?: strin
 const credentials = { secretKey: SECRET, instanceUrl: 'https://cube.example.com/cubejs-api/v1' };
 
 describe('saved versions', () => {
-  test.each(['', 'not-a-uuid', '123e4567-e89b-12d3-a456-42661417400', undefined])('embeddableId %j is refused', async (bad) => {
-    await refused(() => client.listSavedVersions(bad as string), 'embeddableId');
-    await refused(() => client.getVersionDefinition(bad as string, 'v1'), 'embeddableId');
-    await refused(() => client.publishVersion(bad as string, 'v1', ['production']), 'embeddableId');
-  });
+  test.each(['', 'not-a-uuid', '123e4567-e89b-12d3-a456-42661417400', undefined])(
+    'embeddableId %j is refused',
+    async (bad) => {
+      await refused(() => client.listSavedVersions(bad as string), 'embeddableId');
+      await refused(() => client.getVersionDefinition(bad as string, 'v1'), 'embeddableId');
+      await refused(() => client.publishVersion(bad as string, 'v1', ['production']), 'embeddableId');
+    },
+  );
 
-  test.each(['production', 'staging', 'development'])('publishing the tag name %s as a version is refused with BUILDER-172', async (tag) => {
-    const error = await refused(() => client.publishVersion(id, tag, ['production']), 'version', 'BUILDER-172');
-    expect(error.message).toContain('is a tag name, not a version label');
-  });
+  test.each(['production', 'staging', 'development'])(
+    'publishing the tag name %s as a version is refused with BUILDER-172',
+    async (tag) => {
+      const error = await refused(() => client.publishVersion(id, tag, ['production']), 'version', 'BUILDER-172');
+      expect(error.message).toContain('is a tag name, not a version label');
+    },
+  );
 
   test.each(['3', 'V3', 'v0', 'v03', 'v3.1', 'latest', ''])('version label %j is refused', async (bad) => {
     await refused(() => client.publishVersion(id, bad, ['production']), 'version');
@@ -51,10 +57,13 @@ describe('saved versions', () => {
     await refused(() => client.publishVersion(id, 'v1', tags as string[]), 'tags', 'BUILDER-996');
   });
 
-  test.each([[['prod']], [['production', 'qa']], [['Production']], [[1]]])('tags %j are refused with BUILDER-117', async (tags) => {
-    const error = await refused(() => client.publishVersion(id, 'v1', tags as string[]), 'tags', 'BUILDER-117');
-    expect(error.message).toContain('allowed: development, staging, production');
-  });
+  test.each([[['prod']], [['production', 'qa']], [['Production']], [[1]]])(
+    'tags %j are refused with BUILDER-117',
+    async (tags) => {
+      const error = await refused(() => client.publishVersion(id, 'v1', tags as string[]), 'tags', 'BUILDER-117');
+      expect(error.message).toContain('allowed: development, staging, production');
+    },
+  );
 });
 
 describe('data providers', () => {
@@ -67,14 +76,50 @@ describe('data providers', () => {
     ['two-part version', { name: 'main', version: 'v1.0', credentials }, 'version'],
     ['pre-release version', { name: 'main', version: 'v1.0.0-beta', credentials }, 'version'],
     ['missing credentials', { name: 'main', version: 'v1.0.0' }, 'credentials'],
-    ['missing secret', { name: 'main', version: 'v1.0.0', credentials: { instanceUrl: credentials.instanceUrl } }, 'credentials.secretKey'],
-    ['secret with a trailing newline', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, secretKey: `${SECRET}\n` } }, 'credentials.secretKey'],
-    ['missing instanceUrl', { name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET } }, 'credentials.instanceUrl'],
-    ['relative instanceUrl', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'cube.example.com' } }, 'credentials.instanceUrl'],
-    ['ftp instanceUrl', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'ftp://cube.example.com' } }, 'credentials.instanceUrl'],
-    ['instanceUrl with a query', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'https://cube.example.com?a=1' } }, 'credentials.instanceUrl'],
-    ['instanceUrl with credentials', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'https://u:p@cube.example.com' } }, 'credentials.instanceUrl'],
-    ['instanceUrl of an endpoint', { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'https://cube.example.com/cubejs-api/v1/load' } }, 'credentials.instanceUrl'],
+    [
+      'missing secret',
+      { name: 'main', version: 'v1.0.0', credentials: { instanceUrl: credentials.instanceUrl } },
+      'credentials.secretKey',
+    ],
+    [
+      'secret with a trailing newline',
+      { name: 'main', version: 'v1.0.0', credentials: { ...credentials, secretKey: `${SECRET}\n` } },
+      'credentials.secretKey',
+    ],
+    [
+      'missing instanceUrl',
+      { name: 'main', version: 'v1.0.0', credentials: { secretKey: SECRET } },
+      'credentials.instanceUrl',
+    ],
+    [
+      'relative instanceUrl',
+      { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'cube.example.com' } },
+      'credentials.instanceUrl',
+    ],
+    [
+      'ftp instanceUrl',
+      { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'ftp://cube.example.com' } },
+      'credentials.instanceUrl',
+    ],
+    [
+      'instanceUrl with a query',
+      { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'https://cube.example.com?a=1' } },
+      'credentials.instanceUrl',
+    ],
+    [
+      'instanceUrl with credentials',
+      { name: 'main', version: 'v1.0.0', credentials: { ...credentials, instanceUrl: 'https://u:p@cube.example.com' } },
+      'credentials.instanceUrl',
+    ],
+    [
+      'instanceUrl of an endpoint',
+      {
+        name: 'main',
+        version: 'v1.0.0',
+        credentials: { ...credentials, instanceUrl: 'https://cube.example.com/cubejs-api/v1/load' },
+      },
+      'credentials.instanceUrl',
+    ],
   ])('create: %s is refused', async (_name, input, field) => {
     await refused(() => client.createDataProvider(input as never), field);
   });
@@ -101,7 +146,12 @@ describe('data providers', () => {
 
   test('the secret is never echoed in a validation message', async () => {
     const error = await refused(
-      () => client.createDataProvider({ name: 'main', version: 'v1.0.0', credentials: { ...credentials, secretKey: ` ${SECRET}` } }),
+      () =>
+        client.createDataProvider({
+          name: 'main',
+          version: 'v1.0.0',
+          credentials: { ...credentials, secretKey: ` ${SECRET}` },
+        }),
       'credentials.secretKey',
     );
     expect(error.message).not.toContain(SECRET);

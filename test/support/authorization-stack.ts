@@ -59,14 +59,24 @@ export interface AuthorizationStack {
  * groups claim). Every service token also gets the group `embeddable`; every token of the workforce provider, the group
  * WORKFORCE_GROUP.
  */
-export function authorizationEnvironment(idp: RunningIdentityProvider, workforce: RunningIdentityProvider, apiSecret: string): Record<string, string> {
+export function authorizationEnvironment(
+  idp: RunningIdentityProvider,
+  workforce: RunningIdentityProvider,
+  apiSecret: string,
+): Record<string, string> {
   return {
     CUBEJS_API_SECRET: apiSecret,
     CUBEJS_JWK_URL: '',
     CUBEJS_JWT_ISSUER: '',
     CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
       { issuer: idp.issuer, jwksUri: idp.jwksUrl, audience: AUDIENCE, tenantClaim: `/${ESCAPED_NAMESPACE}/tenant` },
-      { issuer: workforce.issuer, jwksUri: workforce.jwksUrl, audience: AUDIENCE, tenantClaim: `/${ESCAPED_NAMESPACE}/tenant`, groups: [WORKFORCE_GROUP] },
+      {
+        issuer: workforce.issuer,
+        jwksUri: workforce.jwksUrl,
+        audience: AUDIENCE,
+        tenantClaim: `/${ESCAPED_NAMESPACE}/tenant`,
+        groups: [WORKFORCE_GROUP],
+      },
     ]),
     CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
     CUBE_DUAL_AUTH_GROUPS_CLAIM: `/${ESCAPED_NAMESPACE}/groups`,
@@ -81,7 +91,11 @@ export interface StackExtras {
 }
 
 /** Starts the identity provider, then Cube `lineId` on the fixture `fixture` (a directory of test/fixtures/authorization/). */
-export async function startAuthorizationStack(lineId: string, fixture: string, extras: StackExtras = {}): Promise<AuthorizationStack> {
+export async function startAuthorizationStack(
+  lineId: string,
+  fixture: string,
+  extras: StackExtras = {},
+): Promise<AuthorizationStack> {
   const { projectDir, line } = await ensureCube({ line: lineId });
   const dir = join(projectDir, `.authorization-${fixture}-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
@@ -92,7 +106,11 @@ export async function startAuthorizationStack(lineId: string, fixture: string, e
   const apps = Object.entries(IDP_APPS).map(([clientId, claims]) => ({ clientId, claims }));
   const identityProvider = await startIdentityProvider({ audience: AUDIENCE, claimsNamespace: NAMESPACE, apps });
   const workforceApps = Object.entries(WORKFORCE_APPS).map(([clientId, claims]) => ({ clientId, claims }));
-  const workforce = await startIdentityProvider({ audience: AUDIENCE, claimsNamespace: NAMESPACE, apps: workforceApps });
+  const workforce = await startIdentityProvider({
+    audience: AUDIENCE,
+    claimsNamespace: NAMESPACE,
+    apps: workforceApps,
+  });
   const tokens: string[] = [];
   let cube: RunningCube | undefined;
   try {

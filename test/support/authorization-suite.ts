@@ -45,7 +45,11 @@ export interface AuthorizationSuite {
  * Starts the stack of a Cube line serving `fixture` before the calling `describe` block's tests (handed to `use`,
  * if given, once it runs) and stops it after them; returns what the tests send and check with.
  */
-export function authorizationSuite(lineId: string, fixture: string, use?: (stack: AuthorizationStack) => void): AuthorizationSuite {
+export function authorizationSuite(
+  lineId: string,
+  fixture: string,
+  use?: (stack: AuthorizationStack) => void,
+): AuthorizationSuite {
   let stack: AuthorizationStack | undefined;
   beforeAll(async () => {
     stack = await startAuthorizationStack(lineId, fixture);
@@ -58,8 +62,12 @@ export function authorizationSuite(lineId: string, fixture: string, use?: (stack
     if (stack === undefined) throw new Error('the authorization stack starts in beforeAll');
     return stack;
   };
-  const load = (query: object, headers: Record<string, string>): Promise<CubeAnswer> => loadOverHttp(started().cube.apiUrl, query, headers);
-  const asService = (securityContext: object) => ({ Authorization: started().serviceToken(securityContext), ...started().serviceHeaders });
+  const load = (query: object, headers: Record<string, string>): Promise<CubeAnswer> =>
+    loadOverHttp(started().cube.apiUrl, query, headers);
+  const asService = (securityContext: object) => ({
+    Authorization: started().serviceToken(securityContext),
+    ...started().serviceHeaders,
+  });
   const asIdp = async (app: IdpApp) => ({ Authorization: await started().idpToken(app) });
   return {
     load,

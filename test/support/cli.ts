@@ -12,7 +12,8 @@ import { generateKeyPair, type TestKeyPair } from './keys';
  * The built CLI, as `npx cube-dual-auth` runs it. `CUBE_DUAL_AUTH_TEST_CLI` points the tests at another build
  * (an installed package, or a private build while someone else rebuilds dist/ in the same tree).
  */
-export const CLI = process.env.CUBE_DUAL_AUTH_TEST_CLI ?? fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI =
+  process.env.CUBE_DUAL_AUTH_TEST_CLI ?? fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
   /** The exit status; null when the spawned process was killed. */
@@ -141,12 +142,15 @@ export function jsonOf<T = Record<string, unknown>>(result: CliResult): T {
  * Characters a terminal acts on rather than shows, bar the line feed: C0 controls, DEL, C1 controls, bidirectional
  * formatting, line and paragraph separators, lone surrogates. Written out here, not taken from the code under test.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what is looked for
-const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/u;
+const TERMINAL_CONTROLS =
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/u;
 
 /** The characters of `text` that would reach a terminal raw, as code points: `[]` when there are none. */
 export function terminalControlsIn(text: string): string[] {
-  return [...text].filter((c) => TERMINAL_CONTROLS.test(c)).map((c) => `U+${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+  return [...text]
+    .filter((c) => TERMINAL_CONTROLS.test(c))
+    .map((c) => `U+${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
 }
 
 /** A deployment the CLI can be pointed at: an identity provider's key and the JWKS server that serves it. */

@@ -7,7 +7,13 @@
  * told to misbehave for the next N matching requests (status, dropped connection, silence).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const TAGS = ['development', 'staging', 'production'] as const;
@@ -38,7 +44,12 @@ export interface Fault {
    * `destroy`: drop the connection; `hang`: never answer; `stall-body`: send headers, then nothing;
    * `stream`: see {@link StreamedBody}; otherwise this status, body and headers.
    */
-  readonly action: 'destroy' | 'hang' | 'stall-body' | { stream: StreamedBody } | { status: number; body?: string; headers?: Record<string, string> };
+  readonly action:
+    | 'destroy'
+    | 'hang'
+    | 'stall-body'
+    | { stream: StreamedBody }
+    | { status: number; body?: string; headers?: Record<string, string> };
 }
 
 /**
@@ -112,10 +123,19 @@ export function definitionAt(label: string): Record<string, unknown> {
     title: `Sales overview (${label})`,
     variables: [{ name: 'period', type: 'timeRange', defaultValue: { from: '2024-01-01', to: '2024-01-31' } }],
     datasets: [
-      { name: 'orders', model: 'orders', filters: [{ member: 'orders.createdAt', operator: 'inDateRange', value: 'period', valueType: 'VARIABLE' }] },
+      {
+        name: 'orders',
+        model: 'orders',
+        filters: [{ member: 'orders.createdAt', operator: 'inDateRange', value: 'period', valueType: 'VARIABLE' }],
+      },
     ],
     widgets: [
-      { component: 'BarChart', position: { x: 0, y: 0 }, dimensions: { width: 6, height: 4 }, inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.count' }] },
+      {
+        component: 'BarChart',
+        position: { x: 0, y: 0 },
+        dimensions: { width: 6, height: 4 },
+        inputs: [{ input: 'measure', inputType: 'measure', value: 'orders.count' }],
+      },
     ],
     // A field the interface does not show: the client must keep it.
     layoutHints: { columns: 12 },
@@ -195,12 +215,15 @@ export class ContractServer {
     const method = req.method ?? 'GET';
     this.requests.push({ method, path, target, headers: req.headers, rawBody, body });
 
-    const fault = this.faults.find((f) => f.times > 0 && (!f.method || f.method === method) && (!f.path || path.includes(f.path)));
+    const fault = this.faults.find(
+      (f) => f.times > 0 && (!f.method || f.method === method) && (!f.path || path.includes(f.path)),
+    );
     if (fault) {
       fault.times -= 1;
       if (fault.action === 'destroy') return void req.socket.destroy();
       if (fault.action === 'hang') return;
-      if (fault.action === 'stall-body') return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"tags":');
+      if (fault.action === 'stall-body')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"tags":');
       if ('stream' in fault.action) return void this.streamed.push(stream(res, fault.action.stream));
       return void res.writeHead(fault.action.status, fault.action.headers).end(fault.action.body ?? '');
     }
@@ -224,14 +247,21 @@ export class ContractServer {
     if (api !== 'api' || v1 !== 'v1') return refuse(res, 404, 'no such route');
     if (resource === 'embeddables' && id !== undefined && sub === 'saved-versions') {
       if (method === 'GET' && version === undefined) return this.listVersions(id, res);
-      if (method === 'GET' && version !== undefined && action === 'metadata' && parts.length === 7) return this.metadata(id, version, res);
-      if (method === 'POST' && version !== undefined && action === 'publish' && parts.length === 7) return this.publish(id, version, body, res);
+      if (method === 'GET' && version !== undefined && action === 'metadata' && parts.length === 7)
+        return this.metadata(id, version, res);
+      if (method === 'POST' && version !== undefined && action === 'publish' && parts.length === 7)
+        return this.publish(id, version, body, res);
     }
     if (resource === 'data-providers' && parts.length <= 4) {
       if (method === 'POST' && id === undefined) return this.createProvider(body, res);
       if (method === 'PUT' && id !== undefined) return this.updateProvider(id, body, res);
       // ASSUMED paths for list, read, delete (part 4.6 does not show them).
-      if (method === 'GET' && id === undefined) return send(res, 200, [...this.dataProviders.values()].map((p) => this.record(p)));
+      if (method === 'GET' && id === undefined)
+        return send(
+          res,
+          200,
+          [...this.dataProviders.values()].map((p) => this.record(p)),
+        );
       if (method === 'GET' && id !== undefined) return this.readProvider(id, res);
       if (method === 'DELETE' && id !== undefined) return this.deleteProvider(id, res);
     }
@@ -243,7 +273,9 @@ export class ContractServer {
   private listVersions(id: string, res: ServerResponse): void {
     const dashboard = this.dashboards.get(id);
     if (!dashboard) return refuse(res, 404, 'no such dashboard'); // ASSUMED: no code shown
-    const tags = Object.fromEntries([...dashboard.tags].map(([tag, t]) => [tag, { version: t.version, 'updated-at': t.updatedAt }]));
+    const tags = Object.fromEntries(
+      [...dashboard.tags].map(([tag, t]) => [tag, { version: t.version, 'updated-at': t.updatedAt }]),
+    );
     const newestFirst = [...dashboard.versions].sort((a, b) => b.savedAt.localeCompare(a.savedAt)).slice(0, MAX_LISTED);
     send(res, 200, {
       tags,
@@ -268,10 +300,12 @@ export class ContractServer {
 
   /** Part 4.2 and the part 7 table, checked in the table's order. */
   private publish(id: string, version: string, body: unknown, res: ServerResponse): void {
-    if ((TAGS as readonly string[]).includes(version)) return refuse(res, 400, `${version} is a tag, not a version`, 'BUILDER-172');
+    if ((TAGS as readonly string[]).includes(version))
+      return refuse(res, 400, `${version} is a tag, not a version`, 'BUILDER-172');
     const tags = isObject(body) ? body.tags : undefined;
     if (!Array.isArray(tags) || tags.length === 0) return refuse(res, 400, 'tags is empty or missing', 'BUILDER-996');
-    if (!tags.every((t) => (TAGS as readonly unknown[]).includes(t))) return refuse(res, 404, 'invalid environment tag', 'BUILDER-117');
+    if (!tags.every((t) => (TAGS as readonly unknown[]).includes(t)))
+      return refuse(res, 404, 'invalid environment tag', 'BUILDER-117');
     const dashboard = this.dashboards.get(id);
     if (!dashboard || !LABEL.test(version) || !dashboard.versions.some((v) => v.label === version)) {
       return refuse(res, 404, 'saved version not found', 'BUILDER-120');
@@ -281,17 +315,26 @@ export class ContractServer {
       // Part 3: publishing the version a tag already points to leaves it unchanged (idempotent).
       if (dashboard.tags.get(tag)?.version !== version) dashboard.tags.set(tag, { version, updatedAt: now });
     }
-    send(res, 200, { tags: Object.fromEntries([...dashboard.tags].map(([tag, t]) => [tag, { version: t.version, updatedAt: t.updatedAt }])) });
+    send(res, 200, {
+      tags: Object.fromEntries(
+        [...dashboard.tags].map(([tag, t]) => [tag, { version: t.version, updatedAt: t.updatedAt }]),
+      ),
+    });
   }
 
   /** Part 2.4 rules. Only the 400 for a bad version is shown; the other refusals are ASSUMED to be 400 too. */
   private providerProblem(body: Record<string, unknown>, creating: boolean): string | undefined {
-    if (typeof body.version !== 'string' || !SEMVER_WITH_V.test(body.version)) return 'version is missing or not vMAJOR.MINOR.PATCH';
+    if (typeof body.version !== 'string' || !SEMVER_WITH_V.test(body.version))
+      return 'version is missing or not vMAJOR.MINOR.PATCH';
     if (!creating) return undefined;
     if (typeof body.name !== 'string' || body.name === '') return 'name is required';
     if (body.type !== 'cube') return 'type is required';
     const credentials = body.credentials;
-    if (!isObject(credentials) || typeof credentials.secretKey !== 'string' || typeof credentials.instanceUrl !== 'string') {
+    if (
+      !isObject(credentials) ||
+      typeof credentials.secretKey !== 'string' ||
+      typeof credentials.instanceUrl !== 'string'
+    ) {
       return 'credentials.secretKey and credentials.instanceUrl are required';
     }
     if (credentials.instanceUrl.includes('/cubejs-api')) return 'instanceUrl must leave out the API path suffix';
@@ -320,7 +363,11 @@ export class ContractServer {
     const existing = this.dataProviders.get(name);
     if (!existing) return refuse(res, 404, 'no such data provider'); // ASSUMED
     const credentials = isObject(fields.credentials) ? fields.credentials : {};
-    const updated = { ...existing, version: fields.version as string, credentials: { ...existing.credentials, ...credentials } };
+    const updated = {
+      ...existing,
+      version: fields.version as string,
+      credentials: { ...existing.credentials, ...credentials },
+    };
     this.dataProviders.set(name, updated);
     send(res, 200, this.record(updated));
   }
@@ -359,12 +406,20 @@ const FILLER = Buffer.alloc(64 * 1024, ' ');
 /** Writes a {@link StreamedBody}, waiting whenever the client does not keep up, until done or closed. */
 async function stream(res: ServerResponse, body: StreamedBody): Promise<StreamOutcome> {
   const closed = new Promise<void>((resolve) => res.once('close', resolve));
-  res.writeHead(200, { 'content-type': 'application/json', ...(body.contentLength !== undefined && { 'content-length': String(body.contentLength) }) });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    ...(body.contentLength !== undefined && { 'content-length': String(body.contentLength) }),
+  });
   let sent = 0;
   while (sent < body.bytes && !res.destroyed) {
     const left = body.bytes - sent;
     // `[`, white space, `]`: valid JSON whatever the size, so a client without a limit parses it whole.
-    const chunk = sent === 0 ? Buffer.from('[') : left === 1 ? Buffer.from(']') : FILLER.subarray(0, Math.min(FILLER.length, left - 1));
+    const chunk =
+      sent === 0
+        ? Buffer.from('[')
+        : left === 1
+          ? Buffer.from(']')
+          : FILLER.subarray(0, Math.min(FILLER.length, left - 1));
     sent += chunk.length;
     if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
   }

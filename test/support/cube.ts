@@ -18,7 +18,10 @@ export async function withEnv<T>(vars: Record<string, string | undefined>, body:
 }
 
 /** What each Cube line ends up with as the security context after checkAuth resolved to `resolved` (their gateways' own code). */
-export function cubesContext(req: { securityContext?: unknown }, resolved: unknown): { '0.33': unknown; '1.7': unknown } {
+export function cubesContext(
+  req: { securityContext?: unknown },
+  resolved: unknown,
+): { '0.33': unknown; '1.7': unknown } {
   // 0.33.65 (wrapCheckAuth): `await fn(req, auth)`, the value ignored.
   const line033 = req.securityContext;
   // 1.7.43 (wrapCheckAuth): `if (result?.security_context) req.securityContext = result?.security_context`.
@@ -31,7 +34,11 @@ export function cubesContext(req: { securityContext?: unknown }, resolved: unkno
  * Writes a gateway package into `project`'s node_modules: its manifest, and `main` with the given source. Cube's
  * gateway resolving from a directory is what makes it a Cube project for the package (host-cube.ts).
  */
-export function gatewayIn(project: string, source: string, manifest: Record<string, unknown> = { name: '@cubejs-backend/api-gateway', version: '1.7.43' }): string {
+export function gatewayIn(
+  project: string,
+  source: string,
+  manifest: Record<string, unknown> = { name: '@cubejs-backend/api-gateway', version: '1.7.43' },
+): string {
   const dir = join(project, 'node_modules', '@cubejs-backend', 'api-gateway');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, main: 'index.js' }));

@@ -26,7 +26,10 @@ export interface Deployment {
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** Starts a server on a free port of 127.0.0.1 answering with `handler`; over https with `tls` (a certificate for 127.0.0.1). */
-export async function startDeployment(handler: Handler, tls?: { readonly key: Buffer; readonly cert: Buffer }): Promise<Deployment> {
+export async function startDeployment(
+  handler: Handler,
+  tls?: { readonly key: Buffer; readonly cert: Buffer },
+): Promise<Deployment> {
   const requests: ReceivedRequest[] = [];
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
     requests.push({ path: request.url ?? '', headers: request.headers });
@@ -52,7 +55,10 @@ export function answer(response: ServerResponse, status: number, body: string, c
 }
 
 /** A checkAuth as Cube calls it: the request and the token, or undefined without an Authorization header. */
-export type CheckAuthLike = (req: { headers: IncomingMessage['headers'] }, token: string | undefined) => Promise<unknown>;
+export type CheckAuthLike = (
+  req: { headers: IncomingMessage['headers'] },
+  token: string | undefined,
+) => Promise<unknown>;
 
 /**
  * What Cube 0.33's gateway does around checkAuth (ApiGateway.checkAuthWrapper): the token is the Authorization header
@@ -66,7 +72,8 @@ export function cubeGateway(checkAuth: CheckAuthLike): Handler {
     checkAuth({ headers: request.headers }, token).then(
       () => answer(response, 200, META_BODY),
       (error: unknown) => {
-        if ((error as { status?: unknown }).status === 403) answer(response, 403, JSON.stringify({ error: (error as Error).message }));
+        if ((error as { status?: unknown }).status === 403)
+          answer(response, 403, JSON.stringify({ error: (error as Error).message }));
         else answer(response, 500, JSON.stringify({ error: String(error), stack: (error as Error).stack }));
       },
     );
@@ -79,5 +86,8 @@ export function cubeGateway(checkAuth: CheckAuthLike): Handler {
  */
 export function naiveCheckAuth(secret: string, publicKey: KeyObject): CheckAuthLike {
   const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  return async (req, token) => (req.headers['request-origin'] === 'embeddable' ? jwtVerify(token as string, secret) : jwtVerify(token as string, pem));
+  return async (req, token) =>
+    req.headers['request-origin'] === 'embeddable'
+      ? jwtVerify(token as string, secret)
+      : jwtVerify(token as string, pem);
 }

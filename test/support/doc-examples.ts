@@ -15,7 +15,9 @@ export interface Example {
  * with `$ cube-dual-auth` (a command of another tool, or lines of an example shown before) holds none.
  */
 export function examplesIn(page: string): Example[] {
-  const blocks = [...page.matchAll(/^```(?:text|console)\n(\$ cube-dual-auth [\s\S]*?)^```/gm)].map((m) => m[1] as string);
+  const blocks = [...page.matchAll(/^```(?:text|console)\n(\$ cube-dual-auth [\s\S]*?)^```/gm)].map(
+    (m) => m[1] as string,
+  );
   return blocks.flatMap((block) =>
     block.split(/^(?=\$ )/m).flatMap((part) => {
       const [first = '', ...rest] = part.split('\n');
@@ -36,5 +38,7 @@ export function shellWords(line: string, variables: Readonly<Record<string, stri
       if (value === undefined) throw new Error(`the command line uses $${name}, which the test does not set: ${line}`);
       return value;
     });
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => (m[2] !== undefined ? m[2] : expand((m[1] ?? m[3]) as string)));
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) =>
+    m[2] !== undefined ? m[2] : expand((m[1] ?? m[3]) as string),
+  );
 }

@@ -1,7 +1,13 @@
 // A controllable HTTP proxy on 127.0.0.1 between Cube and the identity provider's JWKS endpoint, so a test
 // can make the IdP unreachable for Cube alone (its token endpoint stays up for the callers), and count
 // every JWKS request that reaches it.
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**

@@ -39,7 +39,10 @@ export interface JwksServer {
 }
 
 /** Starts a scriptable JWKS server on a free port of `host` (IPv4 loopback unless told) serving `jwks`. */
-export async function startJwksServer(jwks: { keys: unknown[] } = { keys: [] }, host: '127.0.0.1' | '::1' = '127.0.0.1'): Promise<JwksServer> {
+export async function startJwksServer(
+  jwks: { keys: unknown[] } = { keys: [] },
+  host: '127.0.0.1' | '::1' = '127.0.0.1',
+): Promise<JwksServer> {
   const server = new ScriptableJwksServer(jwks, host);
   await server.start();
   return server;

@@ -2,10 +2,7 @@ import { generateKeyPairSync, randomUUID, type JsonWebKey, type KeyObject } from
 
 /** Asymmetric JWS algorithms a test key can be made for. */
 export type KeyAlgorithm =
-  | 'RS256' | 'RS384' | 'RS512'
-  | 'PS256' | 'PS384' | 'PS512'
-  | 'ES256' | 'ES384' | 'ES512'
-  | 'EdDSA';
+  'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
 
 /** A public JWK as a JWKS serves it. */
 export type PublicJwk = JsonWebKey & { kid: string; alg?: string; use?: string };
@@ -41,7 +38,8 @@ export function generateKeyPair(alg: KeyAlgorithm = 'RS256', options: KeyPairOpt
 function generate(alg: KeyAlgorithm, options: KeyPairOptions): { privateKey: KeyObject; publicKey: KeyObject } {
   const curve = EC_CURVE[alg];
   if (curve) return generateKeyPairSync('ec', { namedCurve: curve });
-  if (alg === 'EdDSA') return options.edCurve === 'ed448' ? generateKeyPairSync('ed448') : generateKeyPairSync('ed25519');
+  if (alg === 'EdDSA')
+    return options.edCurve === 'ed448' ? generateKeyPairSync('ed448') : generateKeyPairSync('ed25519');
   return generateKeyPairSync('rsa', { modulusLength: options.modulusLength ?? 2048 });
 }
 

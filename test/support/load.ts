@@ -33,14 +33,21 @@ export async function timedGet(url: string, headers: Record<string, string>, tim
       latencyMs,
     };
   } catch (error) {
-    return { status: 0, error: error instanceof Error ? error.message : String(error), bodyKeys: [], latencyMs: performance.now() - started };
+    return {
+      status: 0,
+      error: error instanceof Error ? error.message : String(error),
+      bodyKeys: [],
+      latencyMs: performance.now() - started,
+    };
   }
 }
 
 function parseObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return { unparsed: text.slice(0, 200) };
   }

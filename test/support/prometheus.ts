@@ -48,10 +48,16 @@ export async function startPrometheus(targets: readonly string[], scrapeSeconds 
   let printed = '';
   const server: ChildProcess = spawn(
     'prometheus',
-    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  for (const stream of [server.stdout, server.stderr]) stream?.on('data', (chunk: Buffer) => (printed = (printed + chunk.toString('utf8')).slice(-4_000)));
+  for (const stream of [server.stdout, server.stderr])
+    stream?.on('data', (chunk: Buffer) => (printed = (printed + chunk.toString('utf8')).slice(-4_000)));
   const exited = once(server, 'exit');
   const spawnFailed = once(server, 'error').then(([error]) => error as Error);
 
@@ -70,13 +76,18 @@ export async function startPrometheus(targets: readonly string[], scrapeSeconds 
     const failed = await Promise.race([spawnFailed, pause(0).then(() => undefined)]);
     if (failed) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`prometheus could not be started (${failed.message}): install it (apt-get install prometheus), as .ci/run does`);
+      throw new Error(
+        `prometheus could not be started (${failed.message}): install it (apt-get install prometheus), as .ci/run does`,
+      );
     }
     if (server.exitCode !== null) {
       await stop();
       throw new Error(`prometheus exited (${server.exitCode}) before it was ready:\n${printed}`);
     }
-    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) }).then((answer) => answer.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1_000) }).then(
+      (answer) => answer.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
@@ -88,9 +99,16 @@ export async function startPrometheus(targets: readonly string[], scrapeSeconds 
   return {
     url,
     async query(query) {
-      const answer = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query })}`, { signal: AbortSignal.timeout(5_000) });
-      const body = (await answer.json()) as { status: string; error?: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
-      if (body.status !== 'success' || body.data === undefined) throw new Error(`Prometheus refused ${query}: ${body.error ?? answer.status}`);
+      const answer = await fetch(`${url}/api/v1/query?${new URLSearchParams({ query })}`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = (await answer.json()) as {
+        status: string;
+        error?: string;
+        data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+      };
+      if (body.status !== 'success' || body.data === undefined)
+        throw new Error(`Prometheus refused ${query}: ${body.error ?? answer.status}`);
       return body.data.result.map(({ metric, value }) => ({ labels: metric, value: Number(value[1]) }));
     },
     output: () => printed,

@@ -6,7 +6,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
  * as an egress proxy stuck on its upstream. `no-tls`: answers 200 and then relays nothing, so the TLS handshake
  * through the tunnel never gets an answer. `slow`: answers 200 and opens the tunnel only after `delayMs`.
  */
-export type ConnectMode = { kind: 'tunnel' } | { kind: 'silent' } | { kind: 'no-tls' } | { kind: 'slow'; delayMs: number };
+export type ConnectMode =
+  { kind: 'tunnel' } | { kind: 'silent' } | { kind: 'no-tls' } | { kind: 'slow'; delayMs: number };
 
 /** A forward proxy on 127.0.0.1, as an operator's egress proxy: what passes through it is counted. */
 export interface ProxyServer {
@@ -38,10 +39,14 @@ export async function startProxyServer(): Promise<ProxyServer> {
     const target = new URL(request.url ?? '');
     forwarded.push(target.href);
     if (target.hostname !== '127.0.0.1') return void response.writeHead(403).end();
-    const upstream = httpRequest(target, { method: request.method, headers: request.headers }, (answer: IncomingMessage) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      target,
+      { method: request.method, headers: request.headers },
+      (answer: IncomingMessage) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on('error', () => response.writeHead(502).end());
     request.pipe(upstream);
   });

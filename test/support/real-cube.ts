@@ -10,7 +10,11 @@ export interface CubeAnswer {
 }
 
 /** GET /load with the query in the URL, as Cube's JavaScript client does for small queries. */
-export async function loadOverHttp(apiUrl: string, query: object, headers: Record<string, string> = {}): Promise<CubeAnswer> {
+export async function loadOverHttp(
+  apiUrl: string,
+  query: object,
+  headers: Record<string, string> = {},
+): Promise<CubeAnswer> {
   const url = `${apiUrl}/load?query=${encodeURIComponent(JSON.stringify(query))}`;
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
   const text = await response.text();
@@ -63,7 +67,9 @@ export class CubeSocket {
       if (index >= 0) return this.received.splice(index, 1)[0]!;
       const left = deadline - Date.now();
       if (left <= 0 || this.socket.readyState !== WebSocket.OPEN) {
-        throw new Error(`No such WebSocket message from Cube within ${timeoutMs} ms; received: ${JSON.stringify(this.received)}`);
+        throw new Error(
+          `No such WebSocket message from Cube within ${timeoutMs} ms; received: ${JSON.stringify(this.received)}`,
+        );
       }
       await new Promise<void>((wake) => {
         const timer = setTimeout(wake, left);

@@ -8,7 +8,10 @@ export const API_KEY = 'emb_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 export const SECRET = 'cube-secret-Zq81LmA0pX7rT2';
 
 /** A running contract server (with `options`) with one dashboard of `versions` saved versions. */
-export async function serverWithDashboard(versions = 5, options: Omit<ContractServerOptions, 'apiKey'> = {}): Promise<{ server: ContractServer; id: string }> {
+export async function serverWithDashboard(
+  versions = 5,
+  options: Omit<ContractServerOptions, 'apiKey'> = {},
+): Promise<{ server: ContractServer; id: string }> {
   const server = await startContractServer({ ...options, apiKey: API_KEY });
   return { server, id: server.addDashboard(versions) };
 }
@@ -30,7 +33,10 @@ export interface Dashboard {
  * client for it, handed to `use` before each test (with `once`, before all of them: a suite that only reads), and
  * closes the server after.
  */
-export function withDashboard(use: (dashboard: Dashboard) => void, { versions = 5, once = false }: { versions?: number; once?: boolean } = {}): void {
+export function withDashboard(
+  use: (dashboard: Dashboard) => void,
+  { versions = 5, once = false }: { versions?: number; once?: boolean } = {},
+): void {
   let server: ContractServer | undefined;
   (once ? beforeAll : beforeEach)(async () => {
     const made = await serverWithDashboard(versions);
@@ -42,6 +48,11 @@ export function withDashboard(use: (dashboard: Dashboard) => void, { versions = 
 
 /** Asserts that no rendering of the error (message, stack, inspect with causes) contains a secret. */
 export function expectNoSecrets(error: unknown, secrets: readonly string[] = [API_KEY, SECRET]): void {
-  const renderings = [String(error), (error as Error).stack ?? '', inspect(error, { depth: 10 }), JSON.stringify(error)];
+  const renderings = [
+    String(error),
+    (error as Error).stack ?? '',
+    inspect(error, { depth: 10 }),
+    JSON.stringify(error),
+  ];
   for (const secret of secrets) for (const text of renderings) expect(text).not.toContain(secret);
 }

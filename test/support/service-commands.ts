@@ -13,7 +13,16 @@ export const PREVIEW_SECRET = 'cube-preview-secret-1Xw7Rt5';
 const SECRETS = [API_KEY, SECRET, PREVIEW_SECRET];
 
 /** `provider create` of the main deployment, whose secret is CUBEJS_API_SECRET. */
-export const CREATE_MAIN = ['provider', 'create', '--name', 'cube-main', '--instance-url', 'https://main.example.com/cubejs-api/v1', '--provider-version', 'v1.0.0'];
+export const CREATE_MAIN = [
+  'provider',
+  'create',
+  '--name',
+  'cube-main',
+  '--instance-url',
+  'https://main.example.com/cubejs-api/v1',
+  '--provider-version',
+  'v1.0.0',
+];
 
 export interface ServiceCommandsBed {
   /** The contract server. It echoes `secretKey` in its records: the commands must still never print it. */
@@ -81,7 +90,8 @@ export function serviceCommandsBed(use?: (bed: ServiceCommandsBed) => void): Ser
     },
     env,
     without: (name) => Object.fromEntries(Object.entries(env()).filter(([key]) => key !== name)),
-    cli: (args, environment = env(), stdin) => runCli(args, { env: environment, secrets: SECRETS, ...(stdin !== undefined && { stdin }) }),
+    cli: (args, environment = env(), stdin) =>
+      runCli(args, { env: environment, secrets: SECRETS, ...(stdin !== undefined && { stdin }) }),
   };
   return bed;
 }

@@ -22,9 +22,28 @@ export async function loopbackCertificate(host: '127.0.0.1' | '::1' = '127.0.0.1
   const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-tls-'));
   const [keyFile, caFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
   await new Promise<void>((resolve, reject) => {
-    const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=loopback', '-addext', `subjectAltName=IP:${host}`, '-keyout', keyFile, '-out', caFile];
-    execFile('openssl', args, { timeout: 15_000 }, (error, _stdout, stderr) => (error ? reject(new Error(`openssl failed: ${stderr || error.message}`)) : resolve()));
+    const args = [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=loopback',
+      '-addext',
+      `subjectAltName=IP:${host}`,
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+    ];
+    execFile('openssl', args, { timeout: 15_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`openssl failed: ${stderr || error.message}`)) : resolve(),
+    );
   });
   return {
     key: readFileSync(keyFile),
@@ -41,8 +60,12 @@ export async function loopbackCertificate(host: '127.0.0.1' | '::1' = '127.0.0.1
  */
 export function runInFreshNode(script: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000, cwd: ROOT }, (error, stdout, stderr) =>
-      error ? reject(new Error(`node failed: ${stderr || error.message}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      ['-e', script],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000, cwd: ROOT },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`node failed: ${stderr || error.message}`)) : resolve(stdout),
     );
   });
 }

@@ -45,7 +45,11 @@ function signature(alg: string, signingInput: string, key: KeyObject | string | 
   const privateKey = key instanceof KeyObject ? key : createPrivateKey(key);
   switch (alg.slice(0, 2)) {
     case 'PS':
-      return sign(hash, data, { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }).toString('base64url');
+      return sign(hash, data, {
+        key: privateKey,
+        padding: constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: constants.RSA_PSS_SALTLEN_DIGEST,
+      }).toString('base64url');
     case 'ES':
       return sign(hash, data, { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
     case 'Ed':

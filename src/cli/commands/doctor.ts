@@ -57,14 +57,25 @@ Examples:
   cube-dual-auth doctor --token-file ./id-token.txt
 `;
 
-const OPTIONS = { json: { type: 'boolean', default: false }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+} as const;
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const { json, token, 'token-file': tokenFile } = parseCommandLine(argv, { options: OPTIONS, positionals: [] }).values;
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-') throw new UsageError('--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -');
-  if (token !== undefined && tokenFile !== undefined) throw new UsageError('--token-file and --token exclude each other: give the token one way');
-  const example = await readIdpToken(tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined, io);
+  if (token !== undefined && token !== '-')
+    throw new UsageError(
+      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+    );
+  if (token !== undefined && tokenFile !== undefined)
+    throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  const example = await readIdpToken(
+    tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
+    io,
+  );
   const diagnosis = await diagnose(io.env, io.cwd, example);
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {

@@ -4,7 +4,17 @@ import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../config/env
 import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
-import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command, type Style } from '../io';
+import {
+  EXIT_OK,
+  EXIT_REFUSED,
+  UsageError,
+  painter,
+  readStdin,
+  writeJson,
+  type CliIO,
+  type Command,
+  type Style,
+} from '../io';
 import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
 import type { Verdict } from '../probe/judge';
 import { apiBaseUrl } from '../probe/target';
@@ -103,14 +113,20 @@ interface ProbeArgs {
 function parseTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TIMEOUT_MS;
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
-  if (!(value <= MAX_TIMEOUT_MS)) throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`);
+  if (!(value <= MAX_TIMEOUT_MS))
+    throw new UsageError(
+      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`,
+    );
   return value;
 }
 
 /** A header value: printable, not empty. */
 function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): string {
   const origin = given ?? readEnv(env, ENV.origin) ?? DEFAULTS.origin;
-  if (!/^[\x21-\x7e]+$/.test(origin)) throw new UsageError(`--origin must be a non-empty header value without spaces${given === undefined ? ` (from ${ENV.origin})` : ''}`);
+  if (!/^[\x21-\x7e]+$/.test(origin))
+    throw new UsageError(
+      `--origin must be a non-empty header value without spaces${given === undefined ? ` (from ${ENV.origin})` : ''}`,
+    );
   return origin;
 }
 
@@ -118,8 +134,12 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
   const { values, positionals } = parseCommandLine(argv, { options: OPTIONS, positionals: ['cube-api-url'] });
   const { token, 'token-file': tokenFile } = values;
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-') throw new UsageError('--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -');
-  if (token !== undefined && tokenFile !== undefined) throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  if (token !== undefined && token !== '-')
+    throw new UsageError(
+      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+    );
+  if (token !== undefined && tokenFile !== undefined)
+    throw new UsageError('--token-file and --token exclude each other: give the token one way');
   return {
     base: apiBaseUrl(positionals[0] as string),
     origin: parseOrigin(values.origin, env),
@@ -145,7 +165,8 @@ export async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): 
   }
   const token = withoutBearer(text.trim());
   if (token === '') throw new UsageError(`no token in ${source}: it is empty`);
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
   return token;
 }
 
@@ -161,7 +182,9 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
     // Padded outside the colour codes, so that a coloured verdict ends where the plain one would.
     // A reason quotes the deployment's answer, or a connection error's message (a certificate's names, say).
     const reason = forTerminal(check.reason);
-    io.stdout.write(`  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`);
+    io.stdout.write(
+      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
+    );
   }
   const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;
   const failed = count('FAIL');
@@ -185,7 +208,8 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     env: io.env,
   });
   const ok = checks.every((check) => check.verdict !== 'FAIL');
-  if (args.json) writeJson(io.stdout, { url: args.base.href, origin: args.origin, timeoutMs: args.timeoutMs, ok, checks });
+  if (args.json)
+    writeJson(io.stdout, { url: args.base.href, origin: args.origin, timeoutMs: args.timeoutMs, ok, checks });
   else printReport(args, checks, io);
   return ok ? EXIT_OK : EXIT_REFUSED;
 }

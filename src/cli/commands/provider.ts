@@ -83,12 +83,16 @@ Examples:
 function registeredSecret(env: NodeJS.ProcessEnv, variable: string | undefined): string {
   if (variable !== undefined) return secretFrom(env, variable);
   const secret = signingSecret(env);
-  if (!secret) throw new UsageError(`${NO_SIGNING_SECRET}: one must hold the deployment's API secret, or name its variable with --secret-env`);
+  if (!secret)
+    throw new UsageError(
+      `${NO_SIGNING_SECRET}: one must hold the deployment's API secret, or name its variable with --secret-env`,
+    );
   return secret.value;
 }
 
 function secretFrom(env: NodeJS.ProcessEnv, variable: string): string {
-  if (!ENV_NAME.test(variable)) throw new UsageError(`--secret-env must name an environment variable, got ${JSON.stringify(variable)}`);
+  if (!ENV_NAME.test(variable))
+    throw new UsageError(`--secret-env must name an environment variable, got ${JSON.stringify(variable)}`);
   const value = env[variable];
   if (!value) throw new UsageError(`${variable} is not set: it must hold the deployment's API secret`);
   return value;
@@ -106,23 +110,42 @@ function fullRecordArgs(args: readonly string[], io: CliIO) {
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
-  return { values, input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } } };
+  return {
+    values,
+    input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } },
+  };
 }
 
 async function create(args: readonly string[], io: CliIO): Promise<number> {
   const { values, input } = fullRecordArgs(args, io);
-  return runService('provider create', io, values, async (client, output) => {
-    const record = await client.createDataProvider(input);
-    output.result({ name: input.name, response: record ?? null }, () => describeRecord(record, input.name, 'Created'));
-  }, [input.credentials.secretKey]);
+  return runService(
+    'provider create',
+    io,
+    values,
+    async (client, output) => {
+      const record = await client.createDataProvider(input);
+      output.result({ name: input.name, response: record ?? null }, () =>
+        describeRecord(record, input.name, 'Created'),
+      );
+    },
+    [input.credentials.secretKey],
+  );
 }
 
 async function upsert(args: readonly string[], io: CliIO): Promise<number> {
   const { values, input } = fullRecordArgs(args, io);
-  return runService('provider upsert', io, values, async (client, output) => {
-    const { action, record } = await client.upsertDataProvider(input);
-    output.result({ name: input.name, action, response: record ?? null }, () => describeRecord(record, input.name, action === 'created' ? 'Created' : 'Updated'));
-  }, [input.credentials.secretKey]);
+  return runService(
+    'provider upsert',
+    io,
+    values,
+    async (client, output) => {
+      const { action, record } = await client.upsertDataProvider(input);
+      output.result({ name: input.name, action, response: record ?? null }, () =>
+        describeRecord(record, input.name, action === 'created' ? 'Created' : 'Updated'),
+      );
+    },
+    [input.credentials.secretKey],
+  );
 }
 
 async function update(args: readonly string[], io: CliIO): Promise<number> {
@@ -131,11 +154,23 @@ async function update(args: readonly string[], io: CliIO): Promise<number> {
   const version = required(values['provider-version'], '--provider-version');
   const secretKey = values['secret-env'] === undefined ? undefined : secretFrom(io.env, values['secret-env']);
   const instanceUrl = values['instance-url'];
-  const credentials = { ...(secretKey !== undefined && { secretKey }), ...(instanceUrl !== undefined && { instanceUrl }) };
-  return runService('provider update', io, values, async (client, output) => {
-    const record = await client.updateDataProvider(name, { version, ...(Object.keys(credentials).length > 0 && { credentials }) });
-    output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Updated'));
-  }, [secretKey]);
+  const credentials = {
+    ...(secretKey !== undefined && { secretKey }),
+    ...(instanceUrl !== undefined && { instanceUrl }),
+  };
+  return runService(
+    'provider update',
+    io,
+    values,
+    async (client, output) => {
+      const record = await client.updateDataProvider(name, {
+        version,
+        ...(Object.keys(credentials).length > 0 && { credentials }),
+      });
+      output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Updated'));
+    },
+    [secretKey],
+  );
 }
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
@@ -144,7 +179,12 @@ async function list(args: readonly string[], io: CliIO): Promise<number> {
     const records = await client.listDataProviders();
     const cell = (value: unknown) => (typeof value === 'string' ? forTerminal(value) : '');
     output.result(records, () =>
-      records.length === 0 ? 'No data providers.\n' : table(['NAME', 'TYPE', 'VERSION'], records.map((r) => [cell(r.name), cell(r.type), cell(r.version)])),
+      records.length === 0
+        ? 'No data providers.\n'
+        : table(
+            ['NAME', 'TYPE', 'VERSION'],
+            records.map((r) => [cell(r.name), cell(r.type), cell(r.version)]),
+          ),
     );
   });
 }
@@ -160,10 +200,15 @@ async function show(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function remove(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, name: { type: 'string' }, yes: { type: 'boolean', default: false } }, []);
+  const { values } = parseServiceArgs(
+    args,
+    { ...CONNECTION_OPTIONS, name: { type: 'string' }, yes: { type: 'boolean', default: false } },
+    [],
+  );
   const name = required(values.name, '--name');
   // Dashboards and security contexts that name the provider stop working: make the deletion explicit.
-  if (!values.yes) throw new UsageError(`deleting ${JSON.stringify(name)} needs --yes (dashboards that use it will stop working)`);
+  if (!values.yes)
+    throw new UsageError(`deleting ${JSON.stringify(name)} needs --yes (dashboards that use it will stop working)`);
   return runService('provider delete', io, values, async (client, output) => {
     await client.deleteDataProvider(name);
     output.result({ name, deleted: true }, () => `${forTerminal(`Deleted data provider ${name}.`)}\n`);

@@ -4,7 +4,14 @@ import { ENV, readEnv } from '../../config/env';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { readStdin, type CliIO, type Command } from '../io';
 import { required } from '../args';
-import { CONNECTION_OPTIONS, connectionOptionsHelp, parseServiceArgs, runService, SERVICE_ENVIRONMENT_HELP, serviceExitHelp } from '../service-options';
+import {
+  CONNECTION_OPTIONS,
+  connectionOptionsHelp,
+  parseServiceArgs,
+  runService,
+  SERVICE_ENVIRONMENT_HELP,
+  serviceExitHelp,
+} from '../service-options';
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
@@ -58,7 +65,11 @@ function parsedSecurityContext(text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new EmbeddableValidationError('securityContext', `--security-context is not valid JSON: ${reason}`, 'createSecurityToken');
+    throw new EmbeddableValidationError(
+      'securityContext',
+      `--security-context is not valid JSON: ${reason}`,
+      'createSecurityToken',
+    );
   }
 }
 
@@ -76,8 +87,10 @@ function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEn
   });
   const value = readClaim(context as Record<string, unknown>, claim);
   const name = `${jsonForTerminal(claim.text)} (${variable})`;
-  if (value === undefined) return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
-  if (typeof value !== 'string' || value.trim() === '') return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
+  if (value === undefined)
+    return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
+  if (typeof value !== 'string' || value.trim() === '')
+    return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
   return undefined;
 }
 

@@ -41,7 +41,10 @@ const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 /** `30s` / `15m` / `1h` / `7d` in seconds. */
 function parseDuration(text: string): number {
   const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(text);
-  if (!match) throw new UsageError(`--expires-in must be a whole number of s, m, h or d (e.g. 30s, 15m, 1h, 7d), got ${JSON.stringify(text.slice(0, 32))}`);
+  if (!match)
+    throw new UsageError(
+      `--expires-in must be a whole number of s, m, h or d (e.g. 30s, 15m, 1h, 7d), got ${JSON.stringify(text.slice(0, 32))}`,
+    );
   return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
 }
 
@@ -66,20 +69,29 @@ interface TokenArgs {
   readonly json: boolean;
 }
 
-const OPTIONS = { claims: { type: 'string' }, 'expires-in': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+const OPTIONS = {
+  claims: { type: 'string' },
+  'expires-in': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
 
 function parse(args: readonly string[]): TokenArgs {
   const { values } = parseCommandLine(args, { options: OPTIONS, positionals: [] });
   if (values.claims === undefined) throw new UsageError("missing --claims '<json>' (use '{}' for no claims)");
   const claims = parseClaims(values.claims);
   const given = values['expires-in'];
-  if (given !== undefined && claims.exp !== undefined) throw new UsageError('--expires-in and an "exp" claim exclude each other');
+  if (given !== undefined && claims.exp !== undefined)
+    throw new UsageError('--expires-in and an "exp" claim exclude each other');
   const expiresIn = claims.exp === undefined ? parseDuration(given ?? DEFAULT_EXPIRES_IN) : undefined;
   return { claims, expiresIn, json: values.json };
 }
 
 /** An HS256 token of `claims` signed with the API secret, as the embedding service signs them; `iat` added. */
-export function signServiceToken(secret: string, claims: Record<string, unknown>, expiresInSeconds: number | undefined): string {
+export function signServiceToken(
+  secret: string,
+  claims: Record<string, unknown>,
+  expiresInSeconds: number | undefined,
+): string {
   try {
     return sign(claims, createSecretKey(Buffer.from(secret, 'utf8')), {
       algorithm: 'HS256',

@@ -55,18 +55,18 @@ interface TimeInfo {
 
 type KeyInfo =
   | {
-    readonly source: 'jwks';
-    readonly kid: string | null;
-    readonly jwksUri: string | null;
-    /** The identity provider chosen: its issuer (null when none is configured) and why; null when none was chosen. */
-    readonly provider: { readonly issuer: string | null; readonly reason: string } | null;
-  }
+      readonly source: 'jwks';
+      readonly kid: string | null;
+      readonly jwksUri: string | null;
+      /** The identity provider chosen: its issuer (null when none is configured) and why; null when none was chosen. */
+      readonly provider: { readonly issuer: string | null; readonly reason: string } | null;
+    }
   | {
-    readonly source: 'api-secret';
-    readonly secrets: number;
-    /** The variable each secret tried came from, in the order tried. */
-    readonly variables: readonly string[];
-  };
+      readonly source: 'api-secret';
+      readonly secrets: number;
+      /** The variable each secret tried came from, in the order tried. */
+      readonly variables: readonly string[];
+    };
 
 /** The `--json` document; every member is always present (null when it does not apply). */
 interface VerifyReport {
@@ -108,12 +108,17 @@ function expandBareOrigin(args: readonly string[]): string[] {
   });
 }
 
-const OPTIONS = { origin: { type: 'string' }, 'no-origin': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } as const;
+const OPTIONS = {
+  origin: { type: 'string' },
+  'no-origin': { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+} as const;
 
 async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
   // The token is checked here rather than by name, for the messages about `-` and `--origin <token>`.
   const { values, positionals } = parseCommandLine(expandBareOrigin(args), { options: OPTIONS });
-  if (values.origin !== undefined && values['no-origin']) throw new UsageError('--origin and --no-origin exclude each other');
+  if (values.origin !== undefined && values['no-origin'])
+    throw new UsageError('--origin and --no-origin exclude each other');
   if (positionals.length > 1) throw new UsageError(`expected one token, got ${positionals.length} arguments`);
   const [given] = positionals;
   if (given === undefined) {
@@ -144,7 +149,8 @@ function times(claims: Record<string, unknown> | undefined, now: number): Verify
 }
 
 function keyInfo(explanation: Explanation, secrets: readonly ApiSecret[]): KeyInfo | null {
-  if (explanation.path === 'shared-secret') return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
+  if (explanation.path === 'shared-secret')
+    return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
   if (explanation.path === 'key-set') {
     const kid = explanation.kid ?? explanation.header?.kid;
     const { provider } = explanation;
@@ -167,7 +173,10 @@ function shownToken(token: string): string {
  * The tenant and groups of the context the hook reports: only the hook writes them there when authorization is on
  * (hook/tenant-and-groups.ts), so they are read back from it, never worked out again here.
  */
-function reportedAuthorization(context: Record<string, unknown> | undefined, on: boolean): VerifyReport['authorization'] {
+function reportedAuthorization(
+  context: Record<string, unknown> | undefined,
+  on: boolean,
+): VerifyReport['authorization'] {
   if (!on || context === undefined) return null;
   const { tenant, groups } = context;
   return {
@@ -176,7 +185,14 @@ function reportedAuthorization(context: Record<string, unknown> | undefined, on:
   };
 }
 
-function report(args: VerifyArgs, requestOrigin: string | undefined, explanation: Explanation, options: DualAuthOptions, secrets: readonly ApiSecret[], authorizing: boolean): VerifyReport {
+function report(
+  args: VerifyArgs,
+  requestOrigin: string | undefined,
+  explanation: Explanation,
+  options: DualAuthOptions,
+  secrets: readonly ApiSecret[],
+  authorizing: boolean,
+): VerifyReport {
   const { error } = explanation;
   return {
     accepted: explanation.accepted,
@@ -213,7 +229,9 @@ function configurationReport(args: VerifyArgs, error: DualAuthConfigError): Veri
 
 /** The token's header: names as they are, values as JSON, both escaped (the token's sender chose them). */
 function describeHeader(header: Record<string, unknown>): string {
-  return Object.entries(header).map(([name, value]) => `${forTerminal(name)} ${jsonForTerminal(value)}`).join(', ');
+  return Object.entries(header)
+    .map(([name, value]) => `${forTerminal(name)} ${jsonForTerminal(value)}`)
+    .join(', ');
 }
 
 /** One claim a line, escaped before the lines are joined, so that no claim can start a line of its own. */
@@ -222,7 +240,9 @@ function describeClaims(claims: Record<string, unknown>, now: number): string {
   const width = Math.max(0, ...entries.map(([shownName]) => shownName.length));
   return entries
     .map(([shownName, value, name]) => {
-      const shown = (TIME_CLAIMS as readonly string[]).includes(name) ? `${jsonForTerminal(value)}  ${describeNumericDate(value, now)}` : jsonForTerminal(value);
+      const shown = (TIME_CLAIMS as readonly string[]).includes(name)
+        ? `${jsonForTerminal(value)}  ${describeNumericDate(value, now)}`
+        : jsonForTerminal(value);
       return `${shownName.padEnd(width)}  ${shown}`;
     })
     .join('\n');
@@ -230,10 +250,13 @@ function describeClaims(claims: Record<string, unknown>, now: number): string {
 
 function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.source === 'api-secret') {
-    if (key.secrets === 0) return `the API secret: none configured (neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set)`;
+    if (key.secrets === 0)
+      return `the API secret: none configured (neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set)`;
     const [only] = key.variables;
     if (key.secrets === 1) return `the API secret (${only})`;
-    const counts = [...new Set(key.variables)].map((variable) => `${key.variables.filter((v) => v === variable).length} in ${variable}`);
+    const counts = [...new Set(key.variables)].map(
+      (variable) => `${key.variables.filter((v) => v === variable).length} in ${variable}`,
+    );
     return `the API secret: one of ${key.secrets} (${counts.join(', ')})`;
   }
   const kid = key.kid === null ? 'no kid in the header' : `kid ${jsonForTerminal(key.kid)}`;
@@ -258,7 +281,8 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
   if (result.header) entries.push(['Header', describeHeader(result.header)]);
   if (result.claims) entries.push(['Claims', describeClaims(result.claims, now)]);
   // Named only when an issuer chose it: with one JWKS URL there is nothing to choose.
-  if (result.key?.source === 'jwks' && result.key.provider?.issuer) entries.push(['Issuer', describeProvider(result.key.provider)]);
+  if (result.key?.source === 'jwks' && result.key.provider?.issuer)
+    entries.push(['Issuer', describeProvider(result.key.provider)]);
   if (result.key) entries.push(['Key', describeKey(result.key, severalProviders)]);
   if (result.error) {
     // Messages quote the token, a JWKS URL or a server's answer; the hint, the configured origin.
@@ -269,7 +293,10 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
     if (result.authorization) {
       const { tenant, groups } = result.authorization;
       // Claim values the token's issuer chose.
-      entries.push(['Tenant', tenant === null ? `none (no tenant claim for the ${result.path} path)` : jsonForTerminal(tenant)]);
+      entries.push([
+        'Tenant',
+        tenant === null ? `none (no tenant claim for the ${result.path} path)` : jsonForTerminal(tenant),
+      ]);
       entries.push(['Groups', groups.length === 0 ? 'none' : groups.map((group) => jsonForTerminal(group)).join(', ')]);
     }
     entries.push(['Context', jsonForTerminal(result.securityContext, 2)]);
@@ -286,7 +313,12 @@ function requestOriginFor(args: VerifyArgs, options: DualAuthOptions): string | 
   return args.origin === '' ? configuredOrigin(options) : args.origin;
 }
 
-async function verifyWith(args: VerifyArgs, options: DualAuthOptions, checkAuth: CheckAuth, env: NodeJS.ProcessEnv): Promise<VerifyReport> {
+async function verifyWith(
+  args: VerifyArgs,
+  options: DualAuthOptions,
+  checkAuth: CheckAuth,
+  env: NodeJS.ProcessEnv,
+): Promise<VerifyReport> {
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
   const explanation = await checkAuth.explain({ headers }, args.token);

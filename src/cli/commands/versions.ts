@@ -3,7 +3,16 @@ import { DEFINITION_SECTIONS, MAX_LISTED_VERSIONS } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
 import { UsageError, type CliIO, type Command } from '../io';
-import { CONNECTION_OPTIONS, connectionOptionsHelp, dispatch, parseServiceArgs, runService, SERVICE_ENVIRONMENT_HELP, serviceExitHelp, table } from '../service-options';
+import {
+  CONNECTION_OPTIONS,
+  connectionOptionsHelp,
+  dispatch,
+  parseServiceArgs,
+  runService,
+  SERVICE_ENVIRONMENT_HELP,
+  serviceExitHelp,
+  table,
+} from '../service-options';
 
 const DASHBOARD = '3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3';
 
@@ -65,24 +74,39 @@ function versionTable(list: SavedVersionList): string {
   if (list.savedVersions.length === 0) return 'No saved versions.\n';
   const tags = tagsByVersion(list.tags);
   const text = (value: unknown) => (typeof value === 'string' ? value.replace(/\s+/g, ' ') : '');
-  const rows = list.savedVersions.map((v) => [v.version, text(v['saved-at']), text(v['saved-by']), (tags.get(v.version) ?? []).join(', '), text(v.description)].map(forTerminal));
+  const rows = list.savedVersions.map((v) =>
+    [
+      v.version,
+      text(v['saved-at']),
+      text(v['saved-by']),
+      (tags.get(v.version) ?? []).join(', '),
+      text(v.description),
+    ].map(forTerminal),
+  );
   const listed = new Set(list.savedVersions.map((v) => v.version));
   // A tag can point at a version older than the listed ones; say so rather than drop it.
   const notes = Object.entries(list.tags).flatMap(([tag, a]) =>
-    a && !listed.has(a.version) ? [`${forTerminal(`Note: ${tag} points at ${a.version}, older than the ${list.savedVersions.length} listed.`)}\n`] : [],
+    a && !listed.has(a.version)
+      ? [`${forTerminal(`Note: ${tag} points at ${a.version}, older than the ${list.savedVersions.length} listed.`)}\n`]
+      : [],
   );
   return table(['VERSION', 'SAVED AT', 'SAVED BY', 'TAGS', 'DESCRIPTION'], rows) + notes.join('');
 }
 
 function tagTable(tags: TagMap): string {
-  const rows = Object.entries(tags).flatMap(([tag, a]) => (a ? [[tag, a.version, a.updatedAt ?? ''].map(forTerminal)] : []));
+  const rows = Object.entries(tags).flatMap(([tag, a]) =>
+    a ? [[tag, a.version, a.updatedAt ?? ''].map(forTerminal)] : [],
+  );
   return table(['TAG', 'VERSION', 'UPDATED AT'], rows);
 }
 
 function splitTags(values: readonly string[]): string[] {
   // `--tags production,staging` and `--tags production --tags staging` are the same; empty items are left
   // out so that `--tags ""` reaches validation as an empty list (BUILDER-996).
-  return values.flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  return values
+    .flatMap((v) => v.split(','))
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
 }
 
 async function list(args: readonly string[], io: CliIO): Promise<number> {
@@ -101,13 +125,21 @@ async function show(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 async function publish(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseServiceArgs(args, { ...CONNECTION_OPTIONS, tags: { type: 'string', multiple: true } }, ['embeddableId', 'version']);
-  if (values.tags === undefined) throw new UsageError('--tags is required: one or more of development, staging, production');
+  const { values, positionals } = parseServiceArgs(
+    args,
+    { ...CONNECTION_OPTIONS, tags: { type: 'string', multiple: true } },
+    ['embeddableId', 'version'],
+  );
+  if (values.tags === undefined)
+    throw new UsageError('--tags is required: one or more of development, staging, production');
   const tags = splitTags(values.tags);
   const [id = '', version = ''] = positionals;
   return runService('versions publish', io, values, async (client, output) => {
     const result = await client.publishVersion(id, version, tags);
-    output.result({ tags: result }, () => `${forTerminal(`Published ${version} to ${tags.join(', ')}.`)}\n${tagTable(result)}`);
+    output.result(
+      { tags: result },
+      () => `${forTerminal(`Published ${version} to ${tags.join(', ')}.`)}\n${tagTable(result)}`,
+    );
   });
 }
 
@@ -124,7 +156,8 @@ async function promote(args: readonly string[], io: CliIO): Promise<number> {
   const options = { ...CONNECTION_OPTIONS, from: { type: 'string' }, to: { type: 'string', multiple: true } } as const;
   const { values, positionals } = parseServiceArgs(args, options, ['embeddableId']);
   const from = required(values.from, '--from');
-  if (values.to === undefined) throw new UsageError('--to is required: one or more of development, staging, production');
+  if (values.to === undefined)
+    throw new UsageError('--to is required: one or more of development, staging, production');
   const to = splitTags(values.to);
   return runService('versions promote', io, values, async (client, output) => {
     const promotion = await client.promoteVersion(positionals[0] ?? '', from, to);
@@ -138,7 +171,10 @@ async function rollback(args: readonly string[], io: CliIO): Promise<number> {
   const tag = required(values.tag, '--tag');
   return runService('versions rollback', io, values, async (client, output) => {
     const result = await client.rollbackTag(positionals[0] ?? '', tag, values.to);
-    const line = result.from === result.to ? `${result.tag} already points at ${result.to}; nothing changed.` : `Rolled back ${result.tag} from ${result.from} to ${result.to}.`;
+    const line =
+      result.from === result.to
+        ? `${result.tag} already points at ${result.to}; nothing changed.`
+        : `Rolled back ${result.tag} from ${result.from} to ${result.to}.`;
     output.result(result, () => `${forTerminal(line)}\n${tagTable(result.tags)}`);
   });
 }
@@ -165,7 +201,10 @@ function counted(section: SectionDiff): string {
 function describeDiff(diff: DefinitionDiff): string {
   if (diff.identical) return `${forTerminal(`${diff.from} and ${diff.to} are identical.`)}\n`;
   const lines = [`From ${diff.from} to ${diff.to}:`];
-  lines.push(`dashboard: ${diff.dashboard.length === 0 ? 'no changes' : `${diff.dashboard.length} changed`}`, ...fieldLines(diff.dashboard, '  ~ '));
+  lines.push(
+    `dashboard: ${diff.dashboard.length === 0 ? 'no changes' : `${diff.dashboard.length} changed`}`,
+    ...fieldLines(diff.dashboard, '  ~ '),
+  );
   for (const name of DEFINITION_SECTIONS) {
     const section = diff[name];
     lines.push(`${name}: ${counted(section)}`);

@@ -62,7 +62,9 @@ interface CheckSpec {
  * is recognised whatever else it holds.
  */
 function garbageToken(): string {
-  return ['eyJnYXJiYWdlIjp0cnVlfQ', randomBytes(24), randomBytes(32)].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return ['eyJnYXJiYWdlIjp0cnVlfQ', randomBytes(24), randomBytes(32)]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 function checksOf(plan: ProbePlan): readonly CheckSpec[] {
@@ -70,7 +72,12 @@ function checksOf(plan: ProbePlan): readonly CheckSpec[] {
   const idp = { value: plan.idpToken, missing: plan.noIdpToken };
   return [
     { name: 'no-token', token: undefined, withOrigin: false, expect: { status: 403, body: MISSING_TOKEN_BODY } },
-    { name: 'garbage-token', token: { value: garbageToken(), missing: '' }, withOrigin: false, expect: { status: 403 } },
+    {
+      name: 'garbage-token',
+      token: { value: garbageToken(), missing: '' },
+      withOrigin: false,
+      expect: { status: 403 },
+    },
     { name: 'service-token', token: service, withOrigin: true, expect: { status: 200 } },
     { name: 'service-token-without-origin', token: service, withOrigin: false, expect: { status: 403 } },
     { name: 'idp-token', token: idp, withOrigin: false, expect: { status: 200 } },
@@ -98,17 +105,43 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
   for (const check of checksOf(plan)) {
     const expected = check.expect.status;
     if (check.token !== undefined && check.token.value === undefined) {
-      results.push({ name: check.name, expected, status: null, ms: null, verdict: 'SKIP', reason: check.token.missing });
+      results.push({
+        name: check.name,
+        expected,
+        status: null,
+        ms: null,
+        verdict: 'SKIP',
+        reason: check.token.missing,
+      });
       continue;
     }
     if (unreachable !== undefined) {
-      results.push({ name: check.name, expected, status: null, ms: null, verdict: 'FAIL', reason: `not sent: ${unreachable}` });
+      results.push({
+        name: check.name,
+        expected,
+        status: null,
+        ms: null,
+        verdict: 'FAIL',
+        reason: `not sent: ${unreachable}`,
+      });
       continue;
     }
-    const answer: Answer = await get(url, { headers: headersFor(check, plan.origin), timeoutMs: plan.timeoutMs, env: plan.env, now: plan.now });
+    const answer: Answer = await get(url, {
+      headers: headersFor(check, plan.origin),
+      timeoutMs: plan.timeoutMs,
+      env: plan.env,
+      now: plan.now,
+    });
     sent++;
     const { verdict, reason } = judge(answer, check.expect, check.token?.value);
-    results.push({ name: check.name, expected, status: answer.kind === 'answered' ? answer.status : null, ms: answer.ms, verdict, reason });
+    results.push({
+      name: check.name,
+      expected,
+      status: answer.kind === 'answered' ? answer.status : null,
+      ms: answer.ms,
+      verdict,
+      reason,
+    });
     if (answer.kind === 'unanswered' && sent === 1) unreachable = `${check.name} got no answer`;
   }
   return results;

@@ -43,18 +43,26 @@ function describeFailure(error: unknown, url: URL): string {
  * GETs `url` through the proxy the environment names, as the hook fetches keys; never rejects, never outlives
  * `timeoutMs`, never keeps the connection (or the process) alive.
  */
-export async function get(url: URL, { headers, timeoutMs, env, now = () => performance.now() }: GetOptions): Promise<Answer> {
+export async function get(
+  url: URL,
+  { headers, timeoutMs, env, now = () => performance.now() }: GetOptions,
+): Promise<Answer> {
   const started = now();
   const elapsed = () => Math.round(now() - started);
   try {
-    const answer = await exchange(url, { headers: { ...headers, connection: 'close' }, timeoutMs, env }, async (response) => {
-      // Enough to judge: the rest is not read.
-      const body = await readBody(response, MAX_BODY_BYTES, undefined, 'cut');
-      return { status: response.statusCode ?? 0, text: body.toString('utf8') };
-    });
+    const answer = await exchange(
+      url,
+      { headers: { ...headers, connection: 'close' }, timeoutMs, env },
+      async (response) => {
+        // Enough to judge: the rest is not read.
+        const body = await readBody(response, MAX_BODY_BYTES, undefined, 'cut');
+        return { status: response.statusCode ?? 0, text: body.toString('utf8') };
+      },
+    );
     return { kind: 'answered', ...answer, ms: elapsed() };
   } catch (error) {
-    const reason = error instanceof Interrupted ? `no complete answer within ${timeoutMs} ms` : describeFailure(error, url);
+    const reason =
+      error instanceof Interrupted ? `no complete answer within ${timeoutMs} ms` : describeFailure(error, url);
     return { kind: 'unanswered', reason, ms: elapsed() };
   }
 }

@@ -35,7 +35,10 @@ const MIN_SIGNATURE_CHARS = 16;
 /** The parts of a sent token that must never come back: the whole token, and its signature (the part that proves it). */
 function secretParts(token: string): { readonly whole: string; readonly signature: string | undefined } {
   const signature = token.split('.')[2];
-  return { whole: token, signature: signature !== undefined && signature.length >= MIN_SIGNATURE_CHARS ? signature : undefined };
+  return {
+    whole: token,
+    signature: signature !== undefined && signature.length >= MIN_SIGNATURE_CHARS ? signature : undefined,
+  };
 }
 
 /** What of a sent token an answer gives back, if anything. */
@@ -98,8 +101,10 @@ function sameBody(text: string, wanted: Readonly<Record<string, string>>): boole
 
 /** Why a status is not the one wanted, with the likely cause of the usual wrong ones. */
 function wrongStatus(status: number, expected: number): string {
-  if (status >= 500) return `expected ${expected}, got ${status} (what Cube answers when checkAuth throws a plain Error)`;
-  if (expected === 403 && status === 200) return 'expected 403, got 200: the deployment accepted a request it must refuse';
+  if (status >= 500)
+    return `expected ${expected}, got ${status} (what Cube answers when checkAuth throws a plain Error)`;
+  if (expected === 403 && status === 200)
+    return 'expected 403, got 200: the deployment accepted a request it must refuse';
   return `expected ${expected}, got ${status}`;
 }
 
@@ -115,13 +120,18 @@ export function judge(answer: Answer, expectation: Expectation, token: string | 
 
   if (status === 200) {
     const meta = describeMeta(text);
-    if (expectation.status === 200 && meta === undefined) problems.push("200, but the body is not Cube's /meta answer (no list of cubes)");
-    return problems.length > 0 ? { verdict: 'FAIL', reason: problems.join('; ') } : { verdict: 'PASS', reason: meta ?? 'accepted' };
+    if (expectation.status === 200 && meta === undefined)
+      problems.push("200, but the body is not Cube's /meta answer (no list of cubes)");
+    return problems.length > 0
+      ? { verdict: 'FAIL', reason: problems.join('; ') }
+      : { verdict: 'PASS', reason: meta ?? 'accepted' };
   }
   if (status === expectation.status && expectation.body !== undefined && !sameBody(text, expectation.body)) {
     problems.push(`${status}, but the body is ${masked(text, token)}, not ${JSON.stringify(expectation.body)}`);
     return { verdict: 'FAIL', reason: problems.join('; ') };
   }
   const shown = shownRefusal(text, token);
-  return problems.length > 0 ? { verdict: 'FAIL', reason: `${problems.join('; ')}: ${shown}` } : { verdict: 'PASS', reason: shown };
+  return problems.length > 0
+    ? { verdict: 'FAIL', reason: `${problems.join('; ')}: ${shown}` }
+    : { verdict: 'PASS', reason: shown };
 }

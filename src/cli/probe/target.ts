@@ -21,9 +21,14 @@ const URL_WORDING: UrlWording = {
  * server's root, or a proxy prefix) gets `/cubejs-api/v1`. The text is never echoed: it may be a pasted token.
  */
 export function apiBaseUrl(text: string): URL {
-  const url = checkedUrl(text, URL_WORDING, (message) => {
-    throw new UsageError(`<cube-api-url> ${message}`);
-  }, { bare: true });
+  const url = checkedUrl(
+    text,
+    URL_WORDING,
+    (message) => {
+      throw new UsageError(`<cube-api-url> ${message}`);
+    },
+    { bare: true },
+  );
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/v1$/.test(path)) url.pathname = path;
   else if (/\/cubejs-api$/.test(path)) url.pathname = `${path}/v1`;

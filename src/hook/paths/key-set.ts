@@ -50,11 +50,21 @@ export class KeySetPath implements VerificationPath {
   ) {
     this.routes = providers.map(({ provider, keys }, index) => {
       const policy = claimPolicy(options, provider);
-      const verifiers = new Map(provider.algorithms.map((alg) => [alg, new TokenVerifier(alg, policy, invalidSignature, misfitKey)]));
-      const choice: ProviderChoice = { index, issuer: provider.issuer, jwksUri: provider.jwksUri, reason: provider.reason };
+      const verifiers = new Map(
+        provider.algorithms.map((alg) => [alg, new TokenVerifier(alg, policy, invalidSignature, misfitKey)]),
+      );
+      const choice: ProviderChoice = {
+        index,
+        issuer: provider.issuer,
+        jwksUri: provider.jwksUri,
+        reason: provider.reason,
+      };
       return { provider, keys, verifiers, choice };
     });
-    this.byIssuer = options.providers === undefined ? undefined : new Map(this.routes.map((route) => [route.provider.issuer as string, route]));
+    this.byIssuer =
+      options.providers === undefined
+        ? undefined
+        : new Map(this.routes.map((route) => [route.provider.issuer as string, route]));
     this.algorithms = new Set(this.routes.flatMap((route) => route.provider.algorithms));
   }
 
@@ -68,10 +78,15 @@ export class KeySetPath implements VerificationPath {
     const verifier = route.verifiers.get(alg);
     if (verifier === undefined) throw this.algorithmRefused(alg, route.provider.algorithms, route.provider.issuer);
     if (typeof kid !== 'string' || kid === '') {
-      throw new DualAuthError('ERR_KID_MISSING', 'Token header has no "kid": the key-set path needs it to choose a key from the JWKS', PATH);
+      throw new DualAuthError(
+        'ERR_KID_MISSING',
+        'Token header has no "kid": the key-set path needs it to choose a key from the JWKS',
+        PATH,
+      );
     }
     const key = route.keys.getKey(kid);
-    if (key instanceof Promise) return key.then((loaded) => this.check(token, route, verifier, kid, loaded, this.clock()));
+    if (key instanceof Promise)
+      return key.then((loaded) => this.check(token, route, verifier, kid, loaded, this.clock()));
     return this.check(token, route, verifier, kid, key, now);
   }
 
@@ -115,11 +130,26 @@ export class KeySetPath implements VerificationPath {
     );
   }
 
-  private check(token: DecodedToken, route: Route, verifier: TokenVerifier, kid: string, key: KeyObject, now: number): Verified {
+  private check(
+    token: DecodedToken,
+    route: Route,
+    verifier: TokenVerifier,
+    kid: string,
+    key: KeyObject,
+    now: number,
+  ): Verified {
     const { payload, refusedFrom } = verifier.verify(token, key, now);
     const { claimsNamespace } = route.provider;
     const thumbprint = keyFactsOf(key)?.thumbprint;
-    return { context: this.contextOf(payload, claimsNamespace), payload, kid, thumbprint, refusedFrom, provider: route.choice, claimsNamespace };
+    return {
+      context: this.contextOf(payload, claimsNamespace),
+      payload,
+      kid,
+      thumbprint,
+      refusedFrom,
+      provider: route.choice,
+      claimsNamespace,
+    };
   }
 
   /** With a claims namespace, the security context is that claim of the payload, as with Cube's own setting. */
@@ -144,7 +174,9 @@ export class KeySetPath implements VerificationPath {
     const from = issuer === undefined ? '' : ` from issuer ${JSON.stringify(issuer)}`;
     return new DualAuthError(
       'ERR_ALG_NOT_ALLOWED',
-      symmetric ? `${refused}: a token signed with the API secret needs the service's Request-Origin header` : `${refused}${from && ' from this issuer'}`,
+      symmetric
+        ? `${refused}: a token signed with the API secret needs the service's Request-Origin header`
+        : `${refused}${from && ' from this issuer'}`,
       PATH,
       `${refused}${from} (${allowed.join(', ')} only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
     );
@@ -153,7 +185,11 @@ export class KeySetPath implements VerificationPath {
 
 function invalidSignature(token: DecodedToken): DualAuthError {
   const kid = quote(own(token.header, 'kid'));
-  return new DualAuthError('ERR_SIGNATURE_INVALID', `Invalid signature: the token is not signed by key ${kid} of the JWKS`, PATH);
+  return new DualAuthError(
+    'ERR_SIGNATURE_INVALID',
+    `Invalid signature: the token is not signed by key ${kid} of the JWKS`,
+    PATH,
+  );
 }
 
 function misfitKey(token: DecodedToken, misfit: KeyMisfit): DualAuthError {

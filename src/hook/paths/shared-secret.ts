@@ -26,7 +26,12 @@ export class SharedSecretPath implements VerificationPath {
   verify(token: DecodedToken, now: number): Verified {
     if (this.keys.length === 0) {
       const notConfigured = 'Shared-secret path is not configured on this deployment';
-      throw new DualAuthError('ERR_SHARED_SECRET_NOT_CONFIGURED', notConfigured, PATH, `${notConfigured} (${this.options.names.apiSecret} is not set)`);
+      throw new DualAuthError(
+        'ERR_SHARED_SECRET_NOT_CONFIGURED',
+        notConfigured,
+        PATH,
+        `${notConfigured} (${this.options.names.apiSecret} is not set)`,
+      );
     }
     if (token.header.alg !== SHARED_SECRET_ALGORITHM) {
       const refused = `Algorithm ${quote(token.header.alg)} is not accepted on the shared-secret path (HS256 only)`;
@@ -51,5 +56,9 @@ export class SharedSecretPath implements VerificationPath {
 }
 
 function invalidSignature(): DualAuthError {
-  return new DualAuthError('ERR_SIGNATURE_INVALID', 'Invalid signature: the token is not signed with the API secret', PATH);
+  return new DualAuthError(
+    'ERR_SIGNATURE_INVALID',
+    'Invalid signature: the token is not signed with the API secret',
+    PATH,
+  );
 }

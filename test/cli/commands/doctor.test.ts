@@ -72,7 +72,9 @@ describe('cube-dual-auth doctor', () => {
     ]);
     expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (32 bytes of key material)');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
-    expect(checkOf(json, 'cube-gateway')?.message).toMatch(/@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/);
+    expect(checkOf(json, 'cube-gateway')?.message).toMatch(
+      /@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/,
+    );
   });
 
   it('prints a checklist and a summary line', async () => {
@@ -85,8 +87,16 @@ describe('cube-dual-auth doctor', () => {
   });
 
   it.each([
-    ['a short secret', 'too-short-0123', /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/],
-    ['32 hex characters (16 bytes, not 32)', randomSecret(16), /CUBEJS_API_SECRET holds 16 bytes of key material, under 32/],
+    [
+      'a short secret',
+      'too-short-0123',
+      /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/,
+    ],
+    [
+      '32 hex characters (16 bytes, not 32)',
+      randomSecret(16),
+      /CUBEJS_API_SECRET holds 16 bytes of key material, under 32/,
+    ],
     ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
     ['a placeholder', `changeme-${randomSecret(32)}`, /placeholder word/],
@@ -107,18 +117,35 @@ describe('cube-dual-auth doctor', () => {
       '  FAIL  api-secret     CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
       '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
     ]);
-    expect(jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: 'too-short-0123' })).checks.map((c) => c.id)).toEqual([
-      'configuration', 'api-secret', 'origin', 'jwks-url', 'jwks-keys', 'audience', 'issuer', 'authorization', 'cube-gateway',
+    expect(
+      jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: 'too-short-0123' })).checks.map((c) => c.id),
+    ).toEqual([
+      'configuration',
+      'api-secret',
+      'origin',
+      'jwks-url',
+      'jwks-keys',
+      'audience',
+      'issuer',
+      'authorization',
+      'cube-gateway',
     ]);
   });
 
   it('a weak secret with CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true: the hook starts, api-secret still fails, saying the opt-in is set', async () => {
-    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},short-one`, CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' }));
+    const json = jsonOf<DoctorJson>(
+      await doctor({
+        ...good,
+        CUBEJS_API_SECRETS: `${randomSecret(32)},short-one`,
+        CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true',
+      }),
+    );
     expect(json.ok).toBe(false);
     expect(checkOf(json, 'configuration')?.status).toBe('ok');
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'fail',
-      message: 'CUBEJS_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
+      message:
+        'CUBEJS_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
     });
   });
 
@@ -127,14 +154,21 @@ describe('cube-dual-auth doctor', () => {
     ['openssl rand -base64 32', randomBytes(32).toString('base64')],
   ])('accepts a secret made with %s', async (_name, secret) => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: secret }));
-    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRET is set (32 bytes of key material)' });
+    expect(checkOf(json, 'api-secret')).toMatchObject({
+      status: 'ok',
+      message: 'CUBEJS_API_SECRET is set (32 bytes of key material)',
+    });
   });
 
   it('checks the additional secrets too', async () => {
-    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: `${randomSecret(32)},short-one` }));
+    const json = jsonOf<DoctorJson>(
+      await doctor({ ...good, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: `${randomSecret(32)},short-one` }),
+    );
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
-      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32/),
+      message: expect.stringMatching(
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32/,
+      ),
     });
   });
 
@@ -144,27 +178,53 @@ describe('cube-dual-auth doctor', () => {
       status: 'fail',
       message: expect.stringMatching(/^CUBEJS_API_SECRETS: secret 2 of 2 /),
     });
-    const sound = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},${randomSecret(32)}` }));
-    expect(checkOf(sound, 'api-secret')).toMatchObject({ status: 'ok', message: 'CUBEJS_API_SECRETS: 2 secrets, each with at least 32 bytes of key material' });
+    const sound = jsonOf<DoctorJson>(
+      await doctor({ ...good, CUBEJS_API_SECRETS: `${randomSecret(32)},${randomSecret(32)}` }),
+    );
+    expect(checkOf(sound, 'api-secret')).toMatchObject({
+      status: 'ok',
+      message: 'CUBEJS_API_SECRETS: 2 secrets, each with at least 32 bytes of key material',
+    });
   });
 
-  it("checks CUBEJS_API_SECRETS and the additional secrets each under its own name, as the hook reads them", async () => {
-    const json = jsonOf<DoctorJson>(await doctor({ ...without(good, 'CUBEJS_API_SECRET'), CUBEJS_API_SECRETS: randomSecret(32), CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'short-one' }));
-    expect(checkOf(json, 'api-secret')).toEqual({ id: 'api-secret', status: 'ok', message: 'CUBEJS_API_SECRETS: 1 secret, each with at least 32 bytes of key material' });
-    expect(checkOf(json, 'additional-api-secrets')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds 6 bytes/) });
+  it('checks CUBEJS_API_SECRETS and the additional secrets each under its own name, as the hook reads them', async () => {
+    const json = jsonOf<DoctorJson>(
+      await doctor({
+        ...without(good, 'CUBEJS_API_SECRET'),
+        CUBEJS_API_SECRETS: randomSecret(32),
+        CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'short-one',
+      }),
+    );
+    expect(checkOf(json, 'api-secret')).toEqual({
+      id: 'api-secret',
+      status: 'ok',
+      message: 'CUBEJS_API_SECRETS: 1 secret, each with at least 32 bytes of key material',
+    });
+    expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds 6 bytes/),
+    });
   });
 
   it('takes a JWKS URL without any API secret as a key-set-only set-up, not a failure', async () => {
     const result = await doctor(without(good, 'CUBEJS_API_SECRET'));
     const json = jsonOf<DoctorJson>(result);
-    expect(checkOf(json, 'api-secret')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^CUBEJS_API_SECRET is not set, nor CUBEJS_API_SECRETS: a key-set-only set-up/) });
+    expect(checkOf(json, 'api-secret')).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^CUBEJS_API_SECRET is not set, nor CUBEJS_API_SECRETS: a key-set-only set-up/),
+    });
     expect(result.code).toBe(0);
   });
 
   it('fails with neither an API secret nor a JWKS URL, exit 1', async () => {
-    const result = await doctor(without(without(without(good, 'CUBEJS_API_SECRET'), 'CUBEJS_JWK_URL'), 'CUBEJS_JWT_ISSUER'));
+    const result = await doctor(
+      without(without(without(good, 'CUBEJS_API_SECRET'), 'CUBEJS_JWK_URL'), 'CUBEJS_JWT_ISSUER'),
+    );
     expect(result.code).toBe(1);
-    expect(checkOf(jsonOf<DoctorJson>(result), 'configuration')).toMatchObject({ status: 'fail', message: expect.stringMatching(/both unset/) });
+    expect(checkOf(jsonOf<DoctorJson>(result), 'configuration')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/both unset/),
+    });
   });
 
   it('fails on an unreachable JWKS URL, exit 1', async () => {
@@ -172,7 +232,12 @@ describe('cube-dual-auth doctor', () => {
     await down.stop();
     const result = await doctor({ ...good, CUBEJS_JWK_URL: down.url }, []);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^ {2}FAIL {2}jwks-keys {6}JWKS URL ${down.url.replace(/\./g, '\\.')} unreachable: ECONNREFUSED$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ {2}FAIL {2}jwks-keys {6}JWKS URL ${down.url.replace(/\./g, '\\.')} unreachable: ECONNREFUSED$`,
+        'm',
+      ),
+    );
     expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
   });
 
@@ -192,7 +257,10 @@ describe('cube-dual-auth doctor', () => {
   it('fails on a JWKS without usable signing keys, exit 1', async () => {
     const encryption = generateKeyPair('RS256', { kid: 'enc-1' });
     const unusable = await startJwksServer({
-      keys: [publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' }), generateKeyPair('ES256', { kid: 'ec-1' }).jwk],
+      keys: [
+        publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' }),
+        generateKeyPair('ES256', { kid: 'ec-1' }).jwk,
+      ],
     });
     try {
       const result = await doctor({ ...good, CUBEJS_JWK_URL: unusable.url });
@@ -208,12 +276,16 @@ describe('cube-dual-auth doctor', () => {
 
   it('counts the keys it skipped next to the usable ones', async () => {
     const encryption = generateKeyPair('RS256', { kid: 'enc-1' });
-    const mixed = await startJwksServer({ keys: [key.jwk, publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' })] });
+    const mixed = await startJwksServer({
+      keys: [key.jwk, publicJwk(encryption.publicKey, { kid: 'enc-1', use: 'enc' })],
+    });
     try {
       const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: mixed.url }));
       expect(checkOf(json, 'jwks-keys')).toMatchObject({
         status: 'ok',
-        message: expect.stringMatching(/^1 signing key for RS256: "k1", answered in \d+ ms; 1 other key skipped \(encryption, or not for RS256\)$/),
+        message: expect.stringMatching(
+          /^1 signing key for RS256: "k1", answered in \d+ ms; 1 other key skipped \(encryption, or not for RS256\)$/,
+        ),
       });
     } finally {
       await mixed.close();
@@ -224,7 +296,10 @@ describe('cube-dual-auth doctor', () => {
     server.mode = { kind: 'body', body: '<html>login</html>', contentType: 'text/html' };
     try {
       const json = jsonOf<DoctorJson>(await doctor(good));
-      expect(checkOf(json, 'jwks-keys')).toMatchObject({ status: 'fail', message: expect.stringMatching(/not JSON \(content-type "text\/html"\)/) });
+      expect(checkOf(json, 'jwks-keys')).toMatchObject({
+        status: 'fail',
+        message: expect.stringMatching(/not JSON \(content-type "text\/html"\)/),
+      });
     } finally {
       server.mode = { kind: 'ok' };
     }
@@ -245,26 +320,43 @@ describe('cube-dual-auth doctor', () => {
   it('warns when audience and issuer are not checked', async () => {
     const json = jsonOf<DoctorJson>(await doctor(without(good, 'CUBEJS_JWT_AUDIENCE', 'CUBEJS_JWT_ISSUER')));
     expect(json.ok).toBe(true);
-    expect(checkOf(json, 'audience')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWT_AUDIENCE is not set/) });
-    expect(checkOf(json, 'issuer')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWT_ISSUER is not set/) });
+    expect(checkOf(json, 'audience')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^CUBEJS_JWT_AUDIENCE is not set/),
+    });
+    expect(checkOf(json, 'issuer')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^CUBEJS_JWT_ISSUER is not set/),
+    });
   });
 
   it('warns when the key-set path is off, and leaves out its checks', async () => {
     const json = jsonOf<DoctorJson>(await doctor({ CUBEJS_API_SECRET: SECRET }));
     expect(json.ok).toBe(true);
-    expect(checkOf(json, 'jwks-url')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^CUBEJS_JWK_URL is not set/) });
+    expect(checkOf(json, 'jwks-url')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^CUBEJS_JWK_URL is not set/),
+    });
     expect(json.checks.map((c) => c.id)).not.toContain('jwks-keys');
   });
 
   it('warns about a plain-http JWKS URL on another host', async () => {
-    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: 'http://idp.invalid/jwks', CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '500' }));
-    expect(checkOf(json, 'jwks-url')).toMatchObject({ status: 'warn', message: expect.stringMatching(/is plain http/) });
+    const json = jsonOf<DoctorJson>(
+      await doctor({ ...good, CUBEJS_JWK_URL: 'http://idp.invalid/jwks', CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '500' }),
+    );
+    expect(checkOf(json, 'jwks-url')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/is plain http/),
+    });
   });
 
   it('warns when @cubejs-backend/api-gateway does not resolve from the current directory', async () => {
     const json = jsonOf<DoctorJson>(await doctor(good, ['--json'], elsewhere));
     expect(json.ok).toBe(true);
-    expect(checkOf(json, 'cube-gateway')).toMatchObject({ status: 'warn', message: expect.stringMatching(/HTTP 500 instead of 403/) });
+    expect(checkOf(json, 'cube-gateway')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/HTTP 500 instead of 403/),
+    });
   });
 
   it('prints help with examples (exit 0) and refuses unknown options (exit 2)', async () => {
@@ -279,11 +371,17 @@ describe('cube-dual-auth doctor', () => {
 
 describe('cube-dual-auth doctor: identity providers by issuer', () => {
   it('checks each provider: discovery, its keys and its audience, each line naming the issuer', async () => {
-    const [discovered, configured, broken] = await Promise.all([startIssuerServer({ path: '/a' }), startIssuerServer({ path: '/b' }), startIssuerServer({ path: '/c' })]);
+    const [discovered, configured, broken] = await Promise.all([
+      startIssuerServer({ path: '/a' }),
+      startIssuerServer({ path: '/b' }),
+      startIssuerServer({ path: '/c' }),
+    ]);
     try {
       discovered.jwks = { keys: [key.jwk] };
       configured.jwks = { keys: [key.jwk] };
-      broken.answers.set('/c/.well-known/openid-configuration', { json: { issuer: 'https://elsewhere.example', jwks_uri: broken.jwksUrl } });
+      broken.answers.set('/c/.well-known/openid-configuration', {
+        json: { issuer: 'https://elsewhere.example', jwks_uri: broken.jwksUrl },
+      });
       const providers = [
         { issuer: discovered.issuer, audience: 'cube-a' },
         { issuer: configured.issuer, jwksUri: configured.jwksUrl },
@@ -293,14 +391,58 @@ describe('cube-dual-auth doctor: identity providers by issuer', () => {
       expect(result.code).toBe(1);
       const checks = jsonOf<DoctorJson>(result).checks.filter((c) => c.issuer !== undefined);
       expect(checks).toEqual([
-        { id: 'discovery', status: 'ok', issuer: discovered.issuer, message: `identity provider "${discovered.issuer}": issuer "${discovered.issuer}" names jwks_uri ${discovered.jwksUrl} in ${discovered.issuer}/.well-known/openid-configuration` },
-        { id: 'jwks-keys', status: 'ok', issuer: discovered.issuer, message: expect.stringMatching(/^identity provider "http:\/\/127\.0\.0\.1:\d+\/a": 1 signing key for RS256: "k1", answered in \d+ ms$/) },
-        { id: 'audience', status: 'ok', issuer: discovered.issuer, message: `identity provider "${discovered.issuer}": CUBEJS_JWT_AUDIENCE: "cube-a"` },
-        { id: 'jwks-url', status: 'ok', issuer: configured.issuer, message: `identity provider "${configured.issuer}": JWKS URL ${configured.jwksUrl}` },
-        { id: 'jwks-keys', status: 'ok', issuer: configured.issuer, message: expect.stringMatching(/: 1 signing key for RS256: "k1"/) },
-        { id: 'audience', status: 'warn', issuer: configured.issuer, message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/) },
-        { id: 'discovery', status: 'fail', issuer: broken.issuer, message: expect.stringMatching(/its "issuer" is "https:\/\/elsewhere.example", not exactly the configured "http:\/\/127\.0\.0\.1:\d+\/c"$/) },
-        { id: 'audience', status: 'warn', issuer: broken.issuer, message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/) },
+        {
+          id: 'discovery',
+          status: 'ok',
+          issuer: discovered.issuer,
+          message: `identity provider "${discovered.issuer}": issuer "${discovered.issuer}" names jwks_uri ${discovered.jwksUrl} in ${discovered.issuer}/.well-known/openid-configuration`,
+        },
+        {
+          id: 'jwks-keys',
+          status: 'ok',
+          issuer: discovered.issuer,
+          message: expect.stringMatching(
+            /^identity provider "http:\/\/127\.0\.0\.1:\d+\/a": 1 signing key for RS256: "k1", answered in \d+ ms$/,
+          ),
+        },
+        {
+          id: 'audience',
+          status: 'ok',
+          issuer: discovered.issuer,
+          message: `identity provider "${discovered.issuer}": CUBEJS_JWT_AUDIENCE: "cube-a"`,
+        },
+        {
+          id: 'jwks-url',
+          status: 'ok',
+          issuer: configured.issuer,
+          message: `identity provider "${configured.issuer}": JWKS URL ${configured.jwksUrl}`,
+        },
+        {
+          id: 'jwks-keys',
+          status: 'ok',
+          issuer: configured.issuer,
+          message: expect.stringMatching(/: 1 signing key for RS256: "k1"/),
+        },
+        {
+          id: 'audience',
+          status: 'warn',
+          issuer: configured.issuer,
+          message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/),
+        },
+        {
+          id: 'discovery',
+          status: 'fail',
+          issuer: broken.issuer,
+          message: expect.stringMatching(
+            /its "issuer" is "https:\/\/elsewhere.example", not exactly the configured "http:\/\/127\.0\.0\.1:\d+\/c"$/,
+          ),
+        },
+        {
+          id: 'audience',
+          status: 'warn',
+          issuer: broken.issuer,
+          message: expect.stringMatching(/CUBEJS_JWT_AUDIENCE is not set/),
+        },
       ]);
     } finally {
       await Promise.all([discovered.close(), configured.close(), broken.close()]);
@@ -311,11 +453,23 @@ describe('cube-dual-auth doctor: identity providers by issuer', () => {
     const idp = await startIssuerServer();
     try {
       idp.jwks = { keys: [key.jwk] };
-      const result = await doctor({ CUBEJS_API_SECRET: SECRET, CUBEJS_JWT_ISSUER: idp.issuer, CUBEJS_JWT_AUDIENCE: 'cube' });
+      const result = await doctor({
+        CUBEJS_API_SECRET: SECRET,
+        CUBEJS_JWT_ISSUER: idp.issuer,
+        CUBEJS_JWT_AUDIENCE: 'cube',
+      });
       expect(result.code).toBe(0);
       const json = jsonOf<DoctorJson>(result);
-      expect(checkOf(json, 'discovery')).toEqual({ id: 'discovery', status: 'ok', issuer: idp.issuer, message: `issuer "${idp.issuer}" names jwks_uri ${idp.jwksUrl} in ${idp.issuer}/.well-known/openid-configuration` });
-      expect(checkOf(json, 'jwks-keys')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^1 signing key for RS256: "k1"/) });
+      expect(checkOf(json, 'discovery')).toEqual({
+        id: 'discovery',
+        status: 'ok',
+        issuer: idp.issuer,
+        message: `issuer "${idp.issuer}" names jwks_uri ${idp.jwksUrl} in ${idp.issuer}/.well-known/openid-configuration`,
+      });
+      expect(checkOf(json, 'jwks-keys')).toMatchObject({
+        status: 'ok',
+        message: expect.stringMatching(/^1 signing key for RS256: "k1"/),
+      });
       expect(checkOf(json, 'jwks-url')).toBeUndefined();
     } finally {
       await idp.close();
@@ -350,17 +504,33 @@ describe('cube-dual-auth doctor: authorization', () => {
   };
   /** doctor with an example token, which is never printed, nor its tenant. */
   const withToken = (env: Record<string, string>, token: string, args: string[] = ['--json']): Promise<CliResult> =>
-    runCli(['doctor', '--token-file', exampleFile(token), ...args], { env, cwd: cubeProject, secrets: [SECRET, token, 'secret-tenant-7'] });
+    runCli(['doctor', '--token-file', exampleFile(token), ...args], {
+      env,
+      cwd: cubeProject,
+      secrets: [SECRET, token, 'secret-tenant-7'],
+    });
   const idToken = (payload: Record<string, unknown>): string => signToken(timed({ sub: 'u', ...payload }), { key });
-  const serviceToken = (payload: Record<string, unknown>): string => signToken(timed(payload), { alg: 'HS256', key: SECRET });
+  const serviceToken = (payload: Record<string, unknown>): string =>
+    signToken(timed(payload), { alg: 'HS256', key: SECRET });
 
   it('says authorization is off when no variable of it is set', async () => {
     const json = jsonOf<DoctorJson>(await doctor(good));
-    expect(checkOf(json, 'authorization')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, /) });
+    expect(checkOf(json, 'authorization')).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(
+        /^off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, /,
+      ),
+    });
   });
 
   it('names the claims read on each path and the groups given', async () => {
-    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_GROUPS_CLAIM: '/realm_access/roles', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable', CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer' };
+    const env = {
+      ...good,
+      CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id',
+      CUBE_DUAL_AUTH_GROUPS_CLAIM: '/realm_access/roles',
+      CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
+      CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer',
+    };
     const result = await doctor(env, []);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
@@ -368,22 +538,36 @@ describe('cube-dual-auth doctor: authorization', () => {
     );
     // With a tenant configured and the refresh worker on, the column widens for its line.
     const worker = await doctor({ ...env, CUBEJS_REFRESH_WORKER: 'true' }, []);
-    expect(worker.stdout).toContain("  OK    refresh-worker  Cube's refresh worker runs here (CUBEJS_REFRESH_WORKER): every context that scheduledRefreshContexts");
+    expect(worker.stdout).toContain(
+      "  OK    refresh-worker  Cube's refresh worker runs here (CUBEJS_REFRESH_WORKER): every context that scheduledRefreshContexts",
+    );
   });
 
   it("names the service's own tenant claim, and judges an example service token by it", async () => {
-    const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' };
+    const env = {
+      ...good,
+      CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant',
+      CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant',
+    };
     const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ tenant: 'secret-tenant-7' })));
     expect(checkOf(json, 'authorization')?.message).toBe(
       'service tokens: tenant claim "tenant", groups claim "roles"; identity-provider tokens: tenant claim "/https:~1~1cube.example~1claims/tenant", groups claim "groups"; no default groups',
     );
-    expect(checkOf(json, 'example-token')?.message).toBe('a service token (HS256, shared-secret path) carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)');
+    expect(checkOf(json, 'example-token')?.message).toBe(
+      'a service token (HS256, shared-secret path) carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)',
+    );
   });
 
   it('names them per identity provider', async () => {
     const providers = JSON.stringify([
       { issuer: 'https://a.example/', jwksUri: server.url, audience: 'cube' },
-      { issuer: 'https://b.example/', jwksUri: server.url, audience: 'cube', tenantClaim: 'org', groups: ['workforce'] },
+      {
+        issuer: 'https://b.example/',
+        jwksUri: server.url,
+        audience: 'cube',
+        tenantClaim: 'org',
+        groups: ['workforce'],
+      },
     ]);
     const json = jsonOf<DoctorJson>(await doctor({ CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: providers }));
     expect(checkOf(json, 'authorization')?.message).toBe(
@@ -395,18 +579,30 @@ describe('cube-dual-auth doctor: authorization', () => {
     const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
     const result = await withToken(env, idToken({ tenant: 'secret-tenant-7' }), []);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n');
+    expect(result.stdout).toContain(
+      '  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n',
+    );
     const ok = jsonOf<DoctorJson>(await withToken(env, idToken({ tenant_id: 'secret-tenant-7' })));
-    expect(checkOf(ok, 'example-token')).toEqual({ id: 'example-token', status: 'ok', message: 'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)' });
+    expect(checkOf(ok, 'example-token')).toEqual({
+      id: 'example-token',
+      status: 'ok',
+      message:
+        'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)',
+    });
   });
 
   it('reads a service token (HS256) as the shared-secret path does: the claim in its payload, a JSON Pointer followed', async () => {
     const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: '/org/id' };
     const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ org: { id: 'secret-tenant-7' } })));
-    expect(checkOf(json, 'example-token')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^a service token \(HS256, shared-secret path\) carries/) });
+    expect(checkOf(json, 'example-token')).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^a service token \(HS256, shared-secret path\) carries/),
+    });
     const invalid = await withToken(env, serviceToken({ org: { id: 7 } }));
     expect(invalid.code).toBe(1);
-    expect(checkOf(jsonOf<DoctorJson>(invalid), 'example-token')?.message).toMatch(/is not a non-empty string: tokens like it are refused \(ERR_TENANT_INVALID\)$/);
+    expect(checkOf(jsonOf<DoctorJson>(invalid), 'example-token')?.message).toMatch(
+      /is not a non-empty string: tokens like it are refused \(ERR_TENANT_INVALID\)$/,
+    );
   });
 
   it("uses the rules of the provider the token's iss names, and fails one naming none", async () => {
@@ -415,17 +611,33 @@ describe('cube-dual-auth doctor: authorization', () => {
       { issuer: 'https://b.example/', jwksUri: server.url, audience: 'cube', tenantClaim: 'org' },
     ]);
     const env = { CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_PROVIDERS: providers };
-    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://a.example/' }))), 'example-token')?.message).toBe(
+    expect(
+      checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://a.example/' }))), 'example-token')
+        ?.message,
+    ).toBe(
       'an identity-provider token (key-set path) of identity provider "https://a.example/": no tenant claim is configured for it',
     );
-    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://b.example/' }))), 'example-token')).toMatchObject({ status: 'fail', message: expect.stringContaining('of identity provider "https://b.example/" without the tenant claim "org"') });
-    expect(checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://c.example/' }))), 'example-token')?.message).toMatch(/ERR_ISSUER_UNKNOWN/);
+    expect(
+      checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://b.example/' }))), 'example-token'),
+    ).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('of identity provider "https://b.example/" without the tenant claim "org"'),
+    });
+    expect(
+      checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://c.example/' }))), 'example-token')
+        ?.message,
+    ).toMatch(/ERR_ISSUER_UNKNOWN/);
   });
 
   it('reads the token from standard input with --token -, never from the command line', async () => {
     const token = idToken({ tenant_id: 'secret-tenant-7' });
     const env = { ...good, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
-    const piped = await runCli(['doctor', '--token', '-', '--json'], { env, cwd: cubeProject, stdin: token, secrets: [SECRET, token] });
+    const piped = await runCli(['doctor', '--token', '-', '--json'], {
+      env,
+      cwd: cubeProject,
+      stdin: token,
+      secrets: [SECRET, token],
+    });
     expect(checkOf(jsonOf<DoctorJson>(piped), 'example-token')?.status).toBe('ok');
     const given = await runCli(['doctor', '--token', token], { env, cwd: cubeProject, secrets: [SECRET, token] });
     expect(given.code).toBe(2);
@@ -434,7 +646,10 @@ describe('cube-dual-auth doctor: authorization', () => {
   });
 
   it('fails a file that holds no token, and leaves the example out while the configuration is invalid', async () => {
-    expect(checkOf(jsonOf<DoctorJson>(await withToken(good, 'not.a-token')), 'example-token')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^the example token is not one: /) });
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(good, 'not.a-token')), 'example-token')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/^the example token is not one: /),
+    });
     const json = jsonOf<DoctorJson>(await withToken({ ...good, CUBEJS_JWT_ALGS: 'HS256' }, idToken({})));
     expect(checkOf(json, 'example-token')).toBeUndefined();
   });

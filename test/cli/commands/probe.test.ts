@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth } from '../../../src';
 import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { answer, cubeGateway, META_BODY, naiveCheckAuth, startDeployment, type Deployment, type Handler } from '../../support/deployment';
+import {
+  answer,
+  cubeGateway,
+  META_BODY,
+  naiveCheckAuth,
+  startDeployment,
+  type Deployment,
+  type Handler,
+} from '../../support/deployment';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { ALL_CHECKS_PASS } from '../../support/probe';
 import { generateKeyPair, type TestKeyPair } from '../../support/keys';
@@ -18,10 +26,24 @@ interface ProbeJson {
   origin: string;
   timeoutMs: number;
   ok: boolean;
-  checks: Array<{ name: string; expected: 200 | 403; status: number | null; ms: number | null; verdict: 'PASS' | 'FAIL' | 'SKIP'; reason: string }>;
+  checks: Array<{
+    name: string;
+    expected: 200 | 403;
+    status: number | null;
+    ms: number | null;
+    verdict: 'PASS' | 'FAIL' | 'SKIP';
+    reason: string;
+  }>;
 }
 
-const CHECKS = ['no-token', 'garbage-token', 'service-token', 'service-token-without-origin', 'idp-token', 'idp-token-with-origin'];
+const CHECKS = [
+  'no-token',
+  'garbage-token',
+  'service-token',
+  'service-token-without-origin',
+  'idp-token',
+  'idp-token-with-origin',
+];
 const SECRET = randomSecret(32);
 const env = { CUBEJS_API_SECRET: SECRET };
 
@@ -130,7 +152,9 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     expect(none?.authorization).toBeUndefined();
     expect(garbage?.authorization).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(service?.['request-origin']).toBe('embeddable');
-    expect(jwtVerify(service?.authorization as string, SECRET, { algorithms: ['HS256'] })).toMatchObject({ iat: expect.any(Number) });
+    expect(jwtVerify(service?.authorization as string, SECRET, { algorithms: ['HS256'] })).toMatchObject({
+      iat: expect.any(Number),
+    });
     const { exp, iat } = jwtVerify(service?.authorization as string, SECRET) as { exp: number; iat: number };
     expect(exp - iat).toBe(60);
     expect(serviceBare?.authorization).toBe(service?.authorization);
@@ -153,8 +177,12 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     const cube = await withOurHook();
     const result = await probe([cube.url], { env: {} });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: no service token to sign/m);
-    expect(result.stdout).toMatch(/^ {2}SKIP {2}idp-token-with-origin {11}- {9}- {2}no identity-provider token: give one with --token-file <file> or --token -$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: no service token to sign/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}SKIP {2}idp-token-with-origin {11}- {9}- {2}no identity-provider token: give one with --token-file <file> or --token -$/m,
+    );
     expect(result.stdout).toMatch(/\nOK: 2 passed, 0 failed, 4 skipped\n$/);
     expect(cube.requests).toHaveLength(2);
     const { json } = await probeJson([cube.url], { env: {} });
@@ -169,9 +197,13 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
   it("signs the service token with the first secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
     const cube = await withOurHook();
     const [replaced, second] = [randomSecret(32), randomSecret(32)];
-    const { result, json } = await probeJson([cube.url], { env: { CUBEJS_API_SECRETS: `${SECRET},${second}`, CUBEJS_API_SECRET: replaced } });
+    const { result, json } = await probeJson([cube.url], {
+      env: { CUBEJS_API_SECRETS: `${SECRET},${second}`, CUBEJS_API_SECRET: replaced },
+    });
     expect(check(json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
-    expect(jwtVerify(cube.requests[2]?.headers.authorization as string, SECRET)).toMatchObject({ exp: expect.any(Number) });
+    expect(jwtVerify(cube.requests[2]?.headers.authorization as string, SECRET)).toMatchObject({
+      exp: expect.any(Number),
+    });
     for (const secret of [replaced, second]) expect(result.stdout + result.stderr).not.toContain(secret);
   });
 
@@ -179,7 +211,11 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     const cube = await withOurHook({ requiredClaims: ['tenant'] });
     const without = await probeJson([cube.url]);
     expect(without.result.code).toBe(1);
-    expect(check(without.json, 'service-token')).toMatchObject({ status: 403, verdict: 'FAIL', reason: expect.stringMatching(/^expected 200, got 403: ".*tenant/) });
+    expect(check(without.json, 'service-token')).toMatchObject({
+      status: 403,
+      verdict: 'FAIL',
+      reason: expect.stringMatching(/^expected 200, got 403: ".*tenant/),
+    });
     const withClaims = await probeJson([cube.url, '--claims', '{"tenant":"acme"}']);
     expect(withClaims.result.code).toBe(0);
     expect(check(withClaims.json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
@@ -208,16 +244,24 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
     expect(verdicts(json)).toEqual(VALID_TOKENS_ONLY_PASS);
     expect(check(json, 'no-token')).toMatchObject({
       status: 500,
-      reason: expect.stringMatching(/^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\); the body holds a stack trace: "JsonWebTokenError: jwt must be provided"$/),
+      reason: expect.stringMatching(
+        /^expected 403, got 500 \(what Cube answers when checkAuth throws a plain Error\); the body holds a stack trace: "JsonWebTokenError: jwt must be provided"$/,
+      ),
     });
-    expect(check(json, 'garbage-token').reason).toMatch(/^expected 403, got 500 .*; the body holds a stack trace: "JsonWebTokenError: /);
+    expect(check(json, 'garbage-token').reason).toMatch(
+      /^expected 403, got 500 .*; the body holds a stack trace: "JsonWebTokenError: /,
+    );
   });
 
   it('a deployment that answers 500 to everything: every check fails, the summary says how many', async () => {
     const cube = await deployment((_request, response) => answer(response, 500, '{"error":"Internal Server Error"}'));
     const result = await probe([cube.url, '--token-file', idpTokenFile]);
     expect(result.code).toBe(1);
-    expect(result.stdout.match(/^ {2}FAIL {2}.* 500 .*expected (200|403), got 500 \(what Cube answers when checkAuth throws a plain Error\)/gm)).toHaveLength(6);
+    expect(
+      result.stdout.match(
+        /^ {2}FAIL {2}.* 500 .*expected (200|403), got 500 \(what Cube answers when checkAuth throws a plain Error\)/gm,
+      ),
+    ).toHaveLength(6);
     expect(result.stdout).toMatch(/\nFAIL: 0 passed, 6 failed, 0 skipped\n$/);
   });
 
@@ -229,8 +273,13 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
     });
     const { result, json } = await probeJson([cube.url, '--token-file', idpTokenFile]);
     expect(result.code).toBe(1);
-    expect(check(json, 'garbage-token')).toMatchObject({ verdict: 'FAIL', reason: 'the body echoes the token: "Invalid token [token]"' });
-    expect(check(json, 'service-token-without-origin').reason).toBe('the body echoes the token: "Invalid token [token]"');
+    expect(check(json, 'garbage-token')).toMatchObject({
+      verdict: 'FAIL',
+      reason: 'the body echoes the token: "Invalid token [token]"',
+    });
+    expect(check(json, 'service-token-without-origin').reason).toBe(
+      'the body echoes the token: "Invalid token [token]"',
+    );
     expect(check(json, 'idp-token-with-origin').reason).toBe('the body echoes the token: "Invalid token [token]"');
     const garbage = cube.requests[1]?.headers.authorization as string;
     expect(result.stdout).not.toContain(garbage);
@@ -243,16 +292,23 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
       answer(response, 403, JSON.stringify({ error: `Bad signature ${signature}` }));
     });
     const { json } = await probeJson([cube.url]);
-    expect(check(json, 'garbage-token')).toMatchObject({ verdict: 'FAIL', reason: 'the body echoes the token\'s signature: "Bad signature [signature]"' });
-    expect(json.checks.map((c) => c.reason).join('\n')).not.toContain(cube.requests[1]?.headers.authorization?.split('.')[2]);
+    expect(check(json, 'garbage-token')).toMatchObject({
+      verdict: 'FAIL',
+      reason: 'the body echoes the token\'s signature: "Bad signature [signature]"',
+    });
+    expect(json.checks.map((c) => c.reason).join('\n')).not.toContain(
+      cube.requests[1]?.headers.authorization?.split('.')[2],
+    );
   });
 
-  it("a refusal laden with escape sequences is shown escaped, whole letters kept, in the report and in --json", async () => {
+  it('a refusal laden with escape sequences is shown escaped, whole letters kept, in the report and in --json', async () => {
     const refusal = 'Nein\u001b[2J\u009b31m\u202e, Schlüssel ungültig';
     const cube = await deployment((_request, response) => answer(response, 403, JSON.stringify({ error: refusal })));
     const result = await probe([cube.url]);
     expect(terminalControlsIn(result.stdout)).toEqual([]);
-    expect(result.stdout).toMatch(/^ {2}PASS {2}garbage-token {17}403 +\d+ ms {2}"Nein\\u001b\[2J\\u009b31m\\u202e, Schlüssel ungültig"$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}PASS {2}garbage-token {17}403 +\d+ ms {2}"Nein\\u001b\[2J\\u009b31m\\u202e, Schlüssel ungültig"$/m,
+    );
     const { result: jsonResult, json } = await probeJson([cube.url]);
     expect(terminalControlsIn(jsonResult.stdout)).toEqual([]);
     expect(check(json, 'garbage-token').reason).toBe(JSON.stringify(refusal));
@@ -260,19 +316,34 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
 
   it('a 403 with a stack trace fails', async () => {
     const cube = await deployment((request, response) => {
-      if (request.headers.authorization === undefined) return answer(response, 403, '{"error":"Authentication required"}');
-      answer(response, 403, JSON.stringify({ error: 'Invalid token', stack: 'Error: Invalid token\n    at checkAuth (/cube/conf/cube.js:12:11)' }));
+      if (request.headers.authorization === undefined)
+        return answer(response, 403, '{"error":"Authentication required"}');
+      answer(
+        response,
+        403,
+        JSON.stringify({
+          error: 'Invalid token',
+          stack: 'Error: Invalid token\n    at checkAuth (/cube/conf/cube.js:12:11)',
+        }),
+      );
     });
     const { json } = await probeJson([cube.url]);
-    expect(check(json, 'garbage-token')).toMatchObject({ status: 403, verdict: 'FAIL', reason: 'the body holds a stack trace: "Invalid token"' });
+    expect(check(json, 'garbage-token')).toMatchObject({
+      status: 403,
+      verdict: 'FAIL',
+      reason: 'the body holds a stack trace: "Invalid token"',
+    });
   });
 
   it("Cube's built-in authentication (another body for no token) fails the no-token check, naming both bodies", async () => {
-    const cube = await deployment((_request, response) => answer(response, 403, '{"error":"Authorization header isn\'t set"}'));
+    const cube = await deployment((_request, response) =>
+      answer(response, 403, '{"error":"Authorization header isn\'t set"}'),
+    );
     const { json } = await probeJson([cube.url]);
     expect(check(json, 'no-token')).toMatchObject({
       verdict: 'FAIL',
-      reason: '403, but the body is "{\\"error\\":\\"Authorization header isn\'t set\\"}", not {"error":"Authentication required"}',
+      reason:
+        '403, but the body is "{\\"error\\":\\"Authorization header isn\'t set\\"}", not {"error":"Authentication required"}',
     });
   });
 
@@ -280,16 +351,24 @@ describe('cube-dual-auth probe, against deployments that fail the contract', () 
     const cube = await deployment((_request, response) => answer(response, 200, META_BODY));
     const { json } = await probeJson([cube.url, '--token-file', idpTokenFile]);
     expect(verdicts(json)).toEqual(VALID_TOKENS_ONLY_PASS);
-    expect(check(json, 'no-token').reason).toBe('expected 403, got 200: the deployment accepted a request it must refuse');
+    expect(check(json, 'no-token').reason).toBe(
+      'expected 403, got 200: the deployment accepted a request it must refuse',
+    );
   });
 
   it("a 200 that is not Cube's /meta (a login page of a proxy) fails", async () => {
     const cube = await withOurHook();
     const proxy = await deployment((request, response) =>
-      request.headers.authorization === undefined ? answer(response, 403, '{"error":"Authentication required"}') : answer(response, 200, '<html>Sign in</html>', 'text/html'),
+      request.headers.authorization === undefined
+        ? answer(response, 403, '{"error":"Authentication required"}')
+        : answer(response, 200, '<html>Sign in</html>', 'text/html'),
     );
     const { json } = await probeJson([proxy.url]);
-    expect(check(json, 'service-token')).toMatchObject({ status: 200, verdict: 'FAIL', reason: "200, but the body is not Cube's /meta answer (no list of cubes)" });
+    expect(check(json, 'service-token')).toMatchObject({
+      status: 200,
+      verdict: 'FAIL',
+      reason: "200, but the body is not Cube's /meta answer (no list of cubes)",
+    });
     expect(cube.requests).toHaveLength(0);
   });
 });
@@ -314,7 +393,11 @@ describe('cube-dual-auth probe, against a deployment that does not answer', () =
     const hook = createCheckAuth({ apiSecret: SECRET });
     hooks.push(hook);
     const gateway = cubeGateway(hook);
-    const cube = await deployment((request, response) => (request.headers['request-origin'] === undefined && request.headers.authorization !== undefined ? undefined : gateway(request, response)));
+    const cube = await deployment((request, response) =>
+      request.headers['request-origin'] === undefined && request.headers.authorization !== undefined
+        ? undefined
+        : gateway(request, response),
+    );
     const { json } = await probeJson([cube.url, '--timeout', '200']);
     expect(json.checks.map((c) => [c.name, c.verdict, c.reason.slice(0, 32)])).toEqual([
       ['no-token', 'PASS', '"Authentication required"'],
@@ -332,25 +415,39 @@ describe('cube-dual-auth probe, against a deployment that does not answer', () =
     const result = await probe([closed.url]);
     expect(result.code).toBe(1);
     const port = new URL(closed.url).port;
-    expect(result.stdout).toMatch(new RegExp(`^ {2}FAIL {2}no-token {24}- +\\d+ ms {2}cannot reach 127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\)$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ {2}FAIL {2}no-token {24}- +\\d+ ms {2}cannot reach 127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\)$`,
+        'm',
+      ),
+    );
     expect(result.stdout).toMatch(/^ {2}FAIL {2}garbage-token {19}- {9}- {2}not sent: no-token got no answer$/m);
   });
 });
 
 describe('cube-dual-auth probe, usage errors (exit 2)', () => {
   it.each([
-    [['not a url'], /^cube-dual-auth probe: <cube-api-url> is not a URL: expected something like https:\/\/cube\.example\.com\/cubejs-api\/v1\n/],
+    [
+      ['not a url'],
+      /^cube-dual-auth probe: <cube-api-url> is not a URL: expected something like https:\/\/cube\.example\.com\/cubejs-api\/v1\n/,
+    ],
     [['ftp://cube.example.com'], /<cube-api-url> must be an http\(s\) URL/],
     [['https://user:pw@cube.example.com'], /<cube-api-url> must not carry credentials/],
     [['https://cube.example.com/cubejs-api/v1?x=1'], /<cube-api-url> must not have a query or a fragment/],
     [[], /expected <cube-api-url>, got 0 argument\(s\)/],
     [['https://a.example', 'https://b.example'], /expected <cube-api-url>, got 2 argument\(s\)/],
     [['https://cube.example.com', '--token', '-', '--token-file', 'x'], /--token-file and --token exclude each other/],
-    [['https://cube.example.com', '--timeout', '0'], /--timeout must be a whole number of milliseconds from 1 to 600000, got "0"/],
+    [
+      ['https://cube.example.com', '--timeout', '0'],
+      /--timeout must be a whole number of milliseconds from 1 to 600000, got "0"/,
+    ],
     [['https://cube.example.com', '--timeout', '5s'], /--timeout must be a whole number of milliseconds/],
     [['https://cube.example.com', '--claims', '[1]'], /--claims must be a JSON object/],
     [['https://cube.example.com', '--origin', 'two words'], /--origin must be a non-empty header value without spaces/],
-    [['https://cube.example.com', '--token-file', '/nonexistent/id-token'], /cannot read \/nonexistent\/id-token: ENOENT/],
+    [
+      ['https://cube.example.com', '--token-file', '/nonexistent/id-token'],
+      /cannot read \/nonexistent\/id-token: ENOENT/,
+    ],
   ])('%j', async (args, message) => {
     const result = await probe(args);
     expect(result.code).toBe(2);
@@ -362,17 +459,25 @@ describe('cube-dual-auth probe, usage errors (exit 2)', () => {
   it('refuses a token on the command line without repeating it', async () => {
     const result = await probe(['https://cube.example.com', '--token', idpToken]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--token takes only - \(standard input\): tokens are never taken from the command line/);
+    expect(result.stderr).toMatch(
+      /--token takes only - \(standard input\): tokens are never taken from the command line/,
+    );
   });
 
   it('refuses an empty token file and standard input, and a file of two tokens', async () => {
     const empty = join(dir, 'empty.txt');
     writeFileSync(empty, '\n');
-    expect((await probe(['https://cube.example.com', '--token-file', empty])).stderr).toMatch(`no token in ${empty}: it is empty`);
-    expect((await probe(['https://cube.example.com', '--token', '-'], { stdin: '' })).stderr).toMatch('no token in standard input: it is empty');
+    expect((await probe(['https://cube.example.com', '--token-file', empty])).stderr).toMatch(
+      `no token in ${empty}: it is empty`,
+    );
+    expect((await probe(['https://cube.example.com', '--token', '-'], { stdin: '' })).stderr).toMatch(
+      'no token in standard input: it is empty',
+    );
     const result = await probe(['https://cube.example.com', '--token', '-'], { stdin: `${idpToken}\n${idpToken}\n` });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch('standard input must hold one token: one line of printable characters without spaces');
+    expect(result.stderr).toMatch(
+      'standard input must hold one token: one line of printable characters without spaces',
+    );
   });
 
   it('--help documents the checks, the JSON shape and the exit status', async () => {
@@ -380,7 +485,9 @@ describe('cube-dual-auth probe, usage errors (exit 2)', () => {
     expect(result.code).toBe(0);
     for (const name of CHECKS) expect(result.stdout).toMatch(new RegExp(`^ {2}${name} `, 'm'));
     expect(result.stdout).toContain('{"url": string, "origin": string, "timeoutMs": number, "ok": boolean,');
-    expect(result.stdout).toContain('Exit status:\n  0  no check failed (skipped ones allowed)\n  1  a check failed\n  2  wrong command line');
+    expect(result.stdout).toContain(
+      'Exit status:\n  0  no check failed (skipped ones allowed)\n  1  a check failed\n  2  wrong command line',
+    );
   });
 });
 
@@ -396,7 +503,8 @@ describe('cube-dual-auth probe, the built bin', () => {
     expect(failed.stdout).toMatch(/\nFAIL: 2 passed, 4 failed, 0 skipped\n$/);
     const usage = await runBin(['probe', 'nowhere'], { env });
     expect(usage.code).toBe(2);
-    for (const result of [passed, failed, usage]) expect(result.stdout + result.stderr).not.toMatch(new RegExp(`${SECRET}|${idpToken}`));
+    for (const result of [passed, failed, usage])
+      expect(result.stdout + result.stderr).not.toMatch(new RegExp(`${SECRET}|${idpToken}`));
   });
 
   it('exits at the deadline against a deployment that hangs', async () => {

@@ -11,12 +11,31 @@ describe('provider', () => {
   test('create reads the secret from CUBEJS_API_SECRET and trims the Cube suffix', async () => {
     const result = await cli([...CREATE_MAIN, '--json']);
     expect(result.code).toBe(0);
-    expect(jsonOf(result)).toMatchObject({ name: 'cube-main', response: { type: 'cube', credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.example.com' } } });
-    expect(server.requests[0]?.body).toEqual({ name: 'cube-main', type: 'cube', version: 'v1.0.0', credentials: { secretKey: SECRET, instanceUrl: 'https://main.example.com' } });
+    expect(jsonOf(result)).toMatchObject({
+      name: 'cube-main',
+      response: { type: 'cube', credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.example.com' } },
+    });
+    expect(server.requests[0]?.body).toEqual({
+      name: 'cube-main',
+      type: 'cube',
+      version: 'v1.0.0',
+      credentials: { secretKey: SECRET, instanceUrl: 'https://main.example.com' },
+    });
   });
 
   test('create reads the secret from the variable named by --secret-env', async () => {
-    const result = await cli(['provider', 'create', '--name', 'cube-preview', '--instance-url', 'https://preview.example.com', '--provider-version', 'v1.0.0', '--secret-env', 'PREVIEW_SECRET']);
+    const result = await cli([
+      'provider',
+      'create',
+      '--name',
+      'cube-preview',
+      '--instance-url',
+      'https://preview.example.com',
+      '--provider-version',
+      'v1.0.0',
+      '--secret-env',
+      'PREVIEW_SECRET',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Created data provider cube-preview (version v1.0.0).\n');
     expect(server.dataProviders.get('cube-preview')?.credentials.secretKey).toBe(PREVIEW_SECRET);
@@ -32,16 +51,28 @@ describe('provider', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test.each([['--secret'], ['--secret-key'], ['--api-key']])('%s on the command line is refused without echoing the value', async (flag) => {
-    const typed = 'typed-on-the-command-line-123';
-    const result = await cli([...CREATE_MAIN, `${flag}=${typed}`]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('never taken from the command line');
-    expect(result.stderr).not.toContain(typed);
-  });
+  test.each([['--secret'], ['--secret-key'], ['--api-key']])(
+    '%s on the command line is refused without echoing the value',
+    async (flag) => {
+      const typed = 'typed-on-the-command-line-123';
+      const result = await cli([...CREATE_MAIN, `${flag}=${typed}`]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('never taken from the command line');
+      expect(result.stderr).not.toContain(typed);
+    },
+  );
 
   test('a bad provider version is refused before sending (exit 1)', async () => {
-    const result = await cli(['provider', 'create', '--name', 'x', '--instance-url', 'https://x.example.com', '--provider-version', '1.0']);
+    const result = await cli([
+      'provider',
+      'create',
+      '--name',
+      'x',
+      '--instance-url',
+      'https://x.example.com',
+      '--provider-version',
+      '1.0',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('version: must be vMAJOR.MINOR.PATCH');
     expect(server.requests).toHaveLength(0);
@@ -51,7 +82,9 @@ describe('provider', () => {
     await cli(CREATE_MAIN);
     const result = await cli([...CREATE_MAIN, '--json']);
     expect(result.code).toBe(1);
-    expect(jsonOf(result)).toMatchObject({ error: { type: 'EmbeddableApiError', status: 409, operation: 'createDataProvider' } });
+    expect(jsonOf(result)).toMatchObject({
+      error: { type: 'EmbeddableApiError', status: 409, operation: 'createDataProvider' },
+    });
     expect(result.stderr).toContain('HTTP 409');
   });
 
@@ -79,9 +112,24 @@ describe('provider', () => {
 
   test('update with --secret-env sends the secret; with a new URL, the trimmed URL', async () => {
     await cli(CREATE_MAIN);
-    const result = await cli(['provider', 'update', '--name', 'cube-main', '--provider-version', 'v2.0.0', '--instance-url', 'https://new.example.com/cubejs-api/v1/', '--secret-env', 'PREVIEW_SECRET']);
+    const result = await cli([
+      'provider',
+      'update',
+      '--name',
+      'cube-main',
+      '--provider-version',
+      'v2.0.0',
+      '--instance-url',
+      'https://new.example.com/cubejs-api/v1/',
+      '--secret-env',
+      'PREVIEW_SECRET',
+    ]);
     expect(result.code).toBe(0);
-    expect(server.requests.at(-1)?.body).toEqual({ type: 'cube', version: 'v2.0.0', credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://new.example.com' } });
+    expect(server.requests.at(-1)?.body).toEqual({
+      type: 'cube',
+      version: 'v2.0.0',
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://new.example.com' },
+    });
   });
 
   test.each([
@@ -98,13 +146,26 @@ describe('provider', () => {
 });
 
 describe('provider upsert', () => {
-  const upsert = ['provider', 'upsert', '--name', 'cube-preview-42', '--instance-url', 'https://preview-42.example.com/cubejs-api/v1', '--provider-version', 'v1.0.0', '--secret-env', 'PREVIEW_SECRET'];
+  const upsert = [
+    'provider',
+    'upsert',
+    '--name',
+    'cube-preview-42',
+    '--instance-url',
+    'https://preview-42.example.com/cubejs-api/v1',
+    '--provider-version',
+    'v1.0.0',
+    '--secret-env',
+    'PREVIEW_SECRET',
+  ];
 
   test('creates the provider when it does not exist (update answered 404, then create)', async () => {
     const result = await cli(upsert);
     expect(result).toMatchObject({ code: 0, stdout: 'Created data provider cube-preview-42 (version v1.0.0).\n' });
     expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST']);
-    expect(server.dataProviders.get('cube-preview-42')).toMatchObject({ credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://preview-42.example.com' } });
+    expect(server.dataProviders.get('cube-preview-42')).toMatchObject({
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://preview-42.example.com' },
+    });
   });
 
   test('updates it when it exists (one request); --json says which', async () => {
@@ -112,7 +173,11 @@ describe('provider upsert', () => {
     const before = server.requests.length;
     const result = await cli([...upsert.slice(0, -4), '--provider-version', 'v1.1.0', '--json']);
     expect(result.code).toBe(0);
-    expect(jsonOf(result)).toMatchObject({ name: 'cube-preview-42', action: 'updated', response: { version: 'v1.1.0', credentials: { secretKey: '[redacted]' } } });
+    expect(jsonOf(result)).toMatchObject({
+      name: 'cube-preview-42',
+      action: 'updated',
+      response: { version: 'v1.1.0', credentials: { secretKey: '[redacted]' } },
+    });
     expect(server.requests.slice(before).map((r) => r.method)).toEqual(['PUT']);
     // Without --secret-env the secret is CUBEJS_API_SECRET, as for create.
     expect(server.dataProviders.get('cube-preview-42')?.credentials.secretKey).toBe(SECRET);
@@ -120,8 +185,25 @@ describe('provider upsert', () => {
 
   test.each([
     [['provider', 'upsert', '--name', 'x', '--provider-version', 'v1.0.0'], '--instance-url is required'],
-    [['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com'], '--provider-version is required'],
-    [['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com', '--provider-version', 'v1.0.0', '--secret-env', 'NOPE_SECRET'], 'NOPE_SECRET is not set'],
+    [
+      ['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com'],
+      '--provider-version is required',
+    ],
+    [
+      [
+        'provider',
+        'upsert',
+        '--name',
+        'x',
+        '--instance-url',
+        'https://x.example.com',
+        '--provider-version',
+        'v1.0.0',
+        '--secret-env',
+        'NOPE_SECRET',
+      ],
+      'NOPE_SECRET is not set',
+    ],
   ])('%j is a usage error', async (args, message) => {
     const result = await cli(args);
     expect(result.code).toBe(2);

@@ -12,14 +12,35 @@ describe('security-token', () => {
   beforeEach(() => cli(CREATE_MAIN));
 
   test('prints the token alone, and sends embeddableId with the context and provider', async () => {
-    const result = await cli(['security-token', id, '--data-provider', 'cube-main', '--security-context', '{"tenantId":"acme"}', '--saved-version', 'production', '--expiry-seconds', '600']);
+    const result = await cli([
+      'security-token',
+      id,
+      '--data-provider',
+      'cube-main',
+      '--security-context',
+      '{"tenantId":"acme"}',
+      '--saved-version',
+      'production',
+      '--expiry-seconds',
+      '600',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^tok_[0-9a-f]+\n$/);
-    expect(server.requestsTo('POST', '/security-token')[0]?.body).toEqual({ embeddableId: id, securityContext: { tenantId: 'acme' }, dataProvider: 'cube-main', savedVersion: 'production', expiryInSeconds: 600 });
+    expect(server.requestsTo('POST', '/security-token')[0]?.body).toEqual({
+      embeddableId: id,
+      securityContext: { tenantId: 'acme' },
+      dataProvider: 'cube-main',
+      savedVersion: 'production',
+      expiryInSeconds: 600,
+    });
   });
 
   test('reads the security context from stdin with -, and prints the whole answer with --json', async () => {
-    const result = await cli(['security-token', id, '--data-provider', 'cube-main', '--security-context', '-', '--json'], env(), '{"tenantId":"beta"}\n');
+    const result = await cli(
+      ['security-token', id, '--data-provider', 'cube-main', '--security-context', '-', '--json'],
+      env(),
+      '{"tenantId":"beta"}\n',
+    );
     expect(result.code).toBe(0);
     expect(jsonOf(result)).toEqual({ token: expect.stringMatching(/^tok_/) });
     expect(server.issuedTokens.at(-1)?.securityContext).toEqual({ tenantId: 'beta' });
@@ -52,37 +73,62 @@ describe('security-token', () => {
 describe('security-token: the deployment tenant claim', () => {
   beforeEach(() => cli(CREATE_MAIN));
   const request = (context: string, extra: Record<string, string>, json = false) =>
-    cli(['security-token', id, '--data-provider', 'cube-main', '--security-context', context, ...(json ? ['--json'] : [])], env(extra));
+    cli(
+      [
+        'security-token',
+        id,
+        '--data-provider',
+        'cube-main',
+        '--security-context',
+        context,
+        ...(json ? ['--json'] : []),
+      ],
+      env(extra),
+    );
 
   test('warns on stderr when the context lacks the claim CUBE_DUAL_AUTH_TENANT_CLAIM names; the token is still printed, exit 0', async () => {
     const result = await request('{"tenantId":"acme"}', { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^tok_[0-9a-f]+\n$/);
-    expect(result.stderr).toBe('cube-dual-auth security-token: warning: the security context has no tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): the deployment will refuse the dashboard\'s queries with ERR_TENANT_MISSING\n');
+    expect(result.stderr).toBe(
+      'cube-dual-auth security-token: warning: the security context has no tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): the deployment will refuse the dashboard\'s queries with ERR_TENANT_MISSING\n',
+    );
   });
 
   test('reads the claim in the context as the hook reads the service token: a JSON Pointer follows nested members', async () => {
     expect((await request('{"org":{"id":"acme"}}', { CUBE_DUAL_AUTH_TENANT_CLAIM: '/org/id' })).stderr).toBe('');
-    expect((await request('{"org":{"id":"acme"}}', { CUBE_DUAL_AUTH_TENANT_CLAIM: '/org/name' }, true)).stderr).toContain('no tenant claim "/org/name"');
+    expect(
+      (await request('{"org":{"id":"acme"}}', { CUBE_DUAL_AUTH_TENANT_CLAIM: '/org/name' }, true)).stderr,
+    ).toContain('no tenant claim "/org/name"');
   });
 
   test('a tenant that is not a non-empty string is ERR_TENANT_INVALID; without the variable, or with the claim, nothing is said', async () => {
     const invalid = await request('{"tenant_id":42}', { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' });
     expect(invalid.code).toBe(0);
-    expect(invalid.stderr).toContain('is not a non-empty string: the deployment will refuse the dashboard\'s queries with ERR_TENANT_INVALID');
+    expect(invalid.stderr).toContain(
+      "is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID",
+    );
     expect(invalid.stderr).not.toContain('42');
     expect((await request('{"tenant_id":"acme"}', { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' })).stderr).toBe('');
     expect((await request('{"tenantId":"acme"}', {})).stderr).toBe('');
   });
 
   test("reads CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM before CUBE_DUAL_AUTH_TENANT_CLAIM, as the hook reads a service token's tenant", async () => {
-    const nested = { CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant', CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant' };
+    const nested = {
+      CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant',
+      CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: 'tenant',
+    };
     expect((await request('{"tenant":"acme"}', nested)).stderr).toBe('');
-    expect((await request('{"tenantId":"acme"}', nested)).stderr).toContain('no tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)');
+    expect((await request('{"tenantId":"acme"}', nested)).stderr).toContain(
+      'no tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)',
+    );
   });
 
-  test('a refused request gets no warning; the exit status stays the service\'s', async () => {
-    const result = await cli(['security-token', id, '--data-provider', 'nope', '--security-context', '{}'], env({ CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' }));
+  test("a refused request gets no warning; the exit status stays the service's", async () => {
+    const result = await cli(
+      ['security-token', id, '--data-provider', 'nope', '--security-context', '{}'],
+      env({ CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).not.toContain('warning');
   });

@@ -30,11 +30,17 @@ describe('cube-dual-auth token', () => {
   });
 
   it('round-trips through verify on the shared-secret path, secret trimmed as the hook trims it', async () => {
-    const minted = (await token(['--claims', '{"tenant":"acme"}'], { CUBEJS_API_SECRET: ` ${SECRET}\n` })).stdout.trim();
+    const minted = (
+      await token(['--claims', '{"tenant":"acme"}'], { CUBEJS_API_SECRET: ` ${SECRET}\n` })
+    ).stdout.trim();
     const result = await runCli(['verify', minted, '--origin', '--json'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain(minted);
-    expect(jsonOf(result)).toMatchObject({ accepted: true, path: 'shared-secret', securityContext: { tenant: 'acme' } });
+    expect(jsonOf(result)).toMatchObject({
+      accepted: true,
+      path: 'shared-secret',
+      securityContext: { tenant: 'acme' },
+    });
   });
 
   it('mints an already expired token from an "exp" claim, which verify reports as expired', async () => {
@@ -92,7 +98,9 @@ describe('cube-dual-auth token', () => {
     const result = await token(['--claims', '{}'], { CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: randomSecret(32) });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('cube-dual-auth token: neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: there is no secret to sign with\n');
+    expect(result.stderr).toBe(
+      'cube-dual-auth token: neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: there is no secret to sign with\n',
+    );
   });
 
   it('prints help with examples, exit 0', async () => {

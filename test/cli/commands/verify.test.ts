@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
+import {
+  jsonOf,
+  keySetDeploymentPerFile,
+  runCli,
+  terminalControlsIn,
+  type CliOptions,
+  type CliResult,
+} from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
@@ -17,7 +24,12 @@ interface VerifyJson {
   claims: Record<string, unknown> | null;
   times: Record<string, { value: unknown; iso: string | null; relative: string | null }>;
   key:
-    | { source: 'jwks'; kid: string | null; jwksUri: string | null; provider: { issuer: string | null; reason: string } | null }
+    | {
+        source: 'jwks';
+        kid: string | null;
+        jwksUri: string | null;
+        provider: { issuer: string | null; reason: string } | null;
+      }
     | { source: 'api-secret'; secrets: number }
     | null;
   authorization: { tenant: string | null; groups: string[] } | null;
@@ -41,7 +53,11 @@ async function verify(token: string, args: string[] = [], options: CliOptions = 
   return runCli(['verify', ...args], { env, ...options, secrets: token.length > 0 ? [SECRET, token] : [SECRET] });
 }
 
-async function verifyJson(token: string, args: string[] = [], options: CliOptions = {}): Promise<{ result: CliResult; json: VerifyJson }> {
+async function verifyJson(
+  token: string,
+  args: string[] = [],
+  options: CliOptions = {},
+): Promise<{ result: CliResult; json: VerifyJson }> {
   const result = await verify(token, [token, '--json', ...args], options);
   return { result, json: jsonOf<VerifyJson>(result) };
 }
@@ -62,7 +78,10 @@ describe('cube-dual-auth verify: accepted', () => {
     });
     expect(json.pathReason).toMatch(/no Request-Origin header/);
     expect(json.token).toMatch(/^eyJhbGciOi…\(\d+ chars\)….{3}$/);
-    expect(json.times.exp).toMatchObject({ iso: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), relative: 'in 4 min' });
+    expect(json.times.exp).toMatchObject({
+      iso: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      relative: 'in 4 min',
+    });
     expect(json.times.iat?.relative).toMatch(/^(now|\d s ago)$/);
   });
 
@@ -81,7 +100,9 @@ describe('cube-dual-auth verify: accepted', () => {
 
   it('takes --origin <value> before the token, and a custom configured origin', async () => {
     const token = serviceToken();
-    const result = await verify(token, ['--origin', 'partner', token, '--json'], { env: { ...env, CUBE_DUAL_AUTH_ORIGIN: 'partner' } });
+    const result = await verify(token, ['--origin', 'partner', token, '--json'], {
+      env: { ...env, CUBE_DUAL_AUTH_ORIGIN: 'partner' },
+    });
     expect(result.code).toBe(0);
     expect(jsonOf<VerifyJson>(result)).toMatchObject({ requestOrigin: 'partner', path: 'shared-secret' });
   });
@@ -116,33 +137,94 @@ describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
   const past = Math.floor(Date.now() / 1000) - 7200;
 
   it.each([
-    ['an expired token', (): string => signToken(timed({}, { now: past, expiresIn: 3600 }), { key }), [], 'key-set', 'ERR_TOKEN_EXPIRED', /fresh token/],
-    ['a stranger signing with a known kid', (): string => signToken(timed({ sub: 'x' }), { key: stranger }), [], 'key-set', 'ERR_SIGNATURE_INVALID', /another identity provider/],
-    ['a service token signed with another secret', (): string => serviceToken({}, randomSecret(32)), ['--origin'], 'shared-secret', 'ERR_SIGNATURE_INVALID', /CUBEJS_API_SECRET must be the secret/],
-    ['a service token sent without Request-Origin', (): string => serviceToken(), [], 'key-set', 'ERR_ALG_NOT_ALLOWED', /--origin/],
-    ['an identity-provider token sent with Request-Origin', (): string => idpToken(), ['--origin'], 'shared-secret', 'ERR_ALG_NOT_ALLOWED', /--no-origin/],
-    ['an unknown kid', (): string => signToken(timed({}), { key, kid: 'rotated-away' }), [], 'key-set', 'ERR_KID_UNKNOWN', /CUBEJS_JWK_URL/],
-    ['a token without kid', (): string => signToken(timed({}), { key, header: { kid: undefined } }), [], 'key-set', 'ERR_KID_MISSING', /kid/],
+    [
+      'an expired token',
+      (): string => signToken(timed({}, { now: past, expiresIn: 3600 }), { key }),
+      [],
+      'key-set',
+      'ERR_TOKEN_EXPIRED',
+      /fresh token/,
+    ],
+    [
+      'a stranger signing with a known kid',
+      (): string => signToken(timed({ sub: 'x' }), { key: stranger }),
+      [],
+      'key-set',
+      'ERR_SIGNATURE_INVALID',
+      /another identity provider/,
+    ],
+    [
+      'a service token signed with another secret',
+      (): string => serviceToken({}, randomSecret(32)),
+      ['--origin'],
+      'shared-secret',
+      'ERR_SIGNATURE_INVALID',
+      /CUBEJS_API_SECRET must be the secret/,
+    ],
+    [
+      'a service token sent without Request-Origin',
+      (): string => serviceToken(),
+      [],
+      'key-set',
+      'ERR_ALG_NOT_ALLOWED',
+      /--origin/,
+    ],
+    [
+      'an identity-provider token sent with Request-Origin',
+      (): string => idpToken(),
+      ['--origin'],
+      'shared-secret',
+      'ERR_ALG_NOT_ALLOWED',
+      /--no-origin/,
+    ],
+    [
+      'an unknown kid',
+      (): string => signToken(timed({}), { key, kid: 'rotated-away' }),
+      [],
+      'key-set',
+      'ERR_KID_UNKNOWN',
+      /CUBEJS_JWK_URL/,
+    ],
+    [
+      'a token without kid',
+      (): string => signToken(timed({}), { key, header: { kid: undefined } }),
+      [],
+      'key-set',
+      'ERR_KID_MISSING',
+      /kid/,
+    ],
     ['garbage', (): string => 'not-a-token', [], 'key-set', 'ERR_TOKEN_MALFORMED', /compact JWT/],
   ] as const)('%s', async (_name, make, args, path, code, hint) => {
     const { result, json } = await verifyJson(make(), [...args]);
     expect(result.code).toBe(1);
-    expect(json).toMatchObject({ accepted: false, path, securityContext: null, error: { code, hint: expect.stringMatching(hint) } });
+    expect(json).toMatchObject({
+      accepted: false,
+      path,
+      securityContext: null,
+      error: { code, hint: expect.stringMatching(hint) },
+    });
     if (code === 'ERR_TOKEN_EXPIRED') expect(json.times.exp?.relative).toBe('1 h ago');
   });
 
   it('reports an empty token from standard input as missing', async () => {
     const result = await verify('', ['-', '--json'], { stdin: '\n' });
     expect(result.code).toBe(1);
-    expect(jsonOf<VerifyJson>(result)).toMatchObject({ path: null, error: { code: 'ERR_TOKEN_MISSING', message: 'Authentication required' } });
+    expect(jsonOf<VerifyJson>(result)).toMatchObject({
+      path: null,
+      error: { code: 'ERR_TOKEN_MISSING', message: 'Authentication required' },
+    });
   });
 
   it('prints the rejection and the fix in the readable report', async () => {
     const token = serviceToken();
     const result = await verify(token, [token]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^Verdict {2}REJECTED ERR_ALG_NOT_ALLOWED: Algorithm "HS256" is not accepted on the key-set path/m);
-    expect(result.stdout).toMatch(/^Fix {6}If this is a service token \(HS256\), send it with "Request-Origin: embeddable" \(--origin\)/m);
+    expect(result.stdout).toMatch(
+      /^Verdict {2}REJECTED ERR_ALG_NOT_ALLOWED: Algorithm "HS256" is not accepted on the key-set path/m,
+    );
+    expect(result.stdout).toMatch(
+      /^Fix {6}If this is a service token \(HS256\), send it with "Request-Origin: embeddable" \(--origin\)/m,
+    );
   });
 
   it('reports an unreachable JWKS with its cause', async () => {
@@ -151,7 +233,10 @@ describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
     const token = idpToken();
     const { result, json } = await verifyJson(token, [], { env: { ...env, CUBEJS_JWK_URL: down.url } });
     expect(result.code).toBe(1);
-    expect(json.error).toMatchObject({ code: 'ERR_JWKS_UNREACHABLE', message: expect.stringContaining('ECONNREFUSED') });
+    expect(json.error).toMatchObject({
+      code: 'ERR_JWKS_UNREACHABLE',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
   });
 
   it('gives up on a hanging JWKS after the configured timeout and exits', async () => {
@@ -159,7 +244,9 @@ describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
     hanging.mode = { kind: 'hang' };
     try {
       const token = idpToken();
-      const { result, json } = await verifyJson(token, [], { env: { ...env, CUBEJS_JWK_URL: hanging.url, CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '300' } });
+      const { result, json } = await verifyJson(token, [], {
+        env: { ...env, CUBEJS_JWK_URL: hanging.url, CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS: '300' },
+      });
       expect(result.code).toBe(1);
       expect(json.error?.code).toBe('ERR_JWKS_TIMEOUT');
       expect(result.ms).toBeLessThan(3_000);
@@ -180,13 +267,23 @@ describe('cube-dual-auth verify: rejected (exit 1, code and fix)', () => {
 describe('cube-dual-auth verify: the API secrets, as the hook reads them', () => {
   it("names Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET, and the additional secrets, each for its own", async () => {
     const [first, second, extra] = [randomSecret(32), randomSecret(32), randomSecret(32)];
-    const secrets = { CUBEJS_API_SECRETS: `${first},${second}`, CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: extra };
+    const secrets = {
+      CUBEJS_API_SECRETS: `${first},${second}`,
+      CUBEJS_API_SECRET: SECRET,
+      CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: extra,
+    };
     const token = serviceToken({}, second);
     const { result, json } = await verifyJson(token, ['--origin'], { env: { ...env, ...secrets } });
     expect(result.code).toBe(0);
-    expect(json.key).toEqual({ source: 'api-secret', secrets: 3, variables: ['CUBEJS_API_SECRETS', 'CUBEJS_API_SECRETS', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS'] });
+    expect(json.key).toEqual({
+      source: 'api-secret',
+      secrets: 3,
+      variables: ['CUBEJS_API_SECRETS', 'CUBEJS_API_SECRETS', 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS'],
+    });
     const text = await verify(token, [token, '--origin'], { env: { ...env, ...secrets } });
-    expect(text.stdout).toContain('\nKey      the API secret: one of 3 (2 in CUBEJS_API_SECRETS, 1 in CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS)\n');
+    expect(text.stdout).toContain(
+      '\nKey      the API secret: one of 3 (2 in CUBEJS_API_SECRETS, 1 in CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS)\n',
+    );
     for (const secret of [first, second, extra]) expect(text.stdout + result.stdout).not.toContain(secret);
   });
 
@@ -200,7 +297,10 @@ describe('cube-dual-auth verify: the API secrets, as the hook reads them', () =>
 
   it('no API secret at all: the fix says how to make one', async () => {
     const { json } = await verifyJson(serviceToken(), ['--origin'], { env: { CUBEJS_JWK_URL: server.url } });
-    expect(json.error).toMatchObject({ code: 'ERR_SHARED_SECRET_NOT_CONFIGURED', hint: expect.stringMatching(/use at least 32 random bytes \(openssl rand -hex 32\)\.$/) });
+    expect(json.error).toMatchObject({
+      code: 'ERR_SHARED_SECRET_NOT_CONFIGURED',
+      hint: expect.stringMatching(/use at least 32 random bytes \(openssl rand -hex 32\)\.$/),
+    });
   });
 });
 
@@ -237,17 +337,28 @@ describe('cube-dual-auth verify: several identity providers', () => {
     const idp = await startIssuerServer({ path: '/tenant' });
     try {
       idp.jwks = { keys: [key.jwk] };
-      const providers = JSON.stringify([{ issuer: idp.issuer }, { issuer: 'https://other.example', jwksUri: 'https://other.example/jwks' }]);
+      const providers = JSON.stringify([
+        { issuer: idp.issuer },
+        { issuer: 'https://other.example', jwksUri: 'https://other.example/jwks' },
+      ]);
       const token = idpToken({ iss: idp.issuer });
       const options = { env: { CUBE_DUAL_AUTH_PROVIDERS: providers } };
       const { result, json } = await verifyJson(token, [], options);
       expect(result.code).toBe(0);
       const reason = 'its "iss" is the issuer of a configured identity provider (CUBE_DUAL_AUTH_PROVIDERS)';
-      expect(json.key).toEqual({ source: 'jwks', kid: 'k1', jwksUri: idp.jwksUrl, provider: { issuer: idp.issuer, reason } });
+      expect(json.key).toEqual({
+        source: 'jwks',
+        kid: 'k1',
+        jwksUri: idp.jwksUrl,
+        provider: { issuer: idp.issuer, reason },
+      });
       const text = await verify(token, [token], options);
       expect(text.stdout).toContain(`\nIssuer   "${idp.issuer}": ${reason}\nKey      kid "k1", from ${idp.jwksUrl}\n`);
       const stranger = await verifyJson(idpToken({ iss: 'https://stranger.example' }), [], options);
-      expect(stranger.json.error).toMatchObject({ code: 'ERR_ISSUER_UNKNOWN', hint: expect.stringMatching(/CUBE_DUAL_AUTH_PROVIDERS/) });
+      expect(stranger.json.error).toMatchObject({
+        code: 'ERR_ISSUER_UNKNOWN',
+        hint: expect.stringMatching(/CUBE_DUAL_AUTH_PROVIDERS/),
+      });
     } finally {
       await idp.close();
     }
@@ -290,7 +401,12 @@ describe('cube-dual-auth verify: what the token holds is printed escaped, never 
 });
 
 describe('cube-dual-auth verify: authorization', () => {
-  const authorizing = (): Record<string, string> => ({ ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant', CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable', CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer' });
+  const authorizing = (): Record<string, string> => ({
+    ...env,
+    CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
+    CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
+    CUBE_DUAL_AUTH_DEFAULT_GROUPS: 'viewer',
+  });
 
   it('shows the tenant and groups of the context the hook reports, a line each', async () => {
     const token = idpToken({ groups: ['analyst', 'admin'] });
@@ -299,7 +415,10 @@ describe('cube-dual-auth verify: authorization', () => {
     expect(result.stdout).toMatch(/^Tenant +"acme"$/m);
     expect(result.stdout).toMatch(/^Groups +"analyst", "admin"$/m);
     const { json } = await verifyJson(token, [], { env: authorizing() });
-    expect(json).toMatchObject({ authorization: { tenant: 'acme', groups: ['analyst', 'admin'] }, securityContext: { tenant: 'acme', groups: ['analyst', 'admin'] } });
+    expect(json).toMatchObject({
+      authorization: { tenant: 'acme', groups: ['analyst', 'admin'] },
+      securityContext: { tenant: 'acme', groups: ['analyst', 'admin'] },
+    });
   });
 
   it('gives a service token the configured groups; without authorization there are no such lines', async () => {
@@ -320,7 +439,11 @@ describe('cube-dual-auth verify: authorization', () => {
   });
 
   it.each([
-    ['ERR_TENANT_MISSING', { tenant: undefined }, /Have the identity provider put the tenant in the claim CUBE_DUAL_AUTH_TENANT_CLAIM/],
+    [
+      'ERR_TENANT_MISSING',
+      { tenant: undefined },
+      /Have the identity provider put the tenant in the claim CUBE_DUAL_AUTH_TENANT_CLAIM/,
+    ],
     ['ERR_TENANT_INVALID', { tenant: 42 }, /must hold the tenant as a non-empty string/],
     ['ERR_GROUPS_INVALID', { groups: ['embeddable'] }, /must hold a group name or a list of them/],
   ])('names %s with its fix, and no tenant or groups lines', async (code, claims, fix) => {

@@ -16,7 +16,9 @@ describe('versions', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(/^VERSION\s+SAVED AT\s+SAVED BY\s+TAGS\s+DESCRIPTION$/);
-    expect(lines[1]).toMatch(/^v35\s+2024-03-01T09:34:00\.000Z\s+author2@example\.com\s+production, staging\s+Change number 35$/);
+    expect(lines[1]).toMatch(
+      /^v35\s+2024-03-01T09:34:00\.000Z\s+author2@example\.com\s+production, staging\s+Change number 35$/,
+    );
     expect(lines.filter((l) => /^v\d+ /.test(l))).toHaveLength(30);
     expect(result.stdout).toContain('Note: development points at v2, older than the 30 listed.');
   });
@@ -25,16 +27,24 @@ describe('versions', () => {
     const versions = server.dashboards.get(id)?.versions ?? [];
     const newest = versions[versions.length - 1] as (typeof versions)[number];
     // A one-character CSI (C1), an ESC sequence and a right-to-left override: the text form removed none of them.
-    versions[versions.length - 1] = { ...newest, savedBy: 'mallory\u009b2J\u001b]0;x\u0007@example.com', description: 'Änderung\u202e35' };
+    versions[versions.length - 1] = {
+      ...newest,
+      savedBy: 'mallory\u009b2J\u001b]0;x\u0007@example.com',
+      description: 'Änderung\u202e35',
+    };
     const result = await cli(['versions', 'list', id]);
     expect(result.code).toBe(0);
     expect(terminalControlsIn(result.stdout)).toEqual([]);
-    expect(result.stdout.split('\n')[1]).toMatch(/^v35\s+\S+\s+mallory\\u009b2J\\u001b\]0;x\\u0007@example\.com\s+Änderung\\u202e35$/);
+    expect(result.stdout.split('\n')[1]).toMatch(
+      /^v35\s+\S+\s+mallory\\u009b2J\\u001b\]0;x\\u0007@example\.com\s+Änderung\\u202e35$/,
+    );
   });
 
   test('list --json gives the tag map with updatedAt and the versions', async () => {
     await cli(['versions', 'publish', id, 'v3', '--tags', 'production']);
-    const body = jsonOf<{ tags: Record<string, unknown>; savedVersions: Array<{ version: string }> }>(await cli(['versions', 'list', id, '--json']));
+    const body = jsonOf<{ tags: Record<string, unknown>; savedVersions: Array<{ version: string }> }>(
+      await cli(['versions', 'list', id, '--json']),
+    );
     expect(body.tags.production).toEqual({ version: 'v3', updatedAt: expect.any(String) });
     expect(body.savedVersions[0]?.version).toBe('v35');
   });
@@ -48,10 +58,17 @@ describe('versions', () => {
   test('publish prints the new tag map; promoting and rolling back moves only production', async () => {
     const promoted = await cli(['versions', 'publish', id, 'v7', '--tags', 'production,staging', '--json']);
     expect(promoted.code).toBe(0);
-    expect(jsonOf(promoted)).toEqual({ tags: { production: { version: 'v7', updatedAt: expect.any(String) }, staging: { version: 'v7', updatedAt: expect.any(String) } } });
+    expect(jsonOf(promoted)).toEqual({
+      tags: {
+        production: { version: 'v7', updatedAt: expect.any(String) },
+        staging: { version: 'v7', updatedAt: expect.any(String) },
+      },
+    });
     const rolledBack = await cli(['versions', 'publish', id, 'v6', '--tags', 'production']);
     expect(rolledBack.code).toBe(0);
-    expect(rolledBack.stdout).toMatch(/^Published v6 to production\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v6\s+\S+Z\nstaging\s+v7\s+\S+Z\n$/);
+    expect(rolledBack.stdout).toMatch(
+      /^Published v6 to production\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v6\s+\S+Z\nstaging\s+v7\s+\S+Z\n$/,
+    );
   });
 
   test.each([
@@ -104,14 +121,28 @@ describe('versions promote', () => {
     const before = server.requests.length;
     const result = await cli(['versions', 'promote', id, '--from', 'staging', '--to', 'production']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Promoted v35 from staging to production \(was v30\)\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v35\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/);
+    expect(result.stdout).toMatch(
+      /^Promoted v35 from staging to production \(was v30\)\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v35\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/,
+    );
     expect(server.requests.slice(before).map((r) => r.method)).toEqual(['GET', 'POST']);
-    expect(server.requests.at(-1)).toMatchObject({ path: `/api/v1/embeddables/${id}/saved-versions/v35/publish`, body: { tags: ['production'] } });
+    expect(server.requests.at(-1)).toMatchObject({
+      path: `/api/v1/embeddables/${id}/saved-versions/v35/publish`,
+      body: { tags: ['production'] },
+    });
   });
 
   test('--to takes several tags; --json prints version, from, to, previous and tags', async () => {
     await cli(['versions', 'publish', id, 'v33', '--tags', 'staging']);
-    const result = await cli(['versions', 'promote', id, '--from', 'staging', '--to', 'production,development', '--json']);
+    const result = await cli([
+      'versions',
+      'promote',
+      id,
+      '--from',
+      'staging',
+      '--to',
+      'production,development',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(jsonOf(result)).toEqual({
       version: 'v33',
@@ -132,7 +163,9 @@ describe('versions promote', () => {
     expect(result.stderr).toBe(
       'cube-dual-auth versions promote: promoteVersion refused: staging is not set on this dashboard (no version was published to it), so there is nothing to promote; publish a version to it first\n',
     );
-    expect(jsonOf(result)).toMatchObject({ error: { type: 'EmbeddableStateError', operation: 'promoteVersion', code: 'ERR_TAG_ABSENT' } });
+    expect(jsonOf(result)).toMatchObject({
+      error: { type: 'EmbeddableStateError', operation: 'promoteVersion', code: 'ERR_TAG_ABSENT' },
+    });
     expect(server.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
@@ -165,15 +198,25 @@ describe('versions rollback', () => {
     const before = server.requests.length;
     const result = await cli(['versions', 'rollback', id, '--tag', 'production']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Rolled back production from v35 to v34\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v34\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/);
-    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v1/embeddables/${id}/saved-versions`, `POST /api/v1/embeddables/${id}/saved-versions/v34/publish`]);
+    expect(result.stdout).toMatch(
+      /^Rolled back production from v35 to v34\.\nTAG\s+VERSION\s+UPDATED AT\nproduction\s+v34\s+\S+Z\nstaging\s+v35\s+\S+Z\n$/,
+    );
+    expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /api/v1/embeddables/${id}/saved-versions`,
+      `POST /api/v1/embeddables/${id}/saved-versions/v34/publish`,
+    ]);
   });
 
   test('with --to, --json: from, to and the tag map; again: already there', async () => {
     await cli(['versions', 'publish', id, 'v35', '--tags', 'production']);
     const result = await cli(['versions', 'rollback', id, '--tag', 'production', '--to', 'v31', '--json']);
     expect(result.code).toBe(0);
-    expect(jsonOf(result)).toEqual({ tag: 'production', from: 'v35', to: 'v31', tags: { production: { version: 'v31', updatedAt: expect.any(String) } } });
+    expect(jsonOf(result)).toEqual({
+      tag: 'production',
+      from: 'v35',
+      to: 'v31',
+      tags: { production: { version: 'v31', updatedAt: expect.any(String) } },
+    });
     const again = await cli(['versions', 'rollback', id, '--tag', 'production', '--to', 'v31']);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^production already points at v31; nothing changed\.\n/);
@@ -256,7 +299,7 @@ describe('versions diff', () => {
     expect((await cli(['versions', 'diff', id, 'v2', 'v2'])).stdout).toBe('v2 and v2 are identical.\n');
   });
 
-  test('an unknown version: exit 1 with the service\'s 404', async () => {
+  test("an unknown version: exit 1 with the service's 404", async () => {
     const result = await cli(['versions', 'diff', id, 'v1', 'v99']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('diffVersions refused: HTTP 404');

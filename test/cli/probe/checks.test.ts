@@ -17,7 +17,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     received.push({ path: req.url ?? '', headers: req.headers });
     const { authorization, 'request-origin': origin } = req.headers;
-    const accepted = (authorization === SERVICE_TOKEN && origin === ORIGIN) || (authorization === IDP_TOKEN && origin === undefined);
+    const accepted =
+      (authorization === SERVICE_TOKEN && origin === ORIGIN) || (authorization === IDP_TOKEN && origin === undefined);
     if (authorization === undefined) res.writeHead(403).end('{"error":"Authentication required"}');
     else if (accepted) res.writeHead(200).end('{"cubes":[{"name":"orders"}]}');
     else res.writeHead(403).end('{"error":"Refused"}');
@@ -31,7 +32,10 @@ beforeEach(() => {
 });
 
 /** The plan of a probe of `at`, with both tokens unless left out; its clock stands still, so every `ms` is 0. */
-function plan(at: URL, tokens: { serviceToken?: string; idpToken?: string } = { serviceToken: SERVICE_TOKEN, idpToken: IDP_TOKEN }) {
+function plan(
+  at: URL,
+  tokens: { serviceToken?: string; idpToken?: string } = { serviceToken: SERVICE_TOKEN, idpToken: IDP_TOKEN },
+) {
   return {
     base: at,
     origin: ORIGIN,
@@ -48,14 +52,16 @@ function plan(at: URL, tokens: { serviceToken?: string; idpToken?: string } = { 
 describe('runChecks', () => {
   it('sends the six checks one after the other to /meta, each with its token and Request-Origin, and judges each', async () => {
     const results = await runChecks(plan(base));
-    expect(results.map(({ name, expected, status, ms, verdict }) => ({ name, expected, status, ms, verdict }))).toEqual([
-      { name: 'no-token', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
-      { name: 'garbage-token', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
-      { name: 'service-token', expected: 200, status: 200, ms: 0, verdict: 'PASS' },
-      { name: 'service-token-without-origin', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
-      { name: 'idp-token', expected: 200, status: 200, ms: 0, verdict: 'PASS' },
-      { name: 'idp-token-with-origin', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
-    ]);
+    expect(results.map(({ name, expected, status, ms, verdict }) => ({ name, expected, status, ms, verdict }))).toEqual(
+      [
+        { name: 'no-token', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
+        { name: 'garbage-token', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
+        { name: 'service-token', expected: 200, status: 200, ms: 0, verdict: 'PASS' },
+        { name: 'service-token-without-origin', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
+        { name: 'idp-token', expected: 200, status: 200, ms: 0, verdict: 'PASS' },
+        { name: 'idp-token-with-origin', expected: 403, status: 403, ms: 0, verdict: 'PASS' },
+      ],
+    );
     expect(results.map((result) => result.name)).toEqual([...CHECK_NAMES]);
     expect(received.map(({ path }) => path)).toEqual(Array(6).fill('/cubejs-api/v1/meta'));
     const sent = received.map(({ headers }) => [headers.authorization ?? null, headers['request-origin'] ?? null]);
@@ -83,7 +89,14 @@ describe('runChecks', () => {
     const skipped = results.filter((result) => result.verdict === 'SKIP');
     expect(skipped).toEqual([
       { name: 'service-token', expected: 200, status: null, ms: null, verdict: 'SKIP', reason: 'no API secret' },
-      { name: 'service-token-without-origin', expected: 403, status: null, ms: null, verdict: 'SKIP', reason: 'no API secret' },
+      {
+        name: 'service-token-without-origin',
+        expected: 403,
+        status: null,
+        ms: null,
+        verdict: 'SKIP',
+        reason: 'no API secret',
+      },
     ]);
     expect(received).toHaveLength(4);
   });
@@ -93,14 +106,56 @@ describe('runChecks', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const results = await runChecks(plan(new URL(`http://127.0.0.1:${port}/cubejs-api/v1`), { serviceToken: SERVICE_TOKEN }));
-    expect(results[0]).toMatchObject({ name: 'no-token', status: null, verdict: 'FAIL', reason: expect.stringContaining(`cannot reach 127.0.0.1:${port}`) });
+    const results = await runChecks(
+      plan(new URL(`http://127.0.0.1:${port}/cubejs-api/v1`), { serviceToken: SERVICE_TOKEN }),
+    );
+    expect(results[0]).toMatchObject({
+      name: 'no-token',
+      status: null,
+      verdict: 'FAIL',
+      reason: expect.stringContaining(`cannot reach 127.0.0.1:${port}`),
+    });
     expect(results.slice(1)).toEqual([
-      { name: 'garbage-token', expected: 403, status: null, ms: null, verdict: 'FAIL', reason: 'not sent: no-token got no answer' },
-      { name: 'service-token', expected: 200, status: null, ms: null, verdict: 'FAIL', reason: 'not sent: no-token got no answer' },
-      { name: 'service-token-without-origin', expected: 403, status: null, ms: null, verdict: 'FAIL', reason: 'not sent: no-token got no answer' },
-      { name: 'idp-token', expected: 200, status: null, ms: null, verdict: 'SKIP', reason: 'no identity-provider token' },
-      { name: 'idp-token-with-origin', expected: 403, status: null, ms: null, verdict: 'SKIP', reason: 'no identity-provider token' },
+      {
+        name: 'garbage-token',
+        expected: 403,
+        status: null,
+        ms: null,
+        verdict: 'FAIL',
+        reason: 'not sent: no-token got no answer',
+      },
+      {
+        name: 'service-token',
+        expected: 200,
+        status: null,
+        ms: null,
+        verdict: 'FAIL',
+        reason: 'not sent: no-token got no answer',
+      },
+      {
+        name: 'service-token-without-origin',
+        expected: 403,
+        status: null,
+        ms: null,
+        verdict: 'FAIL',
+        reason: 'not sent: no-token got no answer',
+      },
+      {
+        name: 'idp-token',
+        expected: 200,
+        status: null,
+        ms: null,
+        verdict: 'SKIP',
+        reason: 'no identity-provider token',
+      },
+      {
+        name: 'idp-token-with-origin',
+        expected: 403,
+        status: null,
+        ms: null,
+        verdict: 'SKIP',
+        reason: 'no identity-provider token',
+      },
     ]);
   });
 });

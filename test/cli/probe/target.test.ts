@@ -18,7 +18,9 @@ describe("probe's <cube-api-url>", () => {
   });
 
   it("puts an endpoint under the base, keeping the base's path", () => {
-    expect(endpoint(apiBaseUrl('https://example.com/analytics'), 'meta').href).toBe('https://example.com/analytics/cubejs-api/v1/meta');
+    expect(endpoint(apiBaseUrl('https://example.com/analytics'), 'meta').href).toBe(
+      'https://example.com/analytics/cubejs-api/v1/meta',
+    );
   });
 
   it.each([

@@ -21,12 +21,19 @@ let server: JwksServer;
 const instances: CheckAuth[] = [];
 
 function make(options: Partial<DualAuthOptions> = {}): CheckAuth {
-  const checkAuth = createCheckAuth({ apiSecret: secret, jwksUri: server.url, tokenCacheSize: 0, detailedErrors: true, ...options });
+  const checkAuth = createCheckAuth({
+    apiSecret: secret,
+    jwksUri: server.url,
+    tokenCacheSize: 0,
+    detailedErrors: true,
+    ...options,
+  });
   instances.push(checkAuth);
   return checkAuth;
 }
 
-const rs = (payload: Record<string, unknown> = {}, key = idpKey, header = {}) => signToken(timed(payload), { key, header });
+const rs = (payload: Record<string, unknown> = {}, key = idpKey, header = {}) =>
+  signToken(timed(payload), { key, header });
 
 beforeAll(async () => {
   server = await startJwksServer(jwks(idpKey, secondKey, ecKey));
@@ -36,11 +43,16 @@ afterAll(() => server.close());
 
 describe('key-set path', () => {
   it('accepts an RS256 token signed by the key of its kid and sets its payload as the security context', async () => {
-    expect(await contextOf(make(), appRequest(), rs({ sub: 'user-1', tenant: 'acme' }, secondKey))).toMatchObject({ sub: 'user-1', tenant: 'acme' });
+    expect(await contextOf(make(), appRequest(), rs({ sub: 'user-1', tenant: 'acme' }, secondKey))).toMatchObject({
+      sub: 'user-1',
+      tenant: 'acme',
+    });
   });
 
   it('accepts ES256 when configured, and refuses it when not', async () => {
-    expect(await contextOf(make({ algorithms: ['RS256', 'ES256'] }), appRequest(), rs({ ok: 1 }, ecKey))).toMatchObject({ ok: 1 });
+    expect(await contextOf(make({ algorithms: ['RS256', 'ES256'] }), appRequest(), rs({ ok: 1 }, ecKey))).toMatchObject(
+      { ok: 1 },
+    );
     const error = await rejectionOf(make()(appRequest(), rs({}, ecKey)));
     expect(error.message).toBe('Algorithm "ES256" is not accepted on the key-set path (RS256 only)');
   });
@@ -48,7 +60,9 @@ describe('key-set path', () => {
   it('shares one JWKS fetch among concurrent requests on a cold start', async () => {
     const before = server.requests;
     const checkAuth = make();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => contextOf(checkAuth, appRequest(), rs({ i }))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => contextOf(checkAuth, appRequest(), rs({ i }))),
+    );
     expect(results.map((r) => (r as { i: number }).i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(server.requests - before).toBe(1);
   });
@@ -57,29 +71,45 @@ describe('key-set path', () => {
     const unknown = generateKeyPair('RS256', { kid: 'not-in-the-set' });
     const error = await rejectionOf(make()(appRequest(), rs({}, unknown)));
     expect(error).toMatchObject({ status: 403, code: 'ERR_KID_UNKNOWN', path: 'key-set' });
-    expect(error.message).toMatch(/^No key for kid "not-in-the-set" in the JWKS at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/jwks\.json/);
+    expect(error.message).toMatch(
+      /^No key for kid "not-in-the-set" in the JWKS at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/jwks\.json/,
+    );
   });
 
   it('refuses a token without kid', async () => {
-    const error = await rejectionOf(make()(appRequest(), signToken(timed({}), { alg: 'RS256', key: idpKey.privateKey })));
-    expect(error).toMatchObject({ code: 'ERR_KID_MISSING', message: 'Token header has no "kid": the key-set path needs it to choose a key from the JWKS' });
+    const error = await rejectionOf(
+      make()(appRequest(), signToken(timed({}), { alg: 'RS256', key: idpKey.privateKey })),
+    );
+    expect(error).toMatchObject({
+      code: 'ERR_KID_MISSING',
+      message: 'Token header has no "kid": the key-set path needs it to choose a key from the JWKS',
+    });
   });
 
   it("refuses a stranger's key that claims a known kid", async () => {
     const error = await rejectionOf(make()(appRequest(), rs({}, stranger)));
-    expect(error).toMatchObject({ code: 'ERR_SIGNATURE_INVALID', message: `Invalid signature: the token is not signed by key "${idpKey.kid}" of the JWKS` });
+    expect(error).toMatchObject({
+      code: 'ERR_SIGNATURE_INVALID',
+      message: `Invalid signature: the token is not signed by key "${idpKey.kid}" of the JWKS`,
+    });
   });
 
   it('refuses a key of the wrong type for the algorithm', async () => {
     const lying = signToken(timed({}), { alg: 'RS256', key: ecKey.privateKey, kid: ecKey.kid });
     const error = await rejectionOf(make({ algorithms: ['RS256', 'ES256'] })(appRequest(), lying));
-    expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', message: `Key "${ecKey.kid}" of the JWKS cannot verify RS256 tokens` });
+    expect(error).toMatchObject({
+      code: 'ERR_ALG_NOT_ALLOWED',
+      message: `Key "${ecKey.kid}" of the JWKS cannot verify RS256 tokens`,
+    });
   });
 
   it('refuses alg "none" with a kid', async () => {
     const unsigned = signToken(timed({ admin: true }), { alg: 'none', kid: idpKey.kid });
     const error = await rejectionOf(make()(appRequest(), unsigned));
-    expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', message: 'Unsigned tokens (alg "none") are never accepted' });
+    expect(error).toMatchObject({
+      code: 'ERR_ALG_NOT_ALLOWED',
+      message: 'Unsigned tokens (alg "none") are never accepted',
+    });
   });
 
   it('refuses HS256 signed with the public key of a known kid (algorithm confusion)', async () => {
@@ -146,9 +176,15 @@ describe('key-set path', () => {
       const good = { aud: ['x', 'cube-api'], iss: 'https://idp.example/', sub: 'svc' };
       expect(await contextOf(checkAuth, appRequest(), rs(good))).toMatchObject(good);
       const audience = await rejectionOf(checkAuth(appRequest(), rs({ ...good, aud: 'wrong' })));
-      expect(audience).toMatchObject({ code: 'ERR_AUDIENCE_MISMATCH', message: 'Audience mismatch: expected "cube-api" or "other", the token has "wrong"' });
+      expect(audience).toMatchObject({
+        code: 'ERR_AUDIENCE_MISMATCH',
+        message: 'Audience mismatch: expected "cube-api" or "other", the token has "wrong"',
+      });
       const issuer = await rejectionOf(checkAuth(appRequest(), rs({ ...good, iss: undefined })));
-      expect(issuer).toMatchObject({ code: 'ERR_ISSUER_MISMATCH', message: 'Issuer mismatch: expected "https://idp.example/", the token has none' });
+      expect(issuer).toMatchObject({
+        code: 'ERR_ISSUER_MISMATCH',
+        message: 'Issuer mismatch: expected "https://idp.example/", the token has none',
+      });
       const subject = await rejectionOf(checkAuth(appRequest(), rs({ ...good, sub: 'someone' })));
       expect(subject.code).toBe('ERR_SUBJECT_MISMATCH');
     });
@@ -164,13 +200,16 @@ describe('key-set path', () => {
       expect(await contextOf(checkAuth, serviceRequest(), serviceToken)).toMatchObject({ tenant: 'acme' });
     });
 
-    it.each(['__proto__', 'constructor', 'toString'])('never takes an inherited property as the claims namespace (%s)', async (claimsNamespace) => {
-      const checkAuth = make({ claimsNamespace });
-      const error = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
-      expect(error.code).toBe('ERR_SECURITY_CONTEXT_INVALID');
-      const own = JSON.parse(`{"${claimsNamespace}": {"tenant": "acme"}}`) as Record<string, unknown>;
-      expect(await contextOf(checkAuth, appRequest(), rs(own))).toEqual({ tenant: 'acme' });
-    });
+    it.each(['__proto__', 'constructor', 'toString'])(
+      'never takes an inherited property as the claims namespace (%s)',
+      async (claimsNamespace) => {
+        const checkAuth = make({ claimsNamespace });
+        const error = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
+        expect(error.code).toBe('ERR_SECURITY_CONTEXT_INVALID');
+        const own = JSON.parse(`{"${claimsNamespace}": {"tenant": "acme"}}`) as Record<string, unknown>;
+        expect(await contextOf(checkAuth, appRequest(), rs(own))).toEqual({ tenant: 'acme' });
+      },
+    );
 
     it("answers to the namespace's name too, so Cube's SECURITY_CONTEXT (which applies the namespace again) gets the same context", async () => {
       const ns = 'https://cube.example/';
@@ -188,13 +227,23 @@ describe('key-set path', () => {
 
     it('takes the security context from the claims namespace on the key-set path', async () => {
       const checkAuth = make({ claimsNamespace: 'https://cube.example/' });
-      expect(await contextOf(checkAuth, appRequest(), rs({ 'https://cube.example/': { tenant: 'acme' } }))).toEqual({ tenant: 'acme' });
+      expect(await contextOf(checkAuth, appRequest(), rs({ 'https://cube.example/': { tenant: 'acme' } }))).toEqual({
+        tenant: 'acme',
+      });
       const missing = await rejectionOf(checkAuth(appRequest(), rs({ tenant: 'acme' })));
       expect(missing).toMatchObject({
         code: 'ERR_SECURITY_CONTEXT_INVALID',
-        message: 'Claim "https://cube.example/" (option "claimsNamespace") is missing from the token or is not an object',
+        message:
+          'Claim "https://cube.example/" (option "claimsNamespace") is missing from the token or is not an object',
       });
-      const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: server.url, CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
+      const fromEnv = createNamedCheckAuth(
+        optionsFromEnv({
+          CUBEJS_JWK_URL: server.url,
+          CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/',
+          CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true',
+        }),
+        ENV_NAMES,
+      );
       instances.push(fromEnv);
       expect((await rejectionOf(fromEnv(appRequest(), rs({ tenant: 'acme' })))).message).toBe(
         'Claim "https://cube.example/" (CUBEJS_JWT_CLAIMS_NAMESPACE) is missing from the token or is not an object',
@@ -223,7 +272,9 @@ describe('key-set path', () => {
     rotating.jwks = jwks(replacement);
     await checkAuth.prefetch();
     expect(await rejectionOf(checkAuth(appRequest(), oldToken))).toMatchObject({ code: 'ERR_SIGNATURE_INVALID' });
-    expect(await contextOf(checkAuth, appRequest(), rs({ tenant: 'acme' }, replacement))).toMatchObject({ tenant: 'acme' });
+    expect(await contextOf(checkAuth, appRequest(), rs({ tenant: 'acme' }, replacement))).toMatchObject({
+      tenant: 'acme',
+    });
     await rotating.close();
   });
 
@@ -234,7 +285,10 @@ describe('key-set path', () => {
       expect(await contextOf(checkAuth, appRequest(), rs({ ok: 1 }))).toMatchObject({ ok: 1 });
       const ps256 = signToken(timed({}), { key: idpKey.privateKey, kid: idpKey.kid, alg: 'PS256' });
       const error = await rejectionOf(checkAuth(appRequest(), ps256));
-      expect(error).toMatchObject({ code: 'ERR_ALG_NOT_ALLOWED', message: `Key "${idpKey.kid}" of the JWKS is for "RS256" only, not PS256` });
+      expect(error).toMatchObject({
+        code: 'ERR_ALG_NOT_ALLOWED',
+        message: `Key "${idpKey.kid}" of the JWKS is for "RS256" only, not PS256`,
+      });
       await bound.close();
     });
 
@@ -263,7 +317,11 @@ describe('key-set path', () => {
   });
 
   it('never puts the token or key material into a message', async () => {
-    const tokens = [rs({}, stranger), rs({}, generateKeyPair('RS256')), signToken(timed({}), { alg: 'HS256', key: secret, kid: idpKey.kid })];
+    const tokens = [
+      rs({}, stranger),
+      rs({}, generateKeyPair('RS256')),
+      signToken(timed({}), { alg: 'HS256', key: secret, kid: idpKey.kid }),
+    ];
     for (const token of tokens) {
       const error = await rejectionOf(make()(appRequest(), token));
       expect(error.message).not.toContain(token.split('.')[2]);

@@ -10,7 +10,8 @@ import { contextOf, rejectionOf, serviceRequest } from '../../support/requests';
 
 const secret = randomSecret();
 const checkAuth = createCheckAuth({ apiSecret: secret, tokenCacheSize: 0, detailedErrors: true });
-const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) => signToken(timed(payload, options), { alg: 'HS256', key: secret });
+const hs = (payload: Record<string, unknown>, options: TimedOptions = {}) =>
+  signToken(timed(payload, options), { alg: 'HS256', key: secret });
 
 describe('shared-secret path', () => {
   it('accepts an HS256 token signed with the API secret and sets its payload as the security context', async () => {
@@ -32,7 +33,12 @@ describe('shared-secret path', () => {
 
   it('refuses, under a maximum token age, a token issued at 0 (jsonwebtoken alone reads that iat as now)', async () => {
     const aged = createCheckAuth({ apiSecret: secret, maxTokenAge: 600, tokenCacheSize: 0 });
-    const error = await rejectionOf(aged(serviceRequest(), signToken({ tenant: 'acme', iat: 0, exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256', key: secret })));
+    const error = await rejectionOf(
+      aged(
+        serviceRequest(),
+        signToken({ tenant: 'acme', iat: 0, exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256', key: secret }),
+      ),
+    );
     expect(error).toMatchObject({ status: 403, code: 'ERR_TOKEN_TOO_OLD', path: 'shared-secret' });
   });
 
@@ -45,7 +51,9 @@ describe('shared-secret path', () => {
   });
 
   it('refuses an RS256 token even with a valid signature (no asymmetric tokens on this path)', async () => {
-    const error = await rejectionOf(checkAuth(serviceRequest(), signToken(timed({}), { key: generateKeyPair('RS256') })));
+    const error = await rejectionOf(
+      checkAuth(serviceRequest(), signToken(timed({}), { key: generateKeyPair('RS256') })),
+    );
     expect(error.code).toBe('ERR_ALG_NOT_ALLOWED');
     expect(error.message).toBe(
       'Algorithm "RS256" is not accepted on the shared-secret path (HS256 only): a request with "Request-Origin: embeddable" must carry a token signed with the API secret',
@@ -64,7 +72,10 @@ describe('shared-secret path', () => {
     expect(error.code).toBe('ERR_SHARED_SECRET_NOT_CONFIGURED');
     expect(error.message).toMatch(/option "apiSecret" is not set/);
     keySetOnly.close();
-    const fromEnv = createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }), ENV_NAMES);
+    const fromEnv = createNamedCheckAuth(
+      optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }),
+      ENV_NAMES,
+    );
     expect((await rejectionOf(fromEnv(serviceRequest(), hs({})))).message).toMatch(/CUBEJS_API_SECRET is not set/);
     fromEnv.close();
   });
