@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomSecret } from './support/claims';
 
@@ -141,26 +142,51 @@ describe('the published package', () => {
     expect(load('cube-dual-auth').requireExports.filter((name) => service.requireExports.includes(name))).toEqual([]);
   });
 
-  it('packs only what a user needs (compiled code, types, README and the docs it links to, licence), including every file the exports map and bin name', () => {
+  it('packs exactly the intended files: dist, the docs, README, LICENSE, CHANGELOG and SECURITY', () => {
     const files = packedFiles();
+    const compiled = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .flatMap((f) => {
+        const base = `dist/${f.split(sep).join('/').replace(/\.ts$/, '')}`;
+        return [`${base}.js`, `${base}.d.ts`];
+      });
     const named = [
       ...exportTargets(manifest.exports),
       ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, '')),
     ];
+    const docs = readdirSync(join(root, 'docs')).map((f) => `docs/${f}`);
+    const intended = [
+      ...new Set([
+        ...compiled,
+        ...named,
+        ...docs,
+        'README.md',
+        'LICENSE',
+        'CHANGELOG.md',
+        'SECURITY.md',
+        'package.json',
+      ]),
+    ];
+    expect(docs.filter((f) => !f.endsWith('.md'))).toEqual([]);
     expect(named).toEqual(
       expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']),
     );
+    expect([...files].sort()).toEqual(intended.sort());
     // The README's links into docs/ resolve in node_modules too.
     const linkedDocs = [
       ...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)(?:#[^)]*)?\)/g),
     ].map((m) => m[1] as string);
     expect(linkedDocs.length).toBeGreaterThan(0);
-    expect(files).toEqual(expect.arrayContaining([...named, ...linkedDocs, 'README.md', 'LICENSE']));
-    expect(
-      files.filter(
-        (f) => !/^(dist\/.*\.(js|mjs|d\.ts|d\.mts)|docs\/[\w.-]+\.md|package\.json|README\.md|LICENSE)$/.test(f),
-      ),
-    ).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(linkedDocs));
+  });
+
+  it('holds no local path of the machine that packed it', () => {
+    const local = [root, homedir()].filter((path) => path.length > 1);
+    const leaking = packedFiles().filter((f) => {
+      const text = readFileSync(join(root, f), 'utf8');
+      return local.some((path) => text.includes(path));
+    });
+    expect(leaking).toEqual([]);
   });
 
   it('has no source map comment pointing at a file the package lacks', () => {
