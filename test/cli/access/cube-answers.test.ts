@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMeta, rowConditions, sqlOfAnswer } from '../../../src/cli/access/cube-answers';
+import recorded033 from '../../fixtures/access/cube-0.33.65.json';
 import recorded from '../../fixtures/access/cube-1.7.43.json';
 
 /** The row conditions of a recorded /sql answer. */
@@ -114,5 +115,24 @@ describe('sqlOfAnswer', () => {
     expect(sqlOfAnswer({ sql: 'SELECT 1' })).toBeUndefined();
     expect(sqlOfAnswer({ error: 'no' })).toBeUndefined();
     expect(sqlOfAnswer('x')).toBeUndefined();
+  });
+});
+
+describe('Cube 0.33.65 answers (recorded from its authorization fixture, tenantFilter as queryRewrite)', () => {
+  it("lists every member, and reads tenantFilter's condition from /sql", () => {
+    expect(parseMeta(recorded033['meta-service'].body)?.map((cube) => [cube.name, cube.measures])).toEqual([
+      ['orders', ['orders.count', 'orders.total_amount']],
+      ['products', ['products.count']],
+    ]);
+    const sql = sqlOfAnswer(recorded033['sql-service-count'].body);
+    expect(sql && rowConditions(sql.text, sql.params)).toEqual({
+      conditions: [{ sql: '"orders".tenant = ?', params: ['acme'] }],
+      denied: false,
+    });
+  });
+
+  it('finds no SQL in the refusal of a cube without a tenant member', () => {
+    expect(recorded033['sql-products'].status).toBe(403);
+    expect(sqlOfAnswer(recorded033['sql-products'].body)).toBeUndefined();
   });
 });
