@@ -28,9 +28,7 @@ import {
 import { parseClaims, signServiceToken } from './token';
 import { verifyToken, type VerifyReport } from './verify';
 
-const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - | --service [--claims <json>])
-       [--compare-token-file <file> | --compare-service [--compare-claims <json>]] [--cube <name>]...
-       [--origin <value>] [--timeout <ms>] [--json]
+const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - | --service [--claims <json>]) [--compare-token-file <file> | --compare-service [--compare-claims <json>]] [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
 
 Shows what the running Cube lets a token see, asked with that token: the tenant and groups the
 checkAuth hook gives it (verified here, as verify does, when this environment holds the
@@ -75,9 +73,8 @@ Environment:
   verify each token here as Cube's hook does
 
 Exit status:
-  0  Cube accepted every token and answered every request
-  1  Cube refused a token or failed (an error status, no answer in time), or no API secret to
-     mint a service token with
+  0  every token accepted by Cube, every request answered
+  1  a token refused, Cube failed or did not answer in time, or no API secret for --service
   2  wrong command line
 
 Examples:

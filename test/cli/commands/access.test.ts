@@ -1,30 +1,24 @@
-// `cube-dual-auth access` against a Cube stand-in on 127.0.0.1: the package's own hook judges each token as in Cube,
-// and /meta and /sql answer with what Cube 1.7.43 answered the authorization fixture (test/fixtures/access/), chosen
-// by the groups the hook gave. The real Cube lines are in test/integration/access-cube-*.integration.test.ts.
+// `cube-dual-auth access` against a Cube stand-in on 127.0.0.1 (test/support/access-cube.ts), which answers what
+// Cube 1.7.43 answered the authorization fixture. The real Cube lines are in
+// test/integration/access-cube-*.integration.test.ts.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth } from '../../../src';
 import { jsonOf, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { answer, startDeployment, type Deployment } from '../../support/deployment';
+import { cubeStandIn, HOSTILE_CUBE, HOSTILE_PARAM } from '../../support/access-cube';
+import { startDeployment, type Deployment } from '../../support/deployment';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, type TestKeyPair } from '../../support/keys';
 import { signToken } from '../../support/tokens';
-import recorded from '../../fixtures/access/cube-1.7.43.json';
 
 const SECRET = randomSecret(32);
 const AUTHORIZATION = {
   CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
   CUBE_DUAL_AUTH_GROUPS_CLAIM: 'groups',
   CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
-};
-const HOSTILE_CUBE = 'evil\u001b[2J\u202e';
-const HOSTILE_PARAM = '\u001b]0;owned\u0007';
-const NO_CONDITION_SQL = {
-  sql: { sql: ['SELECT "c".x "c__x" FROM (SELECT 1 AS one) AS "c"  GROUP BY 1 LIMIT 10000', []] },
 };
 
 let key: TestKeyPair;
@@ -43,51 +37,6 @@ function idpTokenFile(name: string, claims: Record<string, unknown>): string {
   const file = join(dir, `${name}.txt`);
   writeFileSync(file, `Bearer ${token}\n`);
   return file;
-}
-
-/** A recorded answer, with the recorded tenant's parameter made this caller's. */
-function recordedAnswer(response: ServerResponse, name: keyof typeof recorded, tenant: string): void {
-  const { status, body } = recorded[name];
-  answer(response, status, JSON.stringify(body).replaceAll('"acme"', JSON.stringify(tenant)));
-}
-
-/** The recorded answers of each caller, by the groups the hook gave it. */
-function cubeStandIn(checkAuth: CheckAuth): Parameters<typeof startDeployment>[0] {
-  return (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const req = { headers: request.headers };
-    checkAuth(req, request.headers.authorization).then(
-      (context) => {
-        const { tenant, groups } = context as { tenant: string; groups: string[] };
-        if (tenant === 'slow') return; // never answers
-        if (tenant === 'boom') return answer(response, 500, JSON.stringify({ error: 'Error: Internal error' }));
-        const caller = groups.includes('embeddable') ? 'service' : groups.includes('analyst') ? 'analyst' : 'intern';
-        if (url.pathname.endsWith('/meta')) {
-          if (groups.includes('nobody')) return answer(response, 200, JSON.stringify({ cubes: [] }));
-          if (tenant === 'hostile')
-            return answer(
-              response,
-              200,
-              JSON.stringify({ cubes: [{ name: HOSTILE_CUBE, measures: [{ name: `${HOSTILE_CUBE}.count` }] }] }),
-            );
-          return recordedAnswer(response, `meta-${caller}`, tenant);
-        }
-        const query = JSON.parse(url.searchParams.get('query') ?? '{}') as { measures?: string[] };
-        const member = query.measures?.[0];
-        if (tenant === 'hostile')
-          return answer(response, 200, JSON.stringify({ sql: { sql: ['SELECT 1 WHERE (x = ?)', [HOSTILE_PARAM]] } }));
-        if (member === undefined) return answer(response, 200, JSON.stringify(NO_CONDITION_SQL));
-        const name = {
-          service: { 'orders.count': 'sql-service-count', 'embedded_orders.count': 'sql-service-view' },
-          analyst: { 'orders.count': 'sql-service-count', 'embedded_orders.count': 'sql-analyst-view' },
-          intern: { 'orders.count': 'sql-intern-count', 'embedded_orders.count': 'sql-analyst-view' },
-        }[caller][member as 'orders.count'] as keyof typeof recorded;
-        return recordedAnswer(response, name, tenant);
-      },
-      (error: { status?: number; message: string }) =>
-        answer(response, error.status ?? 500, JSON.stringify({ error: error.message })),
-    );
-  };
 }
 
 beforeAll(async () => {
