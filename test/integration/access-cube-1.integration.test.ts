@@ -10,7 +10,7 @@ import { jsonOf } from '../support/cli';
 
 const SERVICE_ANALYST = ['--service', '--claims', '{"tenant":"acme","roles":["analyst"]}'];
 /** The deadline of the slow Cube's test: /meta of a Cube that has compiled the tenant's model answers well within it. */
-const DEADLINE_MS = 5_000;
+const DEADLINE_MS = 10_000;
 const ACME_ROWS = '"orders".tenant = ? ["acme"]';
 
 interface AccessJson {

@@ -134,7 +134,7 @@ const DENIAL = /^1\s*=\s*0$/;
 /**
  * The row conditions of Cube's SQL: every WHERE clause (the outer query's, and those of subqueries Cube writes, such
  * as a cube's own `sql`), cut into its top-level AND terms, each with the parameters of its placeholders (`?` in
- * order, or `$n`). docs/cli-output.md ("access") says what they come from on each Cube line.
+ * order, or `$n`). docs/cli-output.md (under "`access --json`") says what they come from on each Cube line.
  */
 export function rowConditions(text: string, params: readonly unknown[]): QuerySql {
   const tokens = scan(text);
