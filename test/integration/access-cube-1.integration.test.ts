@@ -180,3 +180,32 @@ async function slowProxy(
       }),
   };
 }
+
+describe('Cube 1.7.43 with a policy on every cube: a group no policy names is shown none', () => {
+  // The fixture's model-policies-only/ holds `orders` alone, with a policy for `analyst` only.
+  const { access, idpTokenFile } = accessSuite('1', 'cube-1', { CUBEJS_SCHEMA_PATH: 'model-policies-only' });
+
+  it('says no cube is visible, naming the groups the hook gave', async () => {
+    const result = await access(['--token-file', await idpTokenFile('acme-intern')]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      '  Cube           accepted it: /meta shows 0 cubes, 0 views\n' +
+        '  no cube is visible: no access policy grants the groups ["intern"]\n',
+    );
+  });
+
+  it('shows the analyst the cube, and the intern its denial beside it', async () => {
+    const [analyst, intern] = [await idpTokenFile('acme-analyst'), await idpTokenFile('acme-intern')];
+    const result = await access(['--token-file', analyst, '--compare-token-file', intern]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      [
+        '  cube "orders": only the first caller sees it',
+        '  rows of "orders":',
+        `    first   ${ACME_ROWS}`,
+        '    second  1 = 0',
+        'Not the same data: 2 differences.',
+      ].join('\n'),
+    );
+  });
+});

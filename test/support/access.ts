@@ -28,13 +28,16 @@ export interface AccessSuite {
   access(args: readonly string[], options?: { readonly url?: string; readonly timeoutMs?: number }): Promise<CliResult>;
 }
 
-/** Starts the stack of `lineId` serving `fixture` before the calling `describe` block's tests, stops it after them. */
-export function accessSuite(lineId: string, fixture: string): AccessSuite {
+/**
+ * Starts the stack of `lineId` serving `fixture` (with Cube's environment beyond the authorization's, if given) before
+ * the calling `describe` block's tests, and stops it after them.
+ */
+export function accessSuite(lineId: string, fixture: string, cubeEnv: Record<string, string> = {}): AccessSuite {
   let stack: AuthorizationStack | undefined;
   let dir: string | undefined;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'access-cube-'));
-    stack = await startAuthorizationStack(lineId, fixture);
+    stack = await startAuthorizationStack(lineId, fixture, { env: cubeEnv });
   }, INSTALL_AND_START_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.stop();
