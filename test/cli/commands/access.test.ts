@@ -62,8 +62,15 @@ afterAll(async () => {
 });
 
 /** Runs access in this process: neither the secret nor a token may be printed, nor anything a terminal acts on. */
-async function access(args: string[], options: { env?: Record<string, string> } = {}): Promise<CliResult> {
-  const result = await runCli(['access', ...args], { env: options.env ?? env, secrets: [SECRET, ...tokens] });
+async function access(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
+  const result = await runCli(['access', ...args], {
+    env: options.env ?? env,
+    stdin: options.stdin,
+    secrets: [SECRET, ...tokens],
+  });
   expect(result.stdout + result.stderr).not.toMatch(/eyJ/);
   expect(terminalControlsIn(result.stdout + result.stderr)).toEqual([]);
   return result;
@@ -100,6 +107,15 @@ describe('access: one token', () => {
       ...Array(4).fill('/cubejs-api/v1/sql'),
     ]);
     expect(sent.every((request) => request.headers['request-origin'] === 'embeddable')).toBe(true);
+  });
+
+  it('reads the token from standard input with --token -', async () => {
+    const token = signToken(timed({ sub: 'stdin', tenant: 'globex', groups: ['analyst'] }), { key });
+    tokens.push(token);
+    const result = await access([cube.url, '--token', '-', '--cube', 'orders'], { stdin: `Bearer ${token}\n` });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The first caller: token from standard input\n');
+    expect(result.stdout).toContain('    rows         "orders".tenant = ? ["globex"] (/sql of "orders.count")\n');
   });
 
   it('says plainly that no cube is visible, naming the groups', async () => {
