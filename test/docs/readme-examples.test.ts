@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createCheckAuth, optionsFromEnv, type CheckAuth } from '../../src';
 import { runBin } from '../support/cli';
 import { randomSecret } from '../support/claims';
+import { cubeStandIn } from '../support/access-cube';
 import { cubeGateway, naiveCheckAuth, startDeployment, type Deployment } from '../support/deployment';
 import { examplesIn, shellWords } from '../support/doc-examples';
 import { startIssuerServer, type IssuerServer } from '../support/issuer-server';
@@ -164,6 +165,27 @@ function acmeTenants(): Scene {
   return { ...acme, env };
 }
 
+let accessCube: Deployment | undefined;
+
+/** The acme deployment with authorization on, before a Cube stand-in answering as Cube 1.7.43's access policies do. */
+async function acmeAccess(): Promise<Scene> {
+  const scene = acmeTenants();
+  if (accessCube === undefined) {
+    const hook = createCheckAuth(optionsFromEnv(scene.env));
+    const started = await startDeployment(cubeStandIn(hook));
+    cleanups.push(
+      () => hook.close(),
+      () => started.close(),
+    );
+    accessCube = started;
+  }
+  writeFileSync(join(project, 'id-token.txt'), `${acme.variables.ID_TOKEN}\n`);
+  const variables = { CUBE_API_URL: `${accessCube.url}/cubejs-api/v1`, ID_TOKEN: acme.variables.ID_TOKEN as string };
+  return { ...scene, variables };
+}
+
+const ACCESS = `access "$CUBE_API_URL" --service --claims '{"tenant":"acme","roles":["analyst"]}' --compare-token-file id-token.txt`;
+
 const PROBE = `probe "$CUBE_API_URL" --claims '{"tenant":"acme"}' --token-file .cache/cube-dual-auth/demo/customer.token`;
 
 /** The runs behind the README, in its order but for the last, which needs the identity provider down. */
@@ -185,6 +207,7 @@ const RUNS: Run[] = [
     line: PROBE,
     scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${naiveCube.url}/cubejs-api/v1` } }),
   },
+  { line: ACCESS, scene: acmeAccess },
   {
     line: 'doctor',
     // A short secret, no audience, and the identity provider down.

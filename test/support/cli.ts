@@ -34,6 +34,8 @@ export interface CliOptions {
   readonly bin?: string;
   /** Values that must never be printed (secrets, whole tokens): the run fails the test when one reached stdout or stderr. */
   readonly secrets?: readonly string[];
+  /** For a spawned run: when it is killed (default 15 s), for a command that waits on a real Cube under load. */
+  readonly killAfterMs?: number;
 }
 
 /** The result, once none of `secrets` is found in what the command printed. */
@@ -72,7 +74,7 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
 
 /**
  * Runs the built bin, `node dist/cli/main.js <args>`, as a separate process: for what only a real process
- * shows (exit status, that it exits at all). Killed after 15 s; a CLI that does not exit is a bug.
+ * shows (exit status, that it exits at all). Killed after 15 s (or `killAfterMs`); a CLI that does not exit is a bug.
  */
 export function runBin(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const bin = options.bin ?? CLI;
@@ -83,7 +85,7 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
-    timeout: 15_000,
+    timeout: options.killAfterMs ?? 15_000,
   });
   let stdout = '';
   let stderr = '';

@@ -32,6 +32,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./probe.js')).probe,
   },
   {
+    name: 'access',
+    summary: 'show what the running Cube lets a token see (cubes, members, row conditions); compare two',
+    load: async () => (await import('./access.js')).access,
+  },
+  {
     name: 'provider',
     summary: 'register and update the Cube deployments the service queries (data providers)',
     load: async () => (await import('./provider.js')).provider,

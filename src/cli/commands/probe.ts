@@ -20,10 +20,10 @@ import type { Verdict } from '../probe/judge';
 import { apiBaseUrl } from '../probe/target';
 import { parseClaims, signServiceToken } from './token';
 
-const DEFAULT_TIMEOUT_MS = 5_000;
-const MAX_TIMEOUT_MS = 600_000;
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const MAX_TIMEOUT_MS = 600_000;
 /** The service token lives long enough for the probe, and no longer. */
-const SERVICE_TOKEN_SECONDS = 60;
+export const SERVICE_TOKEN_SECONDS = 60;
 
 const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>] [--claims <json>] [--timeout <ms>] [--json]
 
@@ -110,7 +110,7 @@ interface ProbeArgs {
   readonly json: boolean;
 }
 
-function parseTimeout(text: string | undefined): number {
+export function parseTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TIMEOUT_MS;
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
   if (!(value <= MAX_TIMEOUT_MS))
@@ -121,7 +121,7 @@ function parseTimeout(text: string | undefined): number {
 }
 
 /** A header value: printable, not empty. */
-function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): string {
+export function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): string {
   const origin = given ?? readEnv(env, ENV.origin) ?? DEFAULTS.origin;
   if (!/^[\x21-\x7e]+$/.test(origin))
     throw new UsageError(

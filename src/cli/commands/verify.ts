@@ -69,7 +69,7 @@ type KeyInfo =
     };
 
 /** The `--json` document; every member is always present (null when it does not apply). */
-interface VerifyReport {
+export interface VerifyReport {
   readonly accepted: boolean;
   readonly token: string;
   readonly requestOrigin: string | null;
@@ -88,7 +88,7 @@ interface VerifyReport {
   readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
 }
 
-interface VerifyArgs {
+export interface VerifyArgs {
   readonly token: string;
   /** undefined: no header; '': the configured origin; else the value given. */
   readonly origin: string | undefined;
@@ -327,24 +327,38 @@ async function verifyWith(
   return report(args, requestOrigin, explanation, options, apiSecretsInForce(env), authorizing);
 }
 
-async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = await parse(argv, io);
-  let result: VerifyReport;
+/**
+ * Judges `token` as the hook configured from `env` would, and reports it as `verify` does (also for `access`);
+ * a configuration error is reported as the verdict, never thrown. `origin` is as {@link VerifyArgs} takes it.
+ */
+export async function verifyToken(
+  { token, origin }: Pick<VerifyArgs, 'token' | 'origin'>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ readonly report: VerifyReport; readonly severalProviders: boolean }> {
+  const args = { token, origin, json: false };
   let checkAuth: CheckAuth | undefined;
   let options: DualAuthOptions | undefined;
   try {
-    options = optionsFromEnv(io.env);
+    options = optionsFromEnv(env);
     checkAuth = createNamedCheckAuth(options, ENV_NAMES);
-    result = await verifyWith(args, options, checkAuth, io.env);
+    return {
+      report: await verifyWith(args, options, checkAuth, env),
+      severalProviders: options.providers !== undefined,
+    };
   } catch (error) {
     if (!(error instanceof DualAuthConfigError)) throw error;
-    result = configurationReport(args, error);
+    return { report: configurationReport(args, error), severalProviders: options?.providers !== undefined };
   } finally {
     // An open JWKS connection or timer would keep the process alive after the answer.
     checkAuth?.close();
   }
+}
+
+async function run(argv: readonly string[], io: CliIO): Promise<number> {
+  const args = await parse(argv, io);
+  const { report: result, severalProviders } = await verifyToken(args, io.env);
   if (args.json) writeJson(io.stdout, result);
-  else printReport(result, io, options?.providers !== undefined);
+  else printReport(result, io, severalProviders);
   return result.accepted ? EXIT_OK : EXIT_REFUSED;
 }
 

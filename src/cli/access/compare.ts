@@ -1,0 +1,74 @@
+/** What differs between what two callers see: cubes and views, members, and the row conditions of each cube. */
+import type { VisibleCube } from './cube-answers';
+import type { CubeRows } from './inspect';
+
+/** Which of the two callers: the token given first, or the one given with `--compare-*`. */
+export type Side = 'first' | 'second';
+
+export type Difference =
+  /** A cube or view only one caller is shown. */
+  | { readonly kind: 'cube'; readonly cube: string; readonly type: 'cube' | 'view'; readonly only: Side }
+  /** A member of a cube both are shown, which only one caller is shown. */
+  | { readonly kind: 'member'; readonly cube: string; readonly member: string; readonly only: Side }
+  /** The rows of a cube are not kept by the same conditions for both. */
+  | { readonly kind: 'rows'; readonly cube: string; readonly first: string; readonly second: string };
+
+/** One caller's view: the cubes and views it is shown, and each asked cube's rows as {@link rowsSummary} tells them. */
+interface SideView {
+  readonly cubes: readonly VisibleCube[];
+  readonly rows: readonly { readonly cube: string; readonly summary: string }[];
+}
+
+/** Both callers' views of the same Cube. */
+export interface Sides {
+  readonly first: SideView;
+  readonly second: SideView;
+}
+
+/** The rows of a cube not asked about for a caller (Cube refused it, so nothing was). */
+const NOT_ASKED = 'not asked';
+
+const membersOf = (cube: VisibleCube): string[] => [...cube.measures, ...cube.dimensions, ...cube.segments];
+
+/**
+ * What a cube's rows are kept by, as one text two callers' can be compared by: the conditions with their parameters
+ * (in Cube's order), a refusal, or that no member was there to ask about.
+ */
+export function rowsSummary({ outcome }: CubeRows): string {
+  if (outcome === null) return 'not asked: no member of it is shown';
+  if (outcome.kind === 'refused') return `refused (${outcome.status}): ${outcome.message}`;
+  if (outcome.kind === 'failed') return `failed: ${outcome.message}`;
+  if (outcome.conditions.length === 0) return 'every row (no condition)';
+  return outcome.conditions
+    .map(({ sql, params }) => (params.length === 0 ? sql : `${sql} ${JSON.stringify(params)}`))
+    .join(' AND ');
+}
+
+/** Every difference, in the order of the first caller's cubes and then the second's; none: the same data. */
+export function compareSides({ first, second }: Sides): Difference[] {
+  const differences: Difference[] = [];
+  const names = [...new Set([...first.cubes, ...second.cubes].map((cube) => cube.name))];
+  for (const name of names) {
+    const a = first.cubes.find((cube) => cube.name === name);
+    const b = second.cubes.find((cube) => cube.name === name);
+    if (a === undefined || b === undefined) {
+      const only = (a ?? b) as VisibleCube;
+      differences.push({ kind: 'cube', cube: name, type: only.type, only: a ? 'first' : 'second' });
+      continue;
+    }
+    const inA = membersOf(a);
+    const inB = membersOf(b);
+    for (const member of inA.filter((m) => !inB.includes(m)))
+      differences.push({ kind: 'member', cube: name, member, only: 'first' });
+    for (const member of inB.filter((m) => !inA.includes(m)))
+      differences.push({ kind: 'member', cube: name, member, only: 'second' });
+  }
+  // Rows are compared for every cube either side asked about (a hidden cube too: its denial is a difference).
+  const asked = [...new Set([...first.rows, ...second.rows].map((rows) => rows.cube))];
+  for (const cube of asked) {
+    const a = first.rows.find((rows) => rows.cube === cube)?.summary ?? NOT_ASKED;
+    const b = second.rows.find((rows) => rows.cube === cube)?.summary ?? NOT_ASKED;
+    if (a !== b) differences.push({ kind: 'rows', cube, first: a, second: b });
+  }
+  return differences;
+}
