@@ -1,18 +1,14 @@
-// A real Cube set up as the README tells a user to: a cube.js of the README's (or an example's) lines, a model, the
-// README's environment for a Keycloak-style identity provider (CUBEJS_JWK_URL, CUBEJS_JWT_AUDIENCE, CUBEJS_JWT_ISSUER,
-// `tenant_id`, `/realm_access/roles`, CUBE_DUAL_AUTH_SERVICE_GROUPS) and the data source from Cube's own variables (the
-// seeded orders of examples/cube-project in an SQLite file). The project is copied into a directory inside the installed
-// line (removed at stop), so that its cube.js finds this package. Cube's output is kept raw, the API secret masked
-// only, so that a test sees what a reader of Cube's log would.
+// A real Cube set up as the README tells a user to (scripts/lib/readme-project.mjs: a cube.js of the README's or an
+// example's lines, a model, the README's environment for a Keycloak-style identity provider, the data source from
+// Cube's own variables), removed at stop. Cube's output is kept raw, the API secret masked only, so that a test sees
+// what a reader of Cube's log would.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { startIdentityProvider, type RunningIdentityProvider } from '../../scripts/lib/identity-provider.mjs';
+import { prepareReadmeProject, readmeEnvironment } from '../../scripts/lib/readme-project.mjs';
 import { loadOverHttp, type CubeAnswer } from './real-cube';
 
 /** Installing a Cube line (once per machine) and starting it with its identity provider. */
@@ -55,45 +51,28 @@ export interface ReadmeSetUp<App extends string> {
 export function readmeSetUp<App extends string>(options: ReadmeSetUpOptions<App>): ReadmeSetUp<App> {
   let cube: RunningCube | undefined;
   let identityProvider: RunningIdentityProvider | undefined;
-  let projectDir: string | undefined;
+  let remove: (() => void) | undefined;
   const apiSecret = randomBytes(32).toString('base64url');
   const lines: string[] = [];
 
   beforeAll(async () => {
     const installed = await ensureCube({ line: options.line });
-    projectDir = join(installed.projectDir, `.readme-set-up-${process.pid}`);
-    rmSync(projectDir, { recursive: true, force: true });
-    mkdirSync(projectDir);
-    writeFileSync(join(projectDir, 'cube.js'), options.cubeJs);
-    cpSync(options.modelDir, join(projectDir, 'model'), { recursive: true });
-    // The seeded orders, written to the file CUBEJS_DB_NAME names; the line's copy of examples/cube-project/data/
-    // finds the line's sqlite3.
-    const database = join(projectDir, 'orders.sqlite');
-    const { createShopDatabase } = createRequire(join(installed.projectDir, 'cube.js'))('./data/shop-db.js') as {
-      createShopDatabase(): Promise<{ exec(sql: string, done: (error: Error | null) => void): void }>;
-    };
-    const seeded = await createShopDatabase();
-    await new Promise<void>((resolve, reject) =>
-      seeded.exec(`VACUUM INTO '${database}'`, (error) => (error ? reject(error) : resolve())),
-    );
+    const project = await prepareReadmeProject({
+      lineDir: installed.projectDir,
+      name: '.readme-set-up',
+      cubeJs: options.cubeJs,
+      modelDir: options.modelDir,
+    });
+    remove = project.remove;
     identityProvider = await startIdentityProvider({
       audience: AUDIENCE,
       apps: Object.entries<KeycloakClaims>(options.apps).map(([clientId, claims]) => ({ clientId, claims })),
     });
     cube = await startCube({
-      projectDir,
+      projectDir: project.dir,
       cubeDir: installed.projectDir,
       line: installed.line,
-      env: {
-        CUBEJS_DB_NAME: database,
-        CUBEJS_API_SECRET: apiSecret,
-        CUBEJS_JWK_URL: identityProvider.jwksUrl,
-        CUBEJS_JWT_AUDIENCE: AUDIENCE,
-        CUBEJS_JWT_ISSUER: identityProvider.issuer,
-        CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id',
-        CUBE_DUAL_AUTH_GROUPS_CLAIM: '/realm_access/roles',
-        CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
-      },
+      env: readmeEnvironment(identityProvider, apiSecret, project.database),
       redact: (text: string) => text.split(apiSecret).join('[secret]'),
       onLine: (line: string) => lines.push(line),
     });
@@ -102,7 +81,7 @@ export function readmeSetUp<App extends string>(options: ReadmeSetUpOptions<App>
   afterAll(async () => {
     await cube?.stop();
     await identityProvider?.close();
-    if (projectDir !== undefined) rmSync(projectDir, { recursive: true, force: true });
+    remove?.();
   });
 
   const started = <T>(part: T | undefined): T => {
@@ -115,6 +94,7 @@ export function readmeSetUp<App extends string>(options: ReadmeSetUpOptions<App>
     output: () => lines.join('\n'),
     load: (query, headers) => loadOverHttp(started(cube).apiUrl, query, headers),
     asService(securityContext, { withOrigin = true } = {}) {
+      // As the service signs them (scripts/lib/service-token.mjs): the securityContext, iat and exp, HS256.
       const now = Math.floor(Date.now() / 1000);
       const token = jwt.sign({ ...securityContext, iat: now, exp: now + 300 }, apiSecret, { algorithm: 'HS256' });
       return { Authorization: token, ...(withOrigin && { 'Request-Origin': 'embeddable' }) };
