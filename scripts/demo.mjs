@@ -11,11 +11,17 @@
 //   npm run demo -- --cube 0.33        the same on Cube 0.33.65
 //   npm run demo -- --keep-running     leave Cube up, write .cache/demo.env, print curl and CLI commands to try it
 //   npm run demo -- --verbose          also show Cube's own log (tokens and secret masked)
-import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureCube, repoRoot } from './ensure-cube.mjs';
 import { withNativeBinary } from './lib/cube-native.mjs';
+import { startCube } from './lib/cube-server.mjs';
 import { CUBE_API_URL, demoCliCommands, writeDemoEnv, writePrivateFile } from './lib/demo-env.mjs';
+import { startIdentityProvider } from './lib/identity-provider.mjs';
+import { prepareReadmeProject, readmeEnvironment } from './lib/readme-project.mjs';
+import { createRedactor } from './lib/redact.mjs';
+import { SERVICE_ORIGIN_HEADER, signServiceToken } from './lib/service-token.mjs';
 import {
   CLAIMS_NAMESPACE,
   CUBE_AUDIENCE,
@@ -32,6 +38,8 @@ const args = new Set(argv);
 const keepRunning = args.has('--keep-running');
 const verbose = args.has('--verbose');
 const cubeAt = argv.indexOf('--cube');
+const COUNT_BY_TENANT_AND_REGION = { ...ORDERS_BY_TENANT_AND_REGION, measures: ['orders.count'] };
+const JWT_SHAPED = /eyJ[\w-]*\.[\w-]*\.[\w-]+/g;
 const cubeLineId = cubeAt >= 0 ? argv[cubeAt + 1] : undefined;
 
 /** The demo's environment for the CLI, written with --keep-running and removed when the demo stops. */
@@ -118,6 +126,8 @@ async function main() {
     ...stack.serviceHeaders,
   });
 
+  if (line.id === '1') await showAccessPolicies(projectDir, line);
+
   if (keepRunning) return printCurlCommands(customerToken);
   console.log(`\n${style.green('Done.')} Both paths worked against a real Cube; stopping everything.`);
   await shutDown(0);
@@ -125,10 +135,14 @@ async function main() {
 
 // ---- talking to Cube --------------------------------------------------------------------
 
-async function askCube(headers) {
-  const query = encodeURIComponent(JSON.stringify(ORDERS_BY_TENANT_AND_REGION));
+function askCube(headers) {
+  return askCubeAt(stack.cube.apiUrl, ORDERS_BY_TENANT_AND_REGION, headers);
+}
+
+async function askCubeAt(apiUrl, orders, headers) {
+  const query = encodeURIComponent(JSON.stringify(orders));
   const started = Date.now();
-  const response = await fetch(`${stack.cube.apiUrl}/load?query=${query}`, {
+  const response = await fetch(`${apiUrl}/load?query=${query}`, {
     headers,
     signal: AbortSignal.timeout(15_000),
   });
@@ -136,16 +150,22 @@ async function askCube(headers) {
   return { status: response.status, body, ms: Date.now() - started };
 }
 
-async function showRows({ status, body, ms }) {
+async function showRows({ status, body, ms }, whenEmpty) {
   if (status !== 200) throw new Error(`Cube answered ${status}: ${stack.redact(JSON.stringify(body))}`);
+  if (body.data.length === 0 && whenEmpty) {
+    say(`${style.green(`→ ${status}`)} ${style.dim(`${ms} ms`)}, ${whenEmpty}`);
+    return;
+  }
   say(`${style.green(`→ ${status}`)} ${style.dim(`${ms} ms`)}, the rows Cube returns under this security context:`);
+  const count = (row) => row['orders.count'] ?? row['orders.order_count'];
+  const withTotal = body.data.some((row) => 'orders.total_amount' in row);
   table(
-    ['tenant', 'region', 'orders', 'total'],
+    ['tenant', 'region', 'orders', ...(withTotal ? ['total'] : [])],
     body.data.map((row) => [
       row['orders.tenant'],
       row['orders.region'],
-      row['orders.count'],
-      row['orders.total_amount'],
+      count(row),
+      ...(withTotal ? [row['orders.total_amount']] : []),
     ]),
   );
 }
@@ -157,6 +177,84 @@ async function showRefusal(what, headers) {
   console.log(`  ${what}`);
   console.log(`      ${mark} ${shown}`);
   if (status !== 403) throw new Error(`Expected a 403 for ${what}, got ${status}`);
+}
+
+// ---- Cube 1.x: the README's set-up with access policies ------------------------------------
+
+/** Keycloak-style tokens of the second identity provider: the tenant and the realm roles. */
+const POLICY_APPS = [
+  { clientId: 'globex-analyst', claims: { tenant_id: 'globex', realm_access: { roles: ['analyst'] } } },
+  { clientId: 'acme-viewer', claims: { tenant_id: 'acme', realm_access: { roles: ['viewer'] } } },
+];
+
+// A second Cube on examples/access-policies, as the README's whole Cube 1.x set-up has it (and Cube Cloud's): its
+// cube.js is `{ checkAuth, contextToGroups, logger }`, its model's policies decide rows and members per group.
+async function showAccessPolicies(lineDir, line) {
+  section('5. The same two callers under access policies (Cube 1.x, examples/access-policies)');
+  const example = join(repoRoot, 'examples/access-policies');
+  const cubeJs = readFileSync(join(example, 'cube.js'), 'utf8');
+  const project = await prepareReadmeProject({
+    lineDir,
+    name: '.demo-access-policies',
+    cubeJs,
+    modelDir: join(example, 'model'),
+  });
+  const apiSecret = randomBytes(32).toString('base64url');
+  const mask = createRedactor([apiSecret]);
+  let wholeTokens = 0;
+  let refusalsLogged = 0;
+  const idp = await startIdentityProvider({ audience: CUBE_AUDIENCE, apps: POLICY_APPS });
+  let cube;
+  try {
+    cube = await startCube({
+      projectDir: project.dir,
+      cubeDir: lineDir,
+      line,
+      env: readmeEnvironment(idp, apiSecret, project.database),
+      // Counted before masking, never kept: what a reader of Cube's log would find.
+      redact: (text) => {
+        wholeTokens += text.match(JWT_SHAPED)?.length ?? 0;
+        if (text.includes('"token":')) refusalsLogged += 1;
+        return mask(text);
+      },
+      onLine: verbose ? (text) => console.log(style.dim(`    cube │ ${text}`)) : undefined,
+    });
+    ok(`a second Cube at ${cube.url}, ${style.dim('cube.js:')}`);
+    for (const text of cubeJs.split('\n').filter((text) => text !== '' && !text.startsWith('//')))
+      detail(style.cyan(text));
+    detail(
+      `identity provider ${idp.issuer}, Keycloak-style: CUBE_DUAL_AUTH_TENANT_CLAIM=tenant_id, CUBE_DUAL_AUTH_GROUPS_CLAIM=/realm_access/roles, CUBE_DUAL_AUTH_SERVICE_GROUPS=embeddable`,
+    );
+    const ask = (query, headers) => askCubeAt(cube.apiUrl, query, headers);
+    const service = { Authorization: signServiceToken(apiSecret, { tenant_id: 'acme' }), ...SERVICE_ORIGIN_HEADER };
+    say(`the service, ${json({ tenant_id: 'acme' })}: group embeddable, every member of its tenant`);
+    await showRows(await ask(ORDERS_BY_TENANT_AND_REGION, service));
+    const analyst = { Authorization: await idp.issueToken('globex-analyst') };
+    say(`globex's analyst ${style.dim('(realm role analyst: counts, no amounts)')}`);
+    await showRows(await ask(COUNT_BY_TENANT_AND_REGION, analyst));
+    say(`globex's analyst asks for the amounts too`);
+    await showRows(await ask(ORDERS_BY_TENANT_AND_REGION, analyst), 'no rows: the policy denies the member');
+    say(`acme's viewer ${style.dim('(realm role viewer: order_count, which counts without the primary key)')}`);
+    await showRows(
+      await ask(
+        { ...COUNT_BY_TENANT_AND_REGION, measures: ['orders.order_count'] },
+        {
+          Authorization: await idp.issueToken('acme-viewer'),
+        },
+      ),
+    );
+    const refused = await ask(COUNT_BY_TENANT_AND_REGION, { ...analyst, ...SERVICE_ORIGIN_HEADER });
+    say(`globex's analyst token sent with Request-Origin: embeddable ${style.yellow(`→ ${refused.status}`)}`);
+    if (refused.status !== 403) throw new Error(`Expected a 403, got ${refused.status}`);
+    say(
+      `Cube's log: ${refusalsLogged} refusal logged with its token field, ${wholeTokens} whole tokens in it ${style.dim("(the package's logger masks them)")}`,
+    );
+    if (wholeTokens !== 0) throw new Error("Cube's log holds whole tokens");
+  } finally {
+    await cube?.stop();
+    await idp.close();
+    project.remove();
+  }
 }
 
 // ---- --keep-running ----------------------------------------------------------------------

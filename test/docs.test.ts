@@ -68,7 +68,10 @@ describe('the README', () => {
   it('says on its first screen what the package is for, the two lines of cube.js, and the demo and test commands', () => {
     expect(firstScreen).toMatch(/Embeddable/);
     expect(firstScreen).toContain('Request-Origin: embeddable');
-    expect(firstScreen).toContain("checkAuth: require('cube-dual-auth').checkAuth");
+    // The logger too: Cube logs the whole token of every request it refuses.
+    expect(firstScreen).toContain(
+      "```js\nconst { checkAuth, logger } = require('cube-dual-auth');\nmodule.exports = { checkAuth, logger };\n```",
+    );
     expect(firstScreen).toMatch(/^npm ci && npm run demo\b/m);
     expect(firstScreen).toMatch(/^npm ci && npm test\b/m);
   });

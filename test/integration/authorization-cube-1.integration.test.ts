@@ -80,6 +80,10 @@ describe('Cube 1.7.43: access policies over the tenant and groups cube-dual-auth
       expectDenied(await load(TOTALS_BY_TENANT_AND_REGION, await asIdp('acme-analyst')));
     });
 
+    it('a policy listing `count` without the primary key is denied `count`: Cube counts the key', async () => {
+      expectDenied(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('acme-counter')));
+    });
+
     it('a group no policy names is denied, as Cube denies', async () => {
       expectDenied(await load(COUNT_BY_TENANT_AND_REGION, await asIdp('acme-intern')));
     });

@@ -119,7 +119,7 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
     return OptsHandler.prototype.sanitizeOptions.call(handler, config);
   }
 
-  it("passes 1.x's option checks, and its queryRewrite keeps each caller to its tenant", () => {
+  it("passes 1.x's option checks, logger included, and hands Cube the groups of the hook's security context", () => {
     // Loaded from the 1.x project, so that its require('cube-dual-auth') finds the installed package, as on Cube Cloud.
     const dir = join(cubeLine('1').projectDir, '.cube-cloud-check');
     rmSync(dir, { recursive: true, force: true });
@@ -136,20 +136,15 @@ describe("Cube 1.7.43: the Cube Cloud example's cube.js", () => {
     type Context = { securityContext: object };
     let config: {
       checkAuth: { close(): void };
-      contextToAppId: (context: Context) => string;
       contextToGroups: (context: Context) => string[];
-      queryRewrite: (query: object, context: Context) => { filters: unknown[] };
+      logger: (message: string, params: object) => void;
     };
     try {
       config = createRequire(join(dir, 'cube.js'))('./cube.js') as typeof config;
-      expect(Object.keys(config).sort()).toEqual(['checkAuth', 'contextToAppId', 'contextToGroups', 'queryRewrite']);
-      expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth });
-      expect(
-        config.queryRewrite({ measures: ['orders.count'] }, { securityContext: { tenant: 'acme' } }).filters,
-      ).toEqual([{ member: 'orders.tenant', operator: 'equals', values: ['acme'] }]);
-      expect(() => config.queryRewrite({}, { securityContext: {} })).toThrow(/no tenant/);
-      expect(config.contextToAppId({ securityContext: { tenant: 'acme', groups: [] } })).toBe('CUBE_APP_acme');
+      expect(Object.keys(config).sort()).toEqual(['checkAuth', 'contextToGroups', 'logger']);
+      expect(sanitize(config)).toMatchObject({ checkAuth: config.checkAuth, logger: config.logger });
       expect(config.contextToGroups({ securityContext: { tenant: 'acme', groups: ['analyst'] } })).toEqual(['analyst']);
+      expect(() => config.contextToGroups({ securityContext: { tenant: 'acme' } })).toThrow();
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];

@@ -52,7 +52,7 @@ export const sqlApiConfig: CreateOptions = { checkAuth, checkSqlAuth, canSwitchS
 
 describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube line %s)", (line) => {
   it(
-    'compiles with checkAuth, contextToAppId and tenantFilter from cube-dual-auth, without a cast',
+    'compiles with checkAuth, contextToAppId, logger and tenantFilter from cube-dual-auth, without a cast',
     { timeout: INSTALL_TIMEOUT_MS },
     async () => {
       const { projectDir } = await ensureCube({ line });

@@ -24,6 +24,7 @@ export const IDP_APPS = {
   'umbrella-admin': { tenant: 'umbrella', groups: ['admin'] },
   'acme-analyst': { tenant: 'acme', groups: ['analyst'] },
   'acme-intern': { tenant: 'acme', groups: ['intern'] },
+  'acme-counter': { tenant: 'acme', groups: ['counter'] },
   'no-tenant': { groups: ['admin'] },
   // Claims the group only the workforce provider gives: refused, so no token of this provider passes for that one's.
   'acme-claims-auditor': { tenant: 'acme', groups: ['auditor'] },
