@@ -47,9 +47,12 @@ type CubeOptionName = (typeof CUBE_OPTION_NAMES)[number];
 export interface CubeOptions {
   /** Cube's `contextToGroups`: the request's `groups`, for access policies (Cube ≥ 1.0). */
   readonly contextToGroups: (context: CubeContext) => string[];
-  /** Cube's `contextToAppId`: `CUBE_APP_<tenant>`, so each tenant has its own compiled data model. */
+  /**
+   * Cube's `contextToAppId`: `CUBE_APP_<tenant>`, so each tenant has its own compiled data model. The tenant is kept
+   * as is when made of `[A-Za-z0-9._-]`; every other byte of its UTF-8 is written `%XX` (`a b` is `CUBE_APP_a%20b`).
+   */
   readonly contextToAppId: (context: CubeContext) => string;
-  /** Cube's `contextToOrchestratorId`: `CUBE_APP_<tenant>`, so each tenant has its own query cache and queue. */
+  /** Cube's `contextToOrchestratorId`: the id of `contextToAppId`, so each tenant has its own query cache and queue. */
   readonly contextToOrchestratorId: (context: CubeContext) => string;
   /**
    * A `queryRewrite` that adds `<member> equals <tenant>` for every cube or view the query touches, given the tenant
@@ -96,7 +99,42 @@ function groupsOf(context: CubeContext): string[] {
   return [...groups];
 }
 
-const appId = (context: CubeContext): string => `CUBE_APP_${tenantOf(context)}`;
+/** What a tenant keeps as is in an app id: printable, and safe in a log line, a queue key or a cache key. */
+const ID_SAFE = /^[A-Za-z0-9._-]*$/;
+
+/**
+ * The tenant in printable ASCII without spaces, losslessly: `[A-Za-z0-9._-]` as is, every other byte of its UTF-8
+ * as `%XX` (`%` too), so distinct tenants keep distinct ids and the usual ones keep `CUBE_APP_<tenant>` (one regular
+ * expression per request). A lone surrogate, which a token's JSON may hold, is encoded as UTF-8 would encode its code
+ * point (WTF-8), never as U+FFFD, which would make it another tenant's id.
+ */
+function idOfTenant(tenant: string): string {
+  if (ID_SAFE.test(tenant)) return tenant;
+  let id = '';
+  for (const character of tenant) {
+    id += ID_SAFE.test(character)
+      ? character
+      : utf8Bytes(character.codePointAt(0) as number)
+          .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+          .join('');
+  }
+  return id;
+}
+
+function utf8Bytes(codePoint: number): number[] {
+  if (codePoint < 0x80) return [codePoint];
+  if (codePoint < 0x800) return [0xc0 | (codePoint >> 6), 0x80 | (codePoint & 0x3f)];
+  if (codePoint < 0x10000)
+    return [0xe0 | (codePoint >> 12), 0x80 | ((codePoint >> 6) & 0x3f), 0x80 | (codePoint & 0x3f)];
+  return [
+    0xf0 | (codePoint >> 18),
+    0x80 | ((codePoint >> 12) & 0x3f),
+    0x80 | ((codePoint >> 6) & 0x3f),
+    0x80 | (codePoint & 0x3f),
+  ];
+}
+
+const appId = (context: CubeContext): string => `CUBE_APP_${idOfTenant(tenantOf(context))}`;
 
 const NAME = /^[A-Za-z0-9_]+$/;
 const MEMBER = /^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$/;

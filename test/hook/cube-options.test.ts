@@ -25,6 +25,68 @@ describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
     expect(WITH_TENANT.contextToOrchestratorId(ACME)).toBe('CUBE_APP_acme');
   });
 
+  it('keep the id of an ordinary tenant: CUBE_APP_<tenant>', () => {
+    for (const tenant of ['acme', 'Acme-Corp_2', 'eu.acme', '42', 'a'.repeat(200)]) {
+      const cubeContext = context({ tenant, groups: [] });
+      expect(WITH_TENANT.contextToAppId(cubeContext)).toBe(`CUBE_APP_${tenant}`);
+      expect(WITH_TENANT.contextToOrchestratorId(cubeContext)).toBe(`CUBE_APP_${tenant}`);
+    }
+  });
+
+  it('encode any other tenant into printable ASCII without spaces, each its own id', () => {
+    const tenants = [
+      'a b',
+      'a%20b',
+      'a_b',
+      'a\nb',
+      'a\r\nb',
+      'a\tb',
+      'a\u0000b',
+      'a\u001b[31mb',
+      'a\u007fb',
+      ' ',
+      '  ',
+      '%',
+      '%25',
+      '%%',
+      'a/b',
+      'a:b',
+      'a+b',
+      'a?b',
+      'é',
+      'e\u0301',
+      'ｅ',
+      '租户',
+      '🦄',
+      '\ud83e',
+      '\udd84',
+      '\udd84\ud83e',
+      '\ufffd',
+      '\u200b',
+      '\u2028',
+      'acme',
+      'Acme',
+    ];
+    const ids = tenants.map((tenant) => WITH_TENANT.contextToAppId(context({ tenant, groups: [] })));
+    expect(new Set(ids).size).toBe(tenants.length);
+    for (const id of ids) expect(id).toMatch(/^CUBE_APP_[\x21-\x7e]+$/);
+    expect(ids.slice(0, 3)).toEqual(['CUBE_APP_a%20b', 'CUBE_APP_a%2520b', 'CUBE_APP_a_b']);
+    expect(WITH_TENANT.contextToOrchestratorId(context({ tenant: '租户', groups: [] }))).toBe(
+      'CUBE_APP_%E7%A7%9F%E6%88%B7',
+    );
+    // Lossless: the UTF-8 of a well-formed tenant comes back from its id.
+    const decoded = (id: string) =>
+      Buffer.from(
+        id
+          .slice('CUBE_APP_'.length)
+          .replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        'latin1',
+      ).toString('utf8');
+    for (const [index, tenant] of tenants.entries()) {
+      if (!/\p{Cs}/u.test(tenant)) expect(decoded(ids[index] as string)).toBe(tenant);
+    }
+  });
+
   it('fail closed: a context without a tenant is a 403, never a shared app or cache', () => {
     for (const securityContext of [{ groups: [] }, { tenant: '' }, { tenant: 7 }, null, undefined]) {
       for (const option of [WITH_TENANT.contextToAppId, WITH_TENANT.contextToOrchestratorId]) {
