@@ -14,8 +14,9 @@ import { appRequest, rejectionOf } from '../support/requests';
 import { signToken } from '../support/tokens';
 
 const DEADLINE = 600;
-/** Where the proxy is asked to tunnel to; nothing is ever sent there. */
+/** Where the proxy is asked to tunnel to (or, over plain http, to forward to); nothing is ever sent there. */
 const JWKS_URL = 'https://127.0.0.1:9/realms/acme/protocol/openid-connect/certs';
+const PLAIN_JWKS_URL = 'http://127.0.0.1:9/realms/acme/protocol/openid-connect/certs';
 const ISSUER = 'https://127.0.0.1:9/realms/acme';
 
 /** A proxy that accepts connections, reads what comes and answers nothing: what it sees is counted. */
@@ -28,8 +29,8 @@ interface SilentProxy {
   accepted(): Promise<number>;
   /** Connections still open on the proxy's side. */
   readonly open: () => number;
-  /** Resolves once `count` connections in all have sent a CONNECT. */
-  connectsReceived(count: number): Promise<void>;
+  /** Resolves once `count` connections in all have sent their request (a CONNECT, or a plain-http GET). */
+  requestsReceived(count: number): Promise<void>;
   /** Resolves once `count` connections in all have been closed. */
   closed(count: number): Promise<void>;
   close(): Promise<void>;
@@ -39,22 +40,19 @@ async function startSilentProxy(): Promise<SilentProxy> {
   /** Every connection accepted, in order, barriers included. */
   const arrivals: Socket[] = [];
   const barriers = new Set<Socket>();
-  let connects = 0;
+  let requests = 0;
   let closes = 0;
   const waiters = new Set<() => void>();
   const wake = (): void => waiters.forEach((waiter) => waiter());
   const server: Server = createServer((socket) => {
     arrivals.push(socket);
     wake();
-    let head = '';
-    socket.on('data', (chunk: Buffer) => {
-      if (head.startsWith('CONNECT ')) return;
-      head += chunk.toString('latin1');
-      if (head.startsWith('CONNECT ')) {
-        connects++;
-        wake();
-      }
+    socket.once('data', () => {
+      requests++;
+      wake();
     });
+    // Read and dropped: unread, it would hide the client's closing from the proxy.
+    socket.resume();
     socket.on('error', () => undefined);
     socket.once('close', () => {
       if (barriers.has(socket)) return;
@@ -87,7 +85,7 @@ async function startSilentProxy(): Promise<SilentProxy> {
       return arrivals.slice(0, index).filter((socket) => !barriers.has(socket)).length;
     },
     open: () => arrivals.filter((socket) => !barriers.has(socket) && !socket.destroyed).length,
-    connectsReceived: (count) => until(() => connects >= count),
+    requestsReceived: (count) => until(() => requests >= count),
     closed: (count) => until(() => closes >= count),
     close: () =>
       new Promise((resolve) => {
@@ -104,6 +102,7 @@ beforeEach(async () => {
   proxy = await startSilentProxy();
   clock = createClock();
   vi.stubEnv('HTTPS_PROXY', proxy.url);
+  vi.stubEnv('HTTP_PROXY', proxy.url);
   // Only the deadline's timer is fake: sockets, their events and Node's own timers stay real.
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
 });
@@ -119,10 +118,11 @@ async function advance(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
 }
 
-describe('a proxy that accepts the connection and never answers CONNECT', () => {
+describe('a proxy that accepts the connection and never answers CONNECT (nor, for an http URL, the GET)', () => {
   describe.each([
     ['the JWKS URL', JWKS_URL],
     ['discovery', { discoverFrom: ISSUER }],
+    ['a plain-http JWKS URL (its GET never answered)', PLAIN_JWKS_URL],
   ] as const)('key store, %s', (_, jwksUri) => {
     let store: KeyStore;
     beforeEach(() => {
@@ -142,7 +142,7 @@ describe('a proxy that accepts the connection and never answers CONNECT', () => 
 
     it('sees its one connection closed when the deadline fires, and no other until the cooldown has passed', async () => {
       const pending = rejectionOf(Promise.resolve(store.getKey('kid-1')));
-      await proxy.connectsReceived(1);
+      await proxy.requestsReceived(1);
       await advance(DEADLINE - 1);
       expect(proxy.open()).toBe(1);
       await advance(1);
@@ -160,7 +160,7 @@ describe('a proxy that accepts the connection and never answers CONNECT', () => 
       // Once the cooldown has passed, the next request fetches again: one more connection, closed alike.
       await advance(1);
       const again = rejectionOf(Promise.resolve(store.getKey('kid-1')));
-      await proxy.connectsReceived(2);
+      await proxy.requestsReceived(2);
       await advance(DEADLINE);
       await proxy.closed(2);
       expect(await again).toMatchObject({ code: 'ERR_JWKS_TIMEOUT' });
@@ -189,7 +189,7 @@ describe('a proxy that accepts the connection and never answers CONNECT', () => 
     it("refuses at the deadline with the proxy's connection closed, and the next request without a new one", async () => {
       const token = signToken(timed({ sub: 'alice', ...claims }), { key: generateKeyPair('RS256', { kid: 'kid-1' }) });
       const refused = rejectionOf(checkAuth(appRequest(), token));
-      await proxy.connectsReceived(1);
+      await proxy.requestsReceived(1);
       await advance(DEADLINE);
       await proxy.closed(1);
       expect(await refused).toMatchObject<Partial<DualAuthError>>({ status: 403, code: 'ERR_JWKS_TIMEOUT' });
