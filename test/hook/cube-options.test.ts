@@ -25,6 +25,68 @@ describe('contextToGroups, contextToAppId, contextToOrchestratorId', () => {
     expect(WITH_TENANT.contextToOrchestratorId(ACME)).toBe('CUBE_APP_acme');
   });
 
+  it('keep the id of an ordinary tenant: CUBE_APP_<tenant>', () => {
+    for (const tenant of ['acme', 'Acme-Corp_2', 'eu.acme', '42', 'a'.repeat(200)]) {
+      const cubeContext = context({ tenant, groups: [] });
+      expect(WITH_TENANT.contextToAppId(cubeContext)).toBe(`CUBE_APP_${tenant}`);
+      expect(WITH_TENANT.contextToOrchestratorId(cubeContext)).toBe(`CUBE_APP_${tenant}`);
+    }
+  });
+
+  it('encode any other tenant into printable ASCII without spaces, each its own id', () => {
+    const tenants = [
+      'a b',
+      'a%20b',
+      'a_b',
+      'a\nb',
+      'a\r\nb',
+      'a\tb',
+      'a\u0000b',
+      'a\u001b[31mb',
+      'a\u007fb',
+      ' ',
+      '  ',
+      '%',
+      '%25',
+      '%%',
+      'a/b',
+      'a:b',
+      'a+b',
+      'a?b',
+      'é',
+      'e\u0301',
+      'ｅ',
+      '租户',
+      '🦄',
+      '\ud83e',
+      '\udd84',
+      '\udd84\ud83e',
+      '\ufffd',
+      '\u200b',
+      '\u2028',
+      'acme',
+      'Acme',
+    ];
+    const ids = tenants.map((tenant) => WITH_TENANT.contextToAppId(context({ tenant, groups: [] })));
+    expect(new Set(ids).size).toBe(tenants.length);
+    for (const id of ids) expect(id).toMatch(/^CUBE_APP_[\x21-\x7e]+$/);
+    expect(ids.slice(0, 3)).toEqual(['CUBE_APP_a%20b', 'CUBE_APP_a%2520b', 'CUBE_APP_a_b']);
+    expect(WITH_TENANT.contextToOrchestratorId(context({ tenant: '租户', groups: [] }))).toBe(
+      'CUBE_APP_%E7%A7%9F%E6%88%B7',
+    );
+    // Lossless: the UTF-8 of a well-formed tenant comes back from its id.
+    const decoded = (id: string) =>
+      Buffer.from(
+        id
+          .slice('CUBE_APP_'.length)
+          .replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        'latin1',
+      ).toString('utf8');
+    for (const [index, tenant] of tenants.entries()) {
+      if (!/\p{Cs}/u.test(tenant)) expect(decoded(ids[index] as string)).toBe(tenant);
+    }
+  });
+
   it('fail closed: a context without a tenant is a 403, never a shared app or cache', () => {
     for (const securityContext of [{ groups: [] }, { tenant: '' }, { tenant: 7 }, null, undefined]) {
       for (const option of [WITH_TENANT.contextToAppId, WITH_TENANT.contextToOrchestratorId]) {
@@ -231,6 +293,158 @@ describe('tenantFilter', () => {
       code: 'ERR_FORBIDDEN',
       message: `The query cannot be kept to its tenant: ${why}`,
     });
+  });
+
+  /** `depth` levels of `and` around a filter of orders. */
+  const nested = (depth: number): unknown =>
+    Array.from({ length: depth }).reduce<unknown>((inner) => ({ and: [inner] }), {
+      member: 'orders.status',
+      operator: 'set',
+    });
+  const cyclic: Record<string, unknown[]> = { or: [] };
+  cyclic.or?.push(cyclic);
+  const throwing = Object.defineProperty({ measures: ['orders.count'] }, 'filters', {
+    enumerable: true,
+    get: () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'map')");
+    },
+  });
+
+  // Shapes Cube's own validation would refuse, and shapes no caller sends: none may crash the rewrite with a 500.
+  it.each<[string, unknown, string]>([
+    ['null', null, 'it is not an object'],
+    ['a string', 'SELECT 1', 'it is not an object'],
+    ['a list', [{ measures: ['orders.count'] }], 'it is not an object'],
+    ['"filters" as a string', { measures: ['orders.count'], filters: 'orders.status' }, 'its "filters" is not a list'],
+    ['"filters" as an object', { filters: { member: 'orders.status' } }, 'its "filters" is not a list'],
+    ['"filters" as null', { measures: ['orders.count'], filters: null }, 'its "filters" is not a list'],
+    ['a null filter', { measures: ['orders.count'], filters: [null] }, 'a filter is not an object'],
+    ['a filter as a string', { filters: ['orders.status'] }, 'a filter is not an object'],
+    ['a filter as a list', { filters: [['orders.status', 'set']] }, 'a filter is not an object'],
+    ['"and" as a string', { filters: [{ and: 'orders.status' }] }, 'a filter\'s "and" is not a list'],
+    ['"or" as an object', { filters: [{ or: { member: 'orders.status' } }] }, 'a filter\'s "or" is not a list'],
+    ['junk nested in "or"', { filters: [{ or: [{ and: [42] }] }] }, 'a filter is not an object'],
+    [
+      'a filter with a member and "and"',
+      { filters: [{ member: 'orders.status', operator: 'set', and: [{ member: 'products.name', operator: 'set' }] }] },
+      'a filter has both "member" and "and"',
+    ],
+    ['a filter with "and" and "or"', { filters: [{ and: [], or: [] }] }, 'a filter has both "and" and "or"'],
+    ['a filter whose member is a number', { filters: [{ member: 7, operator: 'set' }] }, 'a filter names no member'],
+    ['an empty filter', { measures: ['orders.count'], filters: [{}] }, 'a filter names no member'],
+    ['filters nested 40 deep', { filters: [nested(40)] }, 'its filters are nested deeper than 32 levels'],
+    ['a filter that contains itself', { filters: [cyclic] }, 'its filters are nested deeper than 32 levels'],
+    ['a null time dimension', { timeDimensions: [null] }, 'a time dimension is not an object'],
+    ['a time dimension as a string', { timeDimensions: ['orders.created_at'] }, 'a time dimension is not an object'],
+    ['"timeDimensions" as a string', { timeDimensions: 'orders.created_at' }, 'its "timeDimensions" is not a list'],
+    ['a time dimension without one', { timeDimensions: [{ granularity: 'day' }] }, 'a time dimension names no member'],
+    ['a time dimension of null', { timeDimensions: [{ dimension: null }] }, 'a time dimension names no member'],
+    ['"measures" as a string', { measures: 'orders.count' }, 'its "measures" is not a list'],
+    ['"dimensions" as null', { measures: ['orders.count'], dimensions: null }, 'its "dimensions" is not a list'],
+    ['"segments" as an object', { segments: { 'orders.paid': true } }, 'its "segments" is not a list'],
+    ['a null measure', { measures: [null] }, 'a member is neither a member name nor a member expression'],
+    ['a number as a dimension', { dimensions: [42] }, 'a member is neither a member name nor a member expression'],
+    [
+      'a list as a segment',
+      { segments: [['orders.paid']] },
+      'a member is neither a member name nor a member expression',
+    ],
+    [
+      'a member expression naming a cube by a number',
+      { measures: [{ cubeName: 'orders', name: 'm', expression: ['orders', 7, 'return `1`'] }] },
+      'the member expression "orders" names a cube unreadably',
+    ],
+    [
+      'a patched measure whose "addFilters" is a string',
+      { measures: [{ cubeName: 'orders', expression: { sourceMeasure: 'orders.count', addFilters: 'customers' } }] },
+      'the member expression "orders" does not say which cubes it reads',
+    ],
+    [
+      'a patched measure filtering by a number',
+      { measures: [{ cubeName: 'orders', expression: { sourceMeasure: 'orders.count', addFilters: [[1, 'x']] } }] },
+      'the member expression "orders" names a cube unreadably',
+    ],
+    [
+      '"order" as a string',
+      { measures: ['orders.count'], order: 'orders.count' },
+      'its "order" is neither a list nor an object',
+    ],
+    ['"order" as null', { measures: ['orders.count'], order: null }, 'its "order" is neither a list nor an object'],
+    ['a null item of "order"', { measures: ['orders.count'], order: [null] }, 'an item of its "order" names no member'],
+    [
+      'an "order" pair without a name',
+      { measures: ['orders.count'], order: [[7, 'asc']] },
+      'an item of its "order" names no member',
+    ],
+    ['"joinHints" as a string', { measures: ['orders.count'], joinHints: 'orders' }, 'its "joinHints" is not a list'],
+    [
+      'a join hint as a string',
+      { measures: ['orders.count'], joinHints: ['orders'] },
+      'a join hint is not a list of cube names',
+    ],
+    [
+      'a join hint naming null',
+      { measures: ['orders.count'], joinHints: [['orders', null]] },
+      'a join hint is not a list of cube names',
+    ],
+    [
+      '"subqueryJoins" as an object',
+      { measures: ['orders.count'], subqueryJoins: {} },
+      'its "subqueryJoins" is not a list',
+    ],
+    ['a member that throws when read', throwing, 'it cannot be read'],
+  ])('refuses, 403, a query it cannot read: %s', (_, query, why) => {
+    const error = refusalOf(() => rewrite(query as CubeQuery, ACME));
+    expect(error).toMatchObject({
+      status: 403,
+      type: 'Forbidden',
+      code: 'ERR_FORBIDDEN',
+      message: `The query cannot be kept to its tenant: ${why}`,
+    });
+  });
+
+  it('names what it cannot read without echoing it: printable, short, no value of the query but a quoted name', () => {
+    const junk = `\u001b]0;pwned\u0007${'x'.repeat(5_000)}\n`;
+    for (const query of [
+      { filters: junk },
+      { filters: [{ member: { toString: () => junk }, operator: 'set' }] },
+      { timeDimensions: [junk] },
+      { order: junk },
+      { joinHints: [[junk, null]] },
+      { measures: [`${junk}.count`] },
+    ]) {
+      const { message } = refusalOf(() => rewrite(query as CubeQuery, ACME));
+      expect(message).toMatch(/^The query cannot be kept to its tenant: [\x20-\x7e]+$/);
+      expect(message.length).toBeLessThan(160);
+      expect(message).not.toContain('pwned\u0007');
+    }
+  });
+
+  it('keeps every readable shape as it came: Cube 1.7.43 normalized, absent members, {id, desc} order', () => {
+    // What Cube 1.7.43's normalizeQuery hands queryRewrite: limit and timezone set, the order as pairs.
+    const normalized = {
+      measures: ['orders.count'],
+      dimensions: [],
+      filters: [{ or: [{ member: 'customers.city', operator: 'equals', values: ['x'] }] }],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day', dateRange: ['2026-01-01', '2026-01-31'] }],
+      order: [['orders.count', 'desc']],
+      limit: 10_000,
+      timezone: 'UTC',
+    };
+    expect(rewrite(normalized, ACME)).toEqual({
+      ...normalized,
+      filters: [
+        ...normalized.filters,
+        { member: 'orders.tenant', operator: 'equals', values: ['acme'] },
+        { member: 'customers.tenant_id', operator: 'equals', values: ['acme'] },
+      ],
+    });
+    const sparse = { measures: ['orders.count'], segments: undefined, order: [{ id: 'customers.city', desc: true }] };
+    expect(tenantFilters(sparse).map((filter) => (filter as { member: string }).member)).toEqual([
+      'orders.tenant',
+      'customers.tenant_id',
+    ]);
+    expect(tenantFilters({ measures: ['orders.count'], filters: [nested(32)] })).toHaveLength(1);
   });
 
   it('refuses a request without a tenant, whatever the query', () => {
