@@ -67,6 +67,25 @@ export interface DiscoveryEvent {
   readonly durationMs: number;
 }
 
+/** What a SQL API login signed in with: an identity-provider token, a SQL key, or Cube's static login. */
+export type SqlLoginKind = 'token' | 'key' | 'static';
+
+/**
+ * A login to the SQL API (`checkSqlAuth` with a password) was accepted or refused. A token login also reports its
+ * verification as `accepted` or `rejected` on the key-set path, as a request does.
+ */
+export interface SqlLoginEvent {
+  readonly type: 'sql-login';
+  readonly kind: SqlLoginKind;
+  readonly outcome: 'accepted' | 'refused';
+  /** Why it was refused. */
+  readonly code?: RejectionCode;
+  /** The refusal's whole message (never the token, the key or a secret). */
+  readonly message?: string;
+  /** A key login's key id (`jti`), once the key's signature holds: the id to revoke. */
+  readonly keyId?: string;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -75,7 +94,13 @@ export interface InternalErrorEvent {
 
 /** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
 export type AuthEvent =
-  AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
+  | AcceptedEvent
+  | RejectedEvent
+  | KeySetRefreshedEvent
+  | KeySetRefreshFailedEvent
+  | DiscoveryEvent
+  | SqlLoginEvent
+  | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
 export type AuthEventListener = (event: AuthEvent) => void;

@@ -2,7 +2,8 @@
  * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password a SQL client sends is
  * a token of the company's identity provider, verified on the key-set path exactly as `checkAuth` verifies it (the
  * same authenticator: providers, keys, claims, authorization, codes), and the user name must be the token's user
- * claim. Cube's own static login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside it.
+ * claim. A SQL key (sql-key.ts) signs in as the user and with the security context it carries. Cube's own static
+ * login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside them.
  *
  * How Cube calls these (1.7.43, api-gateway's sql-server.js and the native server's auth.rs): once per connection,
  * `checkSqlAuth(request, user, password)`, whose answer crosses the Rust server as JSON; with `skipPasswordCheck` the
@@ -15,10 +16,11 @@ import { performance } from 'node:perf_hooks';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
-import { emit } from '../events';
+import { emit, type SqlLoginKind } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
 import type { SecurityContext } from './security-context';
+import { looksLikeSqlKey, SqlKeys, type SqlKeyLogin } from './sql-key';
 
 /** The first Cube that passes the password to `checkSqlAuth`. */
 export const SQL_PASSWORD_SINCE = '0.34.27';
@@ -29,7 +31,10 @@ export interface SqlLogin {
   readonly password: string;
   /** Always false: a superuser may switch to any user, and a token names one user only. */
   readonly superuser: false;
-  /** For a token, the security context `checkAuth` gives the same token; for the static login, `{}` as in Cube. */
+  /**
+   * For a token, the security context `checkAuth` gives the same token; for a SQL key, the one it carries; for the
+   * static login, `{}` as in Cube.
+   */
   readonly securityContext: SecurityContext;
   /** The password was checked here, in constant time for the static one. */
   readonly skipPasswordCheck: true;
@@ -39,7 +44,7 @@ export interface SqlLogin {
 export interface SqlAuth {
   /**
    * Cube's `checkSqlAuth`: the password is an identity-provider token whose user claim (`sqlUserClaim`, default `sub`)
-   * is the user name, or the static login's password. Rejects with an `Error` naming the failure (Cube logs it and sends
+   * is the user name, a SQL key of that user, or the static login's password. Rejects with an `Error` naming the failure (Cube logs it and sends
    * it to the SQL client), never holding the token or a secret.
    */
   checkSqlAuth(req: unknown, user: unknown, password?: unknown): Promise<SqlLogin>;
@@ -105,6 +110,36 @@ export function sqlAuthOf(
     sqlUser !== undefined && sqlPassword !== undefined ? { user: sqlUser, password: digest(sqlPassword) } : undefined;
 
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
+  const sqlKeys = new SqlKeys(options, authenticator.clock);
+
+  /** Reports a login's outcome by kind, for the metrics' count of SQL logins. */
+  function reported(kind: SqlLoginKind, error?: DualAuthError, keyId?: string): void {
+    emit(onEvent, {
+      type: 'sql-login',
+      kind,
+      outcome: error === undefined ? 'accepted' : 'refused',
+      ...(error !== undefined && { code: error.code, message: error.detail }),
+      ...(keyId !== undefined && { keyId }),
+    });
+  }
+
+  function keyLogin(user: string, key: string): Promise<SqlLogin> {
+    let login: SqlKeyLogin;
+    try {
+      login = sqlKeys.verify(key, user);
+    } catch (error) {
+      const refusal = unexpected(error, undefined, onEvent);
+      reported('key', refusal);
+      return refuse(refusal);
+    }
+    reported('key', undefined, login.id);
+    return Promise.resolve({
+      password: key,
+      superuser: false,
+      securityContext: forSql(login.securityContext, namespaces),
+      skipPasswordCheck: true,
+    });
+  }
 
   function tokenLogin(user: string, token: string): Promise<SqlLogin> {
     const started = onEvent ? performance.now() : 0;
@@ -119,6 +154,7 @@ export function sqlAuthOf(
       } as const;
       const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
       if (refusal !== undefined) {
+        reported('token', refusal);
         emit(onEvent, {
           type: 'rejected',
           code: refusal.code,
@@ -128,6 +164,7 @@ export function sqlAuthOf(
         });
         return refuse(refusal);
       }
+      reported('token');
       emit(onEvent, { type: 'accepted', cached: false, ...about, durationMs: performance.now() - started });
       const { context } = outcome as Extract<Outcome, { accepted: true }>;
       return Promise.resolve({
@@ -137,14 +174,17 @@ export function sqlAuthOf(
         skipPasswordCheck: true,
       });
     };
+    const failed = (error: unknown): Promise<never> => {
+      const refusal = unexpected(error, 'key-set', onEvent);
+      reported('token', refusal);
+      return refuse(refusal);
+    };
     try {
       // No request: without a Request-Origin header the token goes to the key-set path, whatever the SQL client sent.
       const outcome = authenticator.authenticate(undefined, token, NO_CACHE);
-      return outcome instanceof Promise
-        ? outcome.then(settle, (error: unknown) => refuse(unexpected(error, 'key-set', onEvent)))
-        : settle(outcome);
+      return outcome instanceof Promise ? outcome.then(settle, failed) : settle(outcome);
     } catch (error) {
-      return refuse(unexpected(error, 'key-set', onEvent));
+      return failed(error);
     }
   }
 
@@ -199,11 +239,16 @@ export function sqlAuthOf(
     }
     if (staticLogin !== undefined && user === staticLogin.user) {
       // Cube's own wording for its static login; never a token for this user name, which is the deployment's.
-      if (!timingSafeEqual(digest(password), staticLogin.password))
-        return refuse(new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`));
+      if (!timingSafeEqual(digest(password), staticLogin.password)) {
+        const refusal = new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`);
+        reported('static', refusal);
+        return refuse(refusal);
+      }
+      reported('static');
       return Promise.resolve({ password, superuser: false, securityContext: {}, skipPasswordCheck: true });
     }
-    return tokenLogin(user, password);
+    // A key says what it is in its header; a forged header only fails the key's signature.
+    return looksLikeSqlKey(password) ? keyLogin(user, password) : tokenLogin(user, password);
   }
 
   async function canSwitchSqlUser(current: unknown, newUser: unknown): Promise<boolean> {
