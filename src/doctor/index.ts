@@ -16,6 +16,7 @@ import { readClaim } from '../config/claim-pointer';
 import { decodeToken } from '../hook/token';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
 import { ANY_SQL_USER } from '../config/options';
+import { formatDuration } from '../config/duration';
 import { isLoopback } from '../http/url';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -41,6 +42,7 @@ type CheckId =
   | 'issuer'
   | 'authorization'
   | 'sql-api'
+  | 'sql-key'
   | 'metrics'
   | 'refresh-worker'
   | 'example-token'
@@ -440,6 +442,35 @@ function sqlApiCheck(
   return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
 }
 
+/**
+ * The SQL keys' set-up (`cube-dual-auth sql-key`), when any of its variables is set: the secrets in force, the maximum
+ * age and the revoked ids, as counts and never as values. A weak secret, or one that is an API secret, fails the
+ * configuration line before this one is reached. Undefined when SQL keys are not set up.
+ */
+function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
+  if ([ENV.sqlKeySecrets, ENV.sqlKeyMaxAge, ENV.sqlKeysRevoked].every((name) => readEnv(env, name) === undefined))
+    return undefined;
+  const secrets = options.sqlKeyKeys.length;
+  const revoked = options.sqlKeysRevoked?.length ?? 0;
+  const maxAge = `keys live at most ${formatDuration(options.sqlKeyMaxAge)} (${ENV.sqlKeyMaxAge})`;
+  const revokedIds = `${revoked} revoked key ${revoked === 1 ? 'id' : 'ids'} (${ENV.sqlKeysRevoked})`;
+  if (secrets === 0)
+    return check(
+      'sql-key',
+      'warn',
+      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth sql-key" mints none; ${maxAge}; ${revokedIds}`,
+    );
+  const inForce =
+    secrets === 1
+      ? `1 secret in ${ENV.sqlKeySecrets}`
+      : `${secrets} secrets in ${ENV.sqlKeySecrets} (the first signs, all verify)`;
+  return check(
+    'sql-key',
+    'ok',
+    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of key material and none an API secret; ${maxAge}; ${revokedIds}`,
+  );
+}
+
 /** Cube's REST API port when `PORT` does not say: the port its own metrics listener must not take. */
 const CUBE_DEFAULT_PORT = 4000;
 
@@ -594,6 +625,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     checks.push(authorizationCheck(resolved.authorization, providers, several));
     const sql = sqlApiCheck(env, resolved, providers, cwd);
     if (sql !== undefined) checks.push(sql);
+    const sqlKeys = sqlKeyCheck(env, resolved);
+    if (sqlKeys !== undefined) checks.push(sqlKeys);
     const metrics = metricsCheck(env, resolved);
     if (metrics !== undefined) checks.push(metrics);
     const refresh = refreshWorkerCheck(env, resolved.authorization);

@@ -16,22 +16,23 @@ const DEFAULT_EXPIRES_IN = '30d';
 
 const HELP = `Usage: cube-dual-auth sql-key (--token-file <file> | --token -) [--expires-in <duration>] [--json]
 
-Mints a SQL key: a password for a BI tool (Tableau, Metabase, psql...) that signs in to Cube's
-SQL API for as long as the key lives, where a token of the identity provider would stop working
-minutes after it was typed. The token given is first judged exactly as the checkAuth hook judges
-it on the key-set path (keys, claims, authorization), with the same environment variables; a
-refused token mints nothing. The key then carries the token's SQL user (${ENV.sqlUserClaim},
-default "${DEFAULTS.sqlUserClaim}") and the security context the hook gives it (tenant, groups and
-claims), and is signed with the first secret of ${ENV.sqlKeySecrets}. Prints the key alone
-on standard output, and its id and expiry on standard error. Revoke a key by adding its id to
-${ENV.sqlKeysRevoked}. The token is never printed.
+Mints a SQL key: a password for a BI tool (Tableau, Metabase, psql...) that signs in to
+Cube's SQL API for as long as the key lives, where a token of the identity provider stops
+working minutes after it was typed. The token given is first judged exactly as the checkAuth
+hook judges it on the key-set path (keys, claims, authorization), with the same environment
+variables; a refused token mints nothing. The key carries the SQL user that the token's claim
+names (${ENV.sqlUserClaim}, default "${DEFAULTS.sqlUserClaim}") and the
+security context the hook gives the token (tenant, groups and claims). It is signed with the
+first secret of ${ENV.sqlKeySecrets}. Prints the key alone on standard
+output, its id and expiry on standard error; the token is never printed. A key is revoked by
+adding its id to ${ENV.sqlKeysRevoked}.
 
 Options:
   --token-file <file>      read the identity provider's token from <file> ("Bearer " prefix allowed)
   --token -                read it from standard input (never from the command line)
   --expires-in <duration>  the key's lifetime: a whole number of s, m, h or d, e.g. 12h, 30d
-                           (default ${DEFAULT_EXPIRES_IN}, or ${ENV.sqlKeyMaxAge} when shorter; at most
-                           ${ENV.sqlKeyMaxAge}, default ${formatDuration(DEFAULTS.sqlKeyMaxAge)}, which is at most a year)
+                           (default ${DEFAULT_EXPIRES_IN}); at most the maximum age,
+                           ${ENV.sqlKeyMaxAge} (default ${formatDuration(DEFAULTS.sqlKeyMaxAge)}, at most a year)
   --json                   print {"key", "id", "user", "issuedAt", "expiresAt", "securityContext"}
 
 Exit status:
