@@ -67,6 +67,24 @@ export interface DiscoveryEvent {
   readonly durationMs: number;
 }
 
+/**
+ * Cube's SQL API re-authenticated a session (`checkSqlAuth(req, user, null)`, every `CUBESQL_AUTH_EXPIRE_SECS`, or
+ * on a `__user` switch) with the user's live login or the static login.
+ */
+export interface SqlReauthenticatedEvent {
+  readonly type: 'sql-reauthenticated';
+  readonly durationMs: number;
+}
+
+/** A re-authentication of the SQL API was refused: the session's login is no longer live, or never was here. */
+export interface SqlReauthenticationRefusedEvent {
+  readonly type: 'sql-reauthentication-refused';
+  readonly code: RejectionCode;
+  /** The message the SQL client received: it names the user, never a token. */
+  readonly message: string;
+  readonly durationMs: number;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -75,7 +93,14 @@ export interface InternalErrorEvent {
 
 /** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
 export type AuthEvent =
-  AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
+  | AcceptedEvent
+  | RejectedEvent
+  | KeySetRefreshedEvent
+  | KeySetRefreshFailedEvent
+  | DiscoveryEvent
+  | SqlReauthenticatedEvent
+  | SqlReauthenticationRefusedEvent
+  | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
 export type AuthEventListener = (event: AuthEvent) => void;

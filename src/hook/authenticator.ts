@@ -66,10 +66,10 @@ export class Authenticator {
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextShaper>;
 
-  /** @param clock epoch milliseconds, for every time a token is judged by */
+  /** @param clock epoch milliseconds, for every time a token is judged by (and the SQL API's live logins) */
   constructor(
     readonly options: ResolvedOptions,
-    private readonly clock: () => number = Date.now,
+    readonly clock: () => number = Date.now,
   ) {
     const { onEvent } = options;
     this.cache =

@@ -90,6 +90,12 @@ export const METRICS = {
     help: "Discovery documents asked for an issuer's JWKS URL, by issuer and outcome (ok, or the failure's code).",
     labels: ['issuer', 'outcome'],
   },
+  sqlReauthentications: {
+    name: 'cube_dual_auth_sql_reauthentications_total',
+    kind: 'counter',
+    help: "Re-authentications of SQL API sessions (Cube's every CUBESQL_AUTH_EXPIRE_SECS, or a __user switch), by outcome (accepted, or the refusal's code).",
+    labels: ['outcome'],
+  },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
 
 export type MetricName = keyof typeof METRICS;
