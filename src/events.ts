@@ -86,6 +86,24 @@ export interface SqlLoginEvent {
   readonly keyId?: string;
 }
 
+/**
+ * Cube's SQL API re-authenticated a session (`checkSqlAuth(req, user, null)`, every `CUBESQL_AUTH_EXPIRE_SECS`, or
+ * on a `__user` switch) with the user's live login or the static login.
+ */
+export interface SqlReauthenticatedEvent {
+  readonly type: 'sql-reauthenticated';
+  readonly durationMs: number;
+}
+
+/** A re-authentication of the SQL API was refused: the session's login is no longer live, or never was here. */
+export interface SqlReauthenticationRefusedEvent {
+  readonly type: 'sql-reauthentication-refused';
+  readonly code: RejectionCode;
+  /** The message the SQL client received: it names the user, never a token. */
+  readonly message: string;
+  readonly durationMs: number;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -100,6 +118,8 @@ export type AuthEvent =
   | KeySetRefreshFailedEvent
   | DiscoveryEvent
   | SqlLoginEvent
+  | SqlReauthenticatedEvent
+  | SqlReauthenticationRefusedEvent
   | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */

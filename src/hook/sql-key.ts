@@ -168,11 +168,16 @@ export class SqlKeys {
       const message = `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a SQL key lives on this deployment: ask for a new one`;
       return new DualAuthError('ERR_TOKEN_TOO_OLD', message, undefined, `${message} (${names.sqlKeyMaxAge})`);
     }
-    if (this.revoked.has(login.id)) {
+    if (this.isRevoked(login.id)) {
       const message = `The SQL key ${quote(login.id)} is revoked: ask for a new one`;
       return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeysRevoked})`);
     }
     return undefined;
+  }
+
+  /** Whether `id` is a revoked key's (`sqlKeysRevoked`): asked at login and at each re-authentication. */
+  isRevoked(id: string): boolean {
+    return this.revoked.has(id);
   }
 
   /** jsonwebtoken's refusal as ours: its text never reaches a caller. */

@@ -1,6 +1,6 @@
 import { createSecretKey } from 'node:crypto';
 import { decode, verify as jwtVerify } from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../src';
 import { Authenticator } from '../../src/hook/authenticator';
 import { ENV_NAMES, resolveOptions } from '../../src/config/options';
@@ -249,6 +249,63 @@ describe('checkSqlAuth with a SQL key', () => {
       ['static', 'accepted'],
       ['static', 'refused'],
     ]);
+  });
+});
+
+describe("checkSqlAuth(req, user, null): Cube's re-authentication of a key login", () => {
+  it("answers with the key login's context until the key expires, then asks for a new connection", async () => {
+    const events: AuthEvent[] = [];
+    const { checkSqlAuth, clock } = sqlLogin(base(), { events });
+    const minted = key({ expiresIn: DAY });
+    await checkSqlAuth(sqlRequest(), 'alice', minted.key);
+    // Cube's CUBESQL_AUTH_EXPIRE_SECS (300 s) later, and again hours later: far past any identity-provider token.
+    clock.advance(300_000);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toEqual({
+      password: null,
+      superuser: false,
+      securityContext: CONTEXT,
+      skipPasswordCheck: true,
+    });
+    clock.advance(20 * 3600_000);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({ securityContext: CONTEXT });
+    clock.advance(4 * 3600_000);
+    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
+    expect(error.code).toBe('ERR_TOKEN_EXPIRED');
+    expect(error.message).toMatch(/^The SQL session of user "alice" ended when its token expired at /);
+    expect(error.message).not.toContain(minted.key.slice(0, 20));
+  });
+
+  it('asks whether the key is revoked at each re-authentication, and refuses once it is', async () => {
+    const { checkSqlAuth } = sqlLogin(base());
+    const minted = key();
+    const revoked = new Set<string>();
+    const isRevoked = vi.spyOn(SqlKeys.prototype, 'isRevoked').mockImplementation((id) => revoked.has(id));
+    try {
+      await checkSqlAuth(sqlRequest(), 'alice', minted.key);
+      await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({ securityContext: CONTEXT });
+      expect(isRevoked).toHaveBeenLastCalledWith(minted.id);
+      revoked.add(minted.id);
+      const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
+      expect(error).toMatchObject({ code: 'ERR_FORBIDDEN' });
+      expect(error.message).toMatch(/revoked/);
+    } finally {
+      isRevoked.mockRestore();
+    }
+  });
+
+  it('ends a key login at the maximum age, even where the key lives longer', async () => {
+    const minted = key({ expiresIn: 60 * DAY, now: NOW - 29 * DAY });
+    const { checkSqlAuth, clock } = sqlLogin({ ...base(), sqlKeyMaxAge: 30 * DAY });
+    await checkSqlAuth(sqlRequest(), 'alice', minted.key);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({ securityContext: CONTEXT });
+    clock.advance(DAY * 1000 + 10_000);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).rejects.toMatchObject({ code: 'ERR_TOKEN_TOO_OLD' });
+  });
+
+  it("never answers a re-authentication for another user than the key's", async () => {
+    const { checkSqlAuth } = sqlLogin(base());
+    await checkSqlAuth(sqlRequest(), 'alice', key().key);
+    await expect(checkSqlAuth(sqlRequest(), 'bob', null)).rejects.toMatchObject({ code: 'ERR_TOKEN_MISSING' });
   });
 });
 

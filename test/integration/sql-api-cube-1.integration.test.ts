@@ -200,18 +200,24 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
       /^A service token \(HS256\) is never accepted as a SQL password/,
     ],
     ['garbage', () => ({ user: 'alice', password: 'not-a-token' }), /^Malformed token: /],
-    ['no password (null)', () => ({ user: 'alice', password: null }), /^The SQL login of user "alice" has no password/],
+    ['an empty password', () => ({ user: 'alice', password: '' }), /^The SQL login of user "alice" has no password/],
+    [
+      'no password (null) for a user with no live login',
+      () => ({ user: 'dave', password: null }),
+      /^The SQL session of user "dave" has no live login in this Cube process .*: reconnect with a fresh token$/,
+    ],
   ])('refuses %s with a message naming the failure, never the token or the secret', async (_what, login, message) => {
     const given = login();
     logged.length = 0;
     const { answer, error } = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), ...given });
     expect(answer).toBeUndefined();
     expect(error).toMatch(message);
-    if (typeof given.password === 'string') expect(error).not.toContain(given.password);
+    if (typeof given.password === 'string' && given.password !== '') expect(error).not.toContain(given.password);
     expect(error).not.toContain(secret);
     // Cube logs the refusal with the error's stack: no token there either.
     expect(logged).toEqual([expect.objectContaining({ type: 'Auth Error', apiType: 'sql', protocol: 'postgres' })]);
-    if (typeof given.password === 'string') expect(JSON.stringify(logged)).not.toContain(given.password);
+    if (typeof given.password === 'string' && given.password !== '')
+      expect(JSON.stringify(logged)).not.toContain(given.password);
   });
 
   it('refuses a switch to another user (__user) by a user who is no superuser, in Cube’s own words', async () => {
@@ -261,8 +267,8 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
   });
 });
 
-describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but a switch carries no password', () => {
-  it('lets the super user ask for the switch, which the login then refuses: no token of the other user came with it', async () => {
+describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but only to a live login', () => {
+  it('lets the super user ask for the switch, which the login then refuses: the other user has no live login', async () => {
     const { registered } = await sqlServer({ sqlSuperUser: 'alice' });
     const login = await callAsNative(registered.checkSqlAuth, {
       ...loginRequest(),
@@ -280,7 +286,7 @@ describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but a swi
       streaming: false,
     });
     expect(load.error).toBe(
-      'The SQL login of user "bob" has no password: sign in with a token of your identity provider',
+      'The SQL session of user "bob" has no live login in this Cube process (its token expired, or it never signed in here): reconnect with a fresh token',
     );
   });
 });
