@@ -72,7 +72,7 @@ function sqlLogin(options: DualAuthOptions, settings: { events?: AuthEvent[]; na
 describe('mintSqlKey', () => {
   it('signs an HS256 key with its own typ and audience, carrying the user, the security context, a jti, iat and exp', () => {
     const minted = key();
-    const { header, payload } = decode(minted.key, { complete: true }) as {
+    const { header, payload } = decode(minted.key, { complete: true }) as unknown as {
       header: Record<string, unknown>;
       payload: Record<string, unknown>;
     };
