@@ -288,7 +288,7 @@ function missingLogin(user: string, missing: MissingLogin): DualAuthError {
     case 'ambiguous':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated: ${missing.contexts} live logins of that user carry different security contexts; ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry different security contexts: ${RECONNECT}`,
       );
     case 'none':
       return new DualAuthError(
