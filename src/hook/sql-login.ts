@@ -60,8 +60,6 @@ export interface SqlLoginSetting {
   readonly namespaces: readonly string[];
   /** The version of the Cube running, for the refusal on a Cube that passes no password. */
   readonly cubeVersion?: () => string | undefined;
-  /** The most live logins kept for re-authentication (live-logins.ts, default 10,000). */
-  readonly liveLoginCap?: number;
 }
 
 /** The running Cube's version, found as `doctor` and the errors find its gateway; undefined outside Cube. */
@@ -99,16 +97,11 @@ function forSql(context: SecurityContext, namespaces: readonly string[]): Securi
 /** The SQL API's login of a hook, checked by its authenticator. Validates nothing more: the options table did. */
 export function sqlAuthOf(
   authenticator: Authenticator,
-  { namespaces, cubeVersion = hostCubeVersion, liveLoginCap }: SqlLoginSetting,
+  { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting,
 ): SqlAuth {
   const { options, clock } = authenticator;
   const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser, maxTokenAge, clockTolerance } = options;
-  const liveLogins = new LiveLogins({
-    clock,
-    clockTolerance,
-    namespaces,
-    ...(liveLoginCap !== undefined && { cap: liveLoginCap }),
-  });
+  const liveLogins = new LiveLogins({ clock, clockTolerance, namespaces });
   const userClaim: ClaimPointer | undefined =
     options.sqlUserClaim === ANY_SQL_USER
       ? undefined
@@ -189,7 +182,8 @@ export function sqlAuthOf(
     };
     if (staticLogin !== undefined && user === staticLogin.user) return accept({});
     const found = liveLogins.find(user);
-    if (found.found) return accept(found.login.securityContext);
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
+    if (found.found) return accept(structuredClone(found.login.securityContext));
     const refusal = missingLogin(user, found);
     emit(onEvent, {
       type: 'sql-reauthentication-refused',

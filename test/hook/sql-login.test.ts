@@ -257,6 +257,11 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
       skipPasswordCheck: true,
     });
     expect(again.securityContext).toMatchObject({ tenant: 'acme', groups: ['analyst'] });
+    // Cube's __user path hands the answer to cube.js code as it is: what that code changes stays out of the next one.
+    (again.securityContext as { tenant: string }).tenant = 'globex';
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({
+      securityContext: { tenant: 'acme' },
+    });
     // The token was issued at NOW with 300 s to live; the clock tolerance (5 s) passes too, as for the token itself.
     clock.advance(5_000);
     const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
@@ -267,6 +272,7 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
     expect(error.message).not.toContain(token);
     expect(events.filter((event) => event.type !== 'jwks-refreshed').map((event) => event.type)).toEqual([
       'accepted',
+      'sql-reauthenticated',
       'sql-reauthenticated',
       'sql-reauthentication-refused',
     ]);
