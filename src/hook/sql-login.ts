@@ -225,16 +225,21 @@ export function sqlAuthOf(
     return new DualAuthError('ERR_CLAIM_INVALID', message, 'key-set', `${message} (${names.sqlUserClaim})`);
   }
 
+  /** Whether a call with a password argument (null included) came: then this Cube passes passwords (≥ 0.34.27). */
+  let passesPasswords = false;
+
   function checkSqlAuth(_req: unknown, user: unknown, password?: unknown): Promise<SqlLogin> {
-    if (password === undefined) {
-      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give.
+    if (password !== undefined) passesPasswords = true;
+    else if (!passesPasswords) {
+      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
+      // a Cube has passed one, a call without it is a re-authentication, as with null.
       const version = cubeVersion();
       const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
     if (typeof user !== 'string' || user === '')
       return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
-    if (password === null) return reauthenticate(user);
+    if (password === null || password === undefined) return reauthenticate(user);
     if (typeof password !== 'string' || password === '') {
       // A client that sent no password: only a token of that user could sign it in.
       return refuse(

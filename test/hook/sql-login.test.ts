@@ -323,6 +323,17 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
     });
   });
 
+  it('takes a call without the password argument (undefined) as a re-authentication once a Cube has passed one', async () => {
+    const { checkSqlAuth } = sqlLogin(tenants());
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID' });
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'acme' }));
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).resolves.toMatchObject({
+      password: null,
+      securityContext: { tenant: 'acme' },
+    });
+    await expect(checkSqlAuth(sqlRequest(), 'bob')).rejects.toMatchObject({ code: 'ERR_TOKEN_MISSING' });
+  });
+
   it("re-authenticates the static login with its own empty context, as Cube's default does", async () => {
     const { checkSqlAuth } = sqlLogin({ ...keySet(), sqlUser: 'cube', sqlPassword: 'correct horse battery staple' });
     await expect(checkSqlAuth(sqlRequest(), 'cube', null)).resolves.toEqual({
