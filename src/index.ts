@@ -25,6 +25,8 @@ export type {
   KeySetRefreshedEvent,
   KeySetRefreshFailedEvent,
   RejectedEvent,
+  SqlReauthenticatedEvent,
+  SqlReauthenticationRefusedEvent,
 } from './events';
 
 /**

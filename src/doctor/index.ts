@@ -439,7 +439,32 @@ function sqlApiCheck(
       : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
   const where = port === undefined ? '' : ` on ${port}`;
   const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
-  return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
+  const lifetime = sqlSessionLifetime(env, options);
+  return check(
+    'sql-api',
+    status,
+    `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`,
+  );
+}
+
+/** Cube's native server re-authenticates a SQL session this often unless told (cubesql's `auth_expire_secs`). */
+const CUBESQL_AUTH_EXPIRE_SECS_DEFAULT = 300;
+
+/**
+ * How long a BI session lives: until its token expires (or outgrows the maximum token age), as Cube finds when it
+ * re-authenticates the session every `CUBESQL_AUTH_EXPIRE_SECS` (README, "BI tools over the SQL API").
+ */
+function sqlSessionLifetime(env: NodeJS.ProcessEnv, { maxTokenAge }: Pick<ResolvedOptions, 'maxTokenAge'>): string {
+  const until =
+    maxTokenAge === undefined
+      ? 'a BI session lives until its token expires'
+      : `a BI session lives until its token expires or is ${maxTokenAge} s old (${ENV.maxTokenAge})`;
+  const given = readEnv(env, 'CUBESQL_AUTH_EXPIRE_SECS');
+  if (given === undefined)
+    return `${until}, checked every ${CUBESQL_AUTH_EXPIRE_SECS_DEFAULT} s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`;
+  // Cube reads the variable as whole seconds; the value is not echoed, as nothing from the environment is.
+  if (!/^\d+$/.test(given)) return `${until}; CUBESQL_AUTH_EXPIRE_SECS is not a whole number of seconds`;
+  return `${until}, checked every ${Number(given)} s (CUBESQL_AUTH_EXPIRE_SECS)`;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { SecurityContext } from './security-context';
 export const LIVE_LOGIN_CAP = 10_000;
 
 /** Claims that change when the same login is renewed (a fresh token, a second tool): never compared. */
-export const RENEWED_CLAIMS: readonly string[] = ['iat', 'nbf', 'exp', 'jti', 'auth_time'];
+const RENEWED_CLAIMS: readonly string[] = ['iat', 'nbf', 'exp', 'jti', 'auth_time'];
 
 /** A login as it is remembered: what a token login or a key login leaves, never the credential itself. */
 export interface LoginRecord {
@@ -145,12 +145,6 @@ export class LiveLogins {
     this.entries.delete(longest.key);
     this.entries.set(longest.key, longest);
     return { found: true, login: longest.login };
-  }
-
-  /** Forgets every login (the hook was closed). */
-  clear(): void {
-    this.entries.clear();
-    this.byUser.clear();
   }
 
   /** The moment (epoch ms) the credential is refused from, as verification judges it (claims.ts, checkClaims). */

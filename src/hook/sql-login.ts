@@ -66,8 +66,6 @@ export interface SqlLoginSetting {
   readonly namespaces: readonly string[];
   /** The version of the Cube running, for the refusal on a Cube that passes no password. */
   readonly cubeVersion?: () => string | undefined;
-  /** The most live logins kept for re-authentication (live-logins.ts, default 10,000). */
-  readonly liveLoginCap?: number;
 }
 
 /** The running Cube's version, found as `doctor` and the errors find its gateway; undefined outside Cube. */
@@ -105,7 +103,7 @@ function forSql(context: SecurityContext, namespaces: readonly string[]): Securi
 /** The SQL API's login of a hook, checked by its authenticator. Validates nothing more: the options table did. */
 export function sqlAuthOf(
   authenticator: Authenticator,
-  { namespaces, cubeVersion = hostCubeVersion, liveLoginCap }: SqlLoginSetting,
+  { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting,
 ): SqlAuth {
   const { options, clock } = authenticator;
   const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser, maxTokenAge, clockTolerance } = options;
@@ -116,7 +114,6 @@ export function sqlAuthOf(
     namespaces,
     // A key login re-authenticates only while its key is not revoked (docs/security.md, "SQL keys").
     isRevoked: (id) => sqlKeys.isRevoked(id),
-    ...(liveLoginCap !== undefined && { cap: liveLoginCap }),
   });
   const userClaim: ClaimPointer | undefined =
     options.sqlUserClaim === ANY_SQL_USER
@@ -237,7 +234,8 @@ export function sqlAuthOf(
     };
     if (staticLogin !== undefined && user === staticLogin.user) return accept({});
     const found = liveLogins.find(user);
-    if (found.found) return accept(found.login.securityContext);
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
+    if (found.found) return accept(structuredClone(found.login.securityContext));
     const refusal = missingLogin(user, found);
     emit(onEvent, {
       type: 'sql-reauthentication-refused',
@@ -279,16 +277,21 @@ export function sqlAuthOf(
     return new DualAuthError('ERR_CLAIM_INVALID', message, 'key-set', `${message} (${names.sqlUserClaim})`);
   }
 
+  /** Whether a call with a password argument (null included) came: then this Cube passes passwords (≥ 0.34.27). */
+  let passesPasswords = false;
+
   function checkSqlAuth(_req: unknown, user: unknown, password?: unknown): Promise<SqlLogin> {
-    if (password === undefined) {
-      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give.
+    if (password !== undefined) passesPasswords = true;
+    else if (!passesPasswords) {
+      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
+      // a Cube has passed one, a call without it is a re-authentication, as with null.
       const version = cubeVersion();
       const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
     if (typeof user !== 'string' || user === '')
       return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
-    if (password === null) return reauthenticate(user);
+    if (password === null || password === undefined) return reauthenticate(user);
     if (typeof password !== 'string' || password === '') {
       // A client that sent no password: only a token of that user could sign it in.
       return refuse(
@@ -341,7 +344,7 @@ function missingLogin(user: string, missing: MissingLogin): DualAuthError {
     case 'ambiguous':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated: ${missing.contexts} live logins of that user carry different security contexts; ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry different security contexts: ${RECONNECT}`,
       );
     case 'none':
       return new DualAuthError(

@@ -160,12 +160,4 @@ describe('LiveLogins', () => {
     expect(logins.find('alice')).toEqual({ found: false, reason: 'revoked' });
     expect(logins.size).toBe(0);
   });
-
-  it('forgets everything on clear', () => {
-    const { logins } = memory();
-    logins.remember(login());
-    logins.clear();
-    expect(logins.size).toBe(0);
-    expect(logins.find('alice')).toEqual({ found: false, reason: 'none' });
-  });
 });

@@ -258,6 +258,11 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
       skipPasswordCheck: true,
     });
     expect(again.securityContext).toMatchObject({ tenant: 'acme', groups: ['analyst'] });
+    // Cube's __user path hands the answer to cube.js code as it is: what that code changes stays out of the next one.
+    (again.securityContext as { tenant: string }).tenant = 'globex';
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({
+      securityContext: { tenant: 'acme' },
+    });
     // The token was issued at NOW with 300 s to live; the clock tolerance (5 s) passes too, as for the token itself.
     clock.advance(5_000);
     const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
@@ -269,6 +274,7 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
     expect(events.filter((event) => event.type !== 'jwks-refreshed').map((event) => event.type)).toEqual([
       'sql-login',
       'accepted',
+      'sql-reauthenticated',
       'sql-reauthenticated',
       'sql-reauthentication-refused',
     ]);
@@ -315,8 +321,19 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
     expect(error).toMatchObject({
       code: 'ERR_FORBIDDEN',
       message:
-        'The SQL session of user "alice" cannot be re-authenticated: 2 live logins of that user carry different security contexts; reconnect with a fresh token',
+        'The SQL session of user "alice" cannot be re-authenticated, as 2 live logins of that user carry different security contexts: reconnect with a fresh token',
     });
+  });
+
+  it('takes a call without the password argument (undefined) as a re-authentication once a Cube has passed one', async () => {
+    const { checkSqlAuth } = sqlLogin(tenants());
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID' });
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'acme' }));
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).resolves.toMatchObject({
+      password: null,
+      securityContext: { tenant: 'acme' },
+    });
+    await expect(checkSqlAuth(sqlRequest(), 'bob')).rejects.toMatchObject({ code: 'ERR_TOKEN_MISSING' });
   });
 
   it("re-authenticates the static login with its own empty context, as Cube's default does", async () => {
