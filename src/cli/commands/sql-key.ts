@@ -4,11 +4,11 @@ import { ENV, optionsFromEnv } from '../../config/env';
 import { ANY_SQL_USER, DEFAULTS, ENV_NAMES, resolveOptions, SQL_KEY_MAX_AGE_LIMIT } from '../../config/options';
 import { DualAuthConfigError } from '../../errors';
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
-import { mintSqlKey } from '../../hook/sql-key';
+import { isSqlKeyHeader, mintSqlKey } from '../../hook/sql-key';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { isoSeconds } from '../format';
-import { hintFor } from '../hints';
+import { hintFor, SQL_KEY_HINT } from '../hints';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 import { readIdpToken } from './probe';
 
@@ -94,10 +94,13 @@ function lifetime(asked: number | undefined, maxAge: number): number {
 }
 
 /** Says why the token mints no key, as `verify` says it: the code, the message and the fix. */
-function refused(io: CliIO, error: NonNullable<Explanation['error']>, path: Explanation['path']): number {
+function refused(io: CliIO, error: NonNullable<Explanation['error']>, explanation: Explanation): number {
+  const hint = isSqlKeyHeader(explanation.header)
+    ? SQL_KEY_HINT
+    : hintFor(error.code, explanation.path, DEFAULTS.origin);
   // Messages quote values the token chose.
   io.stderr.write(
-    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ${forTerminal(error.message)}\nFix: ${forTerminal(hintFor(error.code, path, DEFAULTS.origin))}\n`,
+    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ${forTerminal(error.message)}\nFix: ${forTerminal(hint)}\n`,
   );
   return EXIT_REFUSED;
 }
@@ -119,11 +122,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     // No Request-Origin header: the key-set path, as a SQL login's token takes it.
     const explanation = await checkAuth.explain({ headers: {} }, token);
     if (!explanation.accepted || explanation.securityContext === undefined)
-      return refused(
-        io,
-        explanation.error ?? { code: 'ERR_INTERNAL', message: 'no security context' },
-        explanation.path,
-      );
+      return refused(io, explanation.error ?? { code: 'ERR_INTERNAL', message: 'no security context' }, explanation);
     const user = sqlUser(resolved.sqlUserClaim, explanation.payload ?? {});
     if (user === undefined) {
       const claim = resolved.sqlUserClaim === ANY_SQL_USER ? 'sub' : resolved.sqlUserClaim;

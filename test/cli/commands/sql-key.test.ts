@@ -5,6 +5,7 @@ import { decode, verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, optionsFromEnv } from '../../../src';
 import { SQL_KEY_AUDIENCE, SQL_KEY_TYPE } from '../../../src/hook/sql-key';
+import { SQL_KEY_HINT } from '../../../src/cli/hints';
 import { jsonOf, keySetDeploymentPerFile, runBin, type CliOptions } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import type { TestKeyPair } from '../../support/keys';
@@ -135,6 +136,21 @@ describe('cube-dual-auth sql-key', () => {
     const service = await sqlKey([], { token: signToken(timed({ org: 'acme' }), { alg: 'HS256', key: SECRET }) });
     expect(service.code).toBe(1);
     expect(service.stderr).toMatch(/refused, no key minted: ERR_ALG_NOT_ALLOWED: /);
+  });
+
+  it('never takes a SQL key for a token: sql-key and verify refuse one, saying where a key belongs', async () => {
+    const key = (await sqlKey([])).stdout.trim();
+    const again = await sqlKey([], { token: key });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `cube-dual-auth sql-key: the token is refused, no key minted: ERR_ALG_NOT_ALLOWED: A SQL key is never accepted on the REST API: it signs in to the SQL API only\nFix: ${SQL_KEY_HINT}\n`,
+    );
+    const verify = await runBin(['verify', key, '--origin', '--json'], { env });
+    expect(verify.code).toBe(1);
+    expect(jsonOf(verify)).toMatchObject({
+      path: 'shared-secret',
+      error: { code: 'ERR_SIGNATURE_INVALID', hint: SQL_KEY_HINT },
+    });
   });
 
   it('exits 1 for a token without the user claim', async () => {
