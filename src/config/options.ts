@@ -533,6 +533,12 @@ export type ResolvedOptions = {
 };
 
 /**
+ * Cube's own fallback on the REST API: in dev mode a token `checkAuth` refused is verified once more, HS256, with this
+ * secret (README "Cube's Playground is refused in dev mode"), so a SQL key signed with it would pass there.
+ */
+const PLAYGROUND_SECRET = 'CUBEJS_PLAYGROUND_AUTH_SECRET';
+
+/**
  * The SQL key secrets as keys, each judged as an API secret is but with no opt-out: a key is a stored password that
  * lives for weeks. One equal to an API secret would let a SQL key pass the shared-secret path, so that stops the start
  * too (docs/security.md, "SQL keys"). Messages number a secret, never show it.
@@ -542,6 +548,8 @@ function sqlKeySecretKeys(
   apiSecrets: readonly string[],
   names: OptionNames,
 ): readonly KeyObject[] {
+  // Cube reads its own variable from the process's environment, whatever options the hook was given.
+  const playground = process.env[PLAYGROUND_SECRET]?.trim();
   secrets.forEach((secret, i) => {
     const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';
     const weakness = secretWeakness(secret);
@@ -554,6 +562,11 @@ function sqlKeySecretKeys(
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
         `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service token; give SQL keys a secret of their own`,
+      );
+    if (secret === playground)
+      throw new DualAuthConfigError(
+        names.sqlKeySecrets,
+        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that checkAuth refused: give SQL keys a secret of their own`,
       );
   });
   return secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));

@@ -376,6 +376,19 @@ describe('SQL key settings', () => {
     expect(resolveOptions({ jwksUri: 'https://idp.example/jwks' }).sqlKeyMaxAge).toBe(90 * DAY);
   });
 
+  it("stops the start on a key secret that is Cube's own CUBEJS_PLAYGROUND_AUTH_SECRET, which Cube checks on REST", () => {
+    const saved = process.env.CUBEJS_PLAYGROUND_AUTH_SECRET;
+    process.env.CUBEJS_PLAYGROUND_AUTH_SECRET = keySecret;
+    try {
+      expect(() => resolveOptions({ ...base(), sqlKeySecrets: [nextKeySecret, keySecret] })).toThrow(
+        'cube-dual-auth: option "sqlKeySecrets" (secret 2 of 2) is also CUBEJS_PLAYGROUND_AUTH_SECRET, with which Cube itself accepts HS256 tokens that checkAuth refused: give SQL keys a secret of their own',
+      );
+    } finally {
+      if (saved === undefined) delete process.env.CUBEJS_PLAYGROUND_AUTH_SECRET;
+      else process.env.CUBEJS_PLAYGROUND_AUTH_SECRET = saved;
+    }
+  });
+
   it.each([
     [{ CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE: '2y' }, /CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE must be a whole number of s, m, h or d/],
     [{ CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE: '366d' }, /CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE must be .* to 31536000 \(a year\)/],
