@@ -67,6 +67,43 @@ export interface DiscoveryEvent {
   readonly durationMs: number;
 }
 
+/** What a SQL API login signed in with: an identity-provider token, a SQL key, or Cube's static login. */
+export type SqlLoginKind = 'token' | 'key' | 'static';
+
+/**
+ * A login to the SQL API (`checkSqlAuth` with a password) was accepted or refused. A token login also reports its
+ * verification as `accepted` or `rejected` on the key-set path, as a request does.
+ */
+export interface SqlLoginEvent {
+  readonly type: 'sql-login';
+  readonly kind: SqlLoginKind;
+  readonly outcome: 'accepted' | 'refused';
+  /** Why it was refused. */
+  readonly code?: RejectionCode;
+  /** The refusal's whole message (never the token, the key or a secret). */
+  readonly message?: string;
+  /** A key login's key id (`jti`), once the key's signature holds: the id to revoke. */
+  readonly keyId?: string;
+}
+
+/**
+ * Cube's SQL API re-authenticated a session (`checkSqlAuth(req, user, null)`, every `CUBESQL_AUTH_EXPIRE_SECS`, or
+ * on a `__user` switch) with the user's live login or the static login.
+ */
+export interface SqlReauthenticatedEvent {
+  readonly type: 'sql-reauthenticated';
+  readonly durationMs: number;
+}
+
+/** A re-authentication of the SQL API was refused: the session's login is no longer live, or never was here. */
+export interface SqlReauthenticationRefusedEvent {
+  readonly type: 'sql-reauthentication-refused';
+  readonly code: RejectionCode;
+  /** The message the SQL client received: it names the user, never a token. */
+  readonly message: string;
+  readonly durationMs: number;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -75,7 +112,15 @@ export interface InternalErrorEvent {
 
 /** Everything the `onEvent` hook can receive. None of them carries a token, a secret or key material. */
 export type AuthEvent =
-  AcceptedEvent | RejectedEvent | KeySetRefreshedEvent | KeySetRefreshFailedEvent | DiscoveryEvent | InternalErrorEvent;
+  | AcceptedEvent
+  | RejectedEvent
+  | KeySetRefreshedEvent
+  | KeySetRefreshFailedEvent
+  | DiscoveryEvent
+  | SqlLoginEvent
+  | SqlReauthenticatedEvent
+  | SqlReauthenticationRefusedEvent
+  | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */
 export type AuthEventListener = (event: AuthEvent) => void;

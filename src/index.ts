@@ -25,6 +25,10 @@ export type {
   KeySetRefreshedEvent,
   KeySetRefreshFailedEvent,
   RejectedEvent,
+  SqlLoginEvent,
+  SqlLoginKind,
+  SqlReauthenticatedEvent,
+  SqlReauthenticationRefusedEvent,
 } from './events';
 
 /**
@@ -50,8 +54,9 @@ export const { contextToGroups, contextToAppId, contextToOrchestratorId, tenantF
 
 /**
  * Cube's SQL API login for BI tools, configured from the environment as `checkAuth` is:
- * `module.exports = { checkAuth, checkSqlAuth, canSwitchSqlUser }`. The password is a token of the identity provider
- * whose user claim (`CUBE_DUAL_AUTH_SQL_USER_CLAIM`, default `sub`) is the user name; Cube's static
+ * `module.exports = { checkAuth, checkSqlAuth, canSwitchSqlUser }`. The password is a SQL key of that user
+ * (`cube-dual-auth sql-key`, `CUBE_DUAL_AUTH_SQL_KEY_SECRETS`) or a token of the identity provider whose user claim
+ * (`CUBE_DUAL_AUTH_SQL_USER_CLAIM`, default `sub`) is the user name; Cube's static
  * `CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD` login keeps working. Needs Cube 0.34.27 or later. `createCheckAuth` users
  * take the same members of the hook they made.
  */

@@ -56,3 +56,7 @@ export function hintFor(code: RejectionCode, path: AuthPath | undefined, origin:
   const hint = hints(origin)[code];
   return typeof hint === 'string' ? hint : hint[path ?? 'key-set'];
 }
+
+/** The fix for a SQL key given where a token belongs: whatever the code, the key is in the wrong place. */
+export const SQL_KEY_HINT =
+  "A SQL key signs in to the SQL API only: store it as a BI tool's password, with the user name it was made for; give the REST API, verify and sql-key a token of the identity provider.";

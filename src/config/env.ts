@@ -4,6 +4,7 @@
  */
 import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './options';
 import { DualAuthConfigError } from '../errors';
+import { DURATION_FORM, durationSeconds } from './duration';
 import type { AuthEvent, AuthEventListener } from '../events';
 import { jsonForTerminal } from '../terminal-text';
 
@@ -34,6 +35,19 @@ function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
     .map((item) => item.trim())
     .filter((item) => item !== '');
   return items && items.length > 0 ? items : undefined;
+}
+
+/** A duration: `90d`, `36h`, `15m`, `30s`, or a plain number of seconds. */
+function duration(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = readEnv(env, name);
+  if (text === undefined) return undefined;
+  const value = /^[0-9]+$/.test(text) ? Number(text) : durationSeconds(text);
+  if (value === undefined)
+    throw new DualAuthConfigError(
+      name,
+      `must be ${DURATION_FORM} or a number of seconds, got ${JSON.stringify(text.slice(0, 32))}`,
+    );
+  return value;
 }
 
 function number(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -140,7 +154,7 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery']);
   // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
-    if (all || !quiet.has(event.type))
+    if (all || !(quiet.has(event.type) || (event.type === 'sql-login' && event.outcome === 'accepted')))
       process.stderr.write(
         `${jsonForTerminal({ time: new Date().toISOString(), source: 'cube-dual-auth', ...event })}\n`,
       );
@@ -151,6 +165,7 @@ const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string
   text: (env, [name]) => readEnv(env, name as string),
   list: (env, [name]) => readList(env, name as string),
   number: (env, [name]) => number(env, name as string),
+  duration: (env, [name]) => duration(env, name as string),
   boolean: (env, [name]) => boolean(env, name as string),
   json: (env, [name]) => json(env, name as string),
   secrets,

@@ -15,7 +15,7 @@ import {
   type ProviderSettings,
 } from './identity-providers';
 import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
-import { SECRET_ADVICE, secretWeakness } from './secret-strength';
+import { MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from './secret-strength';
 import type { AuthEventListener } from '../events';
 
 /** What a `securityContext` function is told about the token it shapes. */
@@ -184,6 +184,27 @@ export interface DualAuthOptions {
    */
   sqlSuperUser?: string;
   /**
+   * The secrets that sign and verify SQL keys (`cube-dual-auth sql-key`): passwords for BI tools that stand for an
+   * identity-provider login for as long as the key lives. The first signs, every one verifies, so a rotation needs no
+   * cut. Each must hold at least 256 bits and differ from every API secret: a key is never a service token. Env:
+   * `CUBE_DUAL_AUTH_SQL_KEY_SECRETS` (comma-separated).
+   * @default none: every SQL key is refused, and `sql-key` mints none
+   */
+  sqlKeySecrets?: string | readonly string[];
+  /**
+   * Longest life of a SQL key, in seconds (at most a year): `sql-key` mints none longer, and a key older than this
+   * (by its `iat`) is refused, so shortening it cuts keys already given out. Env: `CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE`
+   * (a duration such as `90d`, `36h`, or seconds).
+   * @default 7776000 (90 days)
+   */
+  sqlKeyMaxAge?: number;
+  /**
+   * Ids (`jti`) of SQL keys refused from now on, at login and at each re-authentication. Env:
+   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (comma-separated).
+   * @default none
+   */
+  sqlKeysRevoked?: readonly string[];
+  /**
    * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
    * public one, which names the failure only. For development; the event log and `explain()` always have it all.
    * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
@@ -252,7 +273,7 @@ export type { IdentityProviderOptions };
 type OptionKey = keyof DualAuthOptions;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
-export type EnvFormat = 'text' | 'list' | 'number' | 'boolean' | 'json' | 'secrets' | 'log';
+export type EnvFormat = 'text' | 'list' | 'number' | 'duration' | 'boolean' | 'json' | 'secrets' | 'log';
 
 /** One row of the options table. */
 export interface OptionSpec<V> {
@@ -358,6 +379,17 @@ function providerList(value: unknown, fail: Fail): readonly IdentityProviderOpti
   });
 }
 
+const DAY_SECONDS = 86_400;
+
+/** The longest a SQL key may live: a stored password that outlives a year is one nobody remembers giving out. */
+export const SQL_KEY_MAX_AGE_LIMIT = 365 * DAY_SECONDS;
+
+function sqlKeyMaxAge(value: unknown, fail: Fail): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > SQL_KEY_MAX_AGE_LIMIT)
+    fail(`must be a whole number of seconds from 1 to ${SQL_KEY_MAX_AGE_LIMIT} (a year), or a duration such as 90d`);
+  return value;
+}
+
 const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({
   env: [env],
   format: 'number',
@@ -421,6 +453,19 @@ export const OPTIONS = {
   sqlUser: { env: ['CUBEJS_SQL_USER'], format: 'text', check: nonEmptyString },
   sqlPassword: { env: ['CUBEJS_SQL_PASSWORD'], format: 'text', check: nonEmptyString },
   sqlSuperUser: { env: ['CUBEJS_SQL_SUPER_USER'], format: 'text', check: nonEmptyString },
+  sqlKeySecrets: { env: ['CUBE_DUAL_AUTH_SQL_KEY_SECRETS'], format: 'list', check: stringList },
+  sqlKeyMaxAge: {
+    env: ['CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE'],
+    format: 'duration',
+    default: 90 * DAY_SECONDS,
+    check: sqlKeyMaxAge,
+  },
+  sqlKeysRevoked: {
+    env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'],
+    format: 'list',
+    check: (value, fail) =>
+      Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of SQL key ids'),
+  },
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),
@@ -467,9 +512,13 @@ export const ENV_NAMES: OptionNames = Object.fromEntries(
 
 /** Options after validation, with defaults applied and secrets turned into keys once. */
 export type ResolvedOptions = {
-  readonly [K in Exclude<OptionKey, 'apiSecret'>]: K extends Defaulted ? Checked<K> : Checked<K> | undefined;
+  readonly [K in Exclude<OptionKey, 'apiSecret' | 'sqlKeySecrets'>]: K extends Defaulted
+    ? Checked<K>
+    : Checked<K> | undefined;
 } & {
   readonly secretKeys: readonly KeyObject[];
+  /** The SQL key secrets as keys, the signing one first; empty when SQL keys are off. */
+  readonly sqlKeyKeys: readonly KeyObject[];
   /** The identity providers of the key-set path, with inherited settings applied; empty when it has none. */
   readonly identityProviders: readonly IdentityProvider[];
   /**
@@ -482,6 +531,46 @@ export type ResolvedOptions = {
   /** The tenant and groups to give the security context; undefined when no authorization option is set. */
   readonly authorization: Authorization | undefined;
 };
+
+/**
+ * Cube's own fallback on the REST API: in dev mode a token `checkAuth` refused is verified once more, HS256, with this
+ * secret (README "Cube's Playground is refused in dev mode"), so a SQL key signed with it would pass there.
+ */
+const PLAYGROUND_SECRET = 'CUBEJS_PLAYGROUND_AUTH_SECRET';
+
+/**
+ * The SQL key secrets as keys, each judged as an API secret is but with no opt-out: a key is a stored password that
+ * lives for weeks. One equal to an API secret would let a SQL key pass the shared-secret path, so that stops the start
+ * too (docs/security.md, "SQL keys"). Messages number a secret, never show it.
+ */
+function sqlKeySecretKeys(
+  secrets: readonly string[],
+  apiSecrets: readonly string[],
+  names: OptionNames,
+): readonly KeyObject[] {
+  // Cube reads its own variable from the process's environment, whatever options the hook was given.
+  const playground = process.env[PLAYGROUND_SECRET]?.trim();
+  secrets.forEach((secret, i) => {
+    const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';
+    const weakness = secretWeakness(secret);
+    if (weakness !== undefined)
+      throw new DualAuthConfigError(
+        names.sqlKeySecrets,
+        `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
+      );
+    if (apiSecrets.includes(secret))
+      throw new DualAuthConfigError(
+        names.sqlKeySecrets,
+        `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service token; give SQL keys a secret of their own`,
+      );
+    if (secret === playground)
+      throw new DualAuthConfigError(
+        names.sqlKeySecrets,
+        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that checkAuth refused: give SQL keys a secret of their own`,
+      );
+  });
+  return secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+}
 
 /** Validates options, applies defaults and prepares keys. Throws {@link DualAuthConfigError} naming the option. */
 export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNames> = OPTION_NAMES): ResolvedOptions {
@@ -508,7 +597,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
       );
     }
   }
-  const { apiSecret, ...rest } = checked;
+  const { apiSecret, sqlKeySecrets, ...rest } = checked;
   const identityProviders = identityProvidersOf(rest as ProviderSettings, names);
   const authorization = authorizationOf(
     options as Readonly<Record<string, unknown>>,
@@ -537,6 +626,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     }
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
   }
+  const sqlKeyKeys = sqlKeySecretKeys(sqlKeySecrets ?? [], secrets, names);
   // Every defaulted option was filled from the table above, which the type of ResolvedOptions promises.
   return {
     ...rest,
@@ -544,6 +634,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     identityProviders,
     authorization,
     secretKeys,
+    sqlKeyKeys,
     secretWeakness: secretWeaknessFound,
   } as ResolvedOptions;
 }

@@ -16,6 +16,7 @@ import { readClaim } from '../config/claim-pointer';
 import { decodeToken } from '../hook/token';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
 import { ANY_SQL_USER } from '../config/options';
+import { formatDuration } from '../config/duration';
 import { isLoopback } from '../http/url';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -41,6 +42,7 @@ type CheckId =
   | 'issuer'
   | 'authorization'
   | 'sql-api'
+  | 'sql-key'
   | 'metrics'
   | 'refresh-worker'
   | 'example-token'
@@ -437,7 +439,61 @@ function sqlApiCheck(
       : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
   const where = port === undefined ? '' : ` on ${port}`;
   const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
-  return check('sql-api', status, `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}`);
+  const lifetime = sqlSessionLifetime(env, options);
+  return check(
+    'sql-api',
+    status,
+    `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`,
+  );
+}
+
+/** Cube's native server re-authenticates a SQL session this often unless told (cubesql's `auth_expire_secs`). */
+const CUBESQL_AUTH_EXPIRE_SECS_DEFAULT = 300;
+
+/**
+ * How long a BI session lives: until its token expires (or outgrows the maximum token age), as Cube finds when it
+ * re-authenticates the session every `CUBESQL_AUTH_EXPIRE_SECS` (README, "BI tools over the SQL API").
+ */
+function sqlSessionLifetime(env: NodeJS.ProcessEnv, { maxTokenAge }: Pick<ResolvedOptions, 'maxTokenAge'>): string {
+  const until =
+    maxTokenAge === undefined
+      ? 'a BI session lives until its token expires'
+      : `a BI session lives until its token expires or is ${maxTokenAge} s old (${ENV.maxTokenAge})`;
+  const given = readEnv(env, 'CUBESQL_AUTH_EXPIRE_SECS');
+  if (given === undefined)
+    return `${until}, checked every ${CUBESQL_AUTH_EXPIRE_SECS_DEFAULT} s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`;
+  // Cube reads the variable as whole seconds; the value is not echoed, as nothing from the environment is.
+  if (!/^\d+$/.test(given)) return `${until}; CUBESQL_AUTH_EXPIRE_SECS is not a whole number of seconds`;
+  return `${until}, checked every ${Number(given)} s (CUBESQL_AUTH_EXPIRE_SECS)`;
+}
+
+/**
+ * The SQL keys' set-up (`cube-dual-auth sql-key`), when any of its variables is set: the secrets in force, the maximum
+ * age and the revoked ids, as counts and never as values. A weak secret, or one that is an API secret, fails the
+ * configuration line before this one is reached. Undefined when SQL keys are not set up.
+ */
+function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
+  if ([ENV.sqlKeySecrets, ENV.sqlKeyMaxAge, ENV.sqlKeysRevoked].every((name) => readEnv(env, name) === undefined))
+    return undefined;
+  const secrets = options.sqlKeyKeys.length;
+  const revoked = options.sqlKeysRevoked?.length ?? 0;
+  const maxAge = `keys live at most ${formatDuration(options.sqlKeyMaxAge)} (${ENV.sqlKeyMaxAge})`;
+  const revokedIds = `${revoked} revoked key ${revoked === 1 ? 'id' : 'ids'} (${ENV.sqlKeysRevoked})`;
+  if (secrets === 0)
+    return check(
+      'sql-key',
+      'warn',
+      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth sql-key" mints none; ${maxAge}; ${revokedIds}`,
+    );
+  const inForce =
+    secrets === 1
+      ? `1 secret in ${ENV.sqlKeySecrets}`
+      : `${secrets} secrets in ${ENV.sqlKeySecrets} (the first signs, all verify)`;
+  return check(
+    'sql-key',
+    'ok',
+    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of key material and none an API secret; ${maxAge}; ${revokedIds}`,
+  );
 }
 
 /** Cube's REST API port when `PORT` does not say: the port its own metrics listener must not take. */
@@ -594,6 +650,8 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     checks.push(authorizationCheck(resolved.authorization, providers, several));
     const sql = sqlApiCheck(env, resolved, providers, cwd);
     if (sql !== undefined) checks.push(sql);
+    const sqlKeys = sqlKeyCheck(env, resolved);
+    if (sqlKeys !== undefined) checks.push(sqlKeys);
     const metrics = metricsCheck(env, resolved);
     if (metrics !== undefined) checks.push(metrics);
     const refresh = refreshWorkerCheck(env, resolved.authorization);

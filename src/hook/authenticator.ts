@@ -15,6 +15,7 @@ import { SECRET_ADVICE } from '../config/secret-strength';
 import { securityContextShaper, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
+import { isSqlKeyHeader } from './sql-key';
 
 interface Reported {
   /** Why the request goes to its path (stated even when there is no token to verify). */
@@ -66,10 +67,10 @@ export class Authenticator {
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextShaper>;
 
-  /** @param clock epoch milliseconds, for every time a token is judged by */
+  /** @param clock epoch milliseconds, for every time a token (and a SQL key) is judged by, and the SQL API's live logins */
   constructor(
     readonly options: ResolvedOptions,
-    private readonly clock: () => number = Date.now,
+    readonly clock: () => number = Date.now,
   ) {
     const { onEvent } = options;
     this.cache =
@@ -124,6 +125,9 @@ export class Authenticator {
       return this.refuse(error, { path, pathReason });
     }
     const seen: Seen = { path, pathReason, header: decoded.header, decoded, now };
+    // Its signature would fail on either path too (its secrets are no API secret, HS256 is never a key-set algorithm);
+    // refused by its header first so that the message says what it is (docs/security.md, "SQL keys").
+    if (isSqlKeyHeader(decoded.header)) return this.refuse(sqlKeyOnRest(path), seen);
     try {
       const verified = (path === 'key-set' ? this.keySet : this.sharedSecret).verify(decoded, now);
       if (verified instanceof Promise) {
@@ -222,6 +226,12 @@ export class Authenticator {
     const provider = path === 'key-set' && decoded !== undefined ? this.keySet.providerFor(decoded) : undefined;
     return { accepted: false, error: refusal, path, pathReason, header, payload, kid, provider };
   }
+}
+
+/** The refusal of a SQL key sent to the REST API: each path's own code, and a message that says what the token is. */
+function sqlKeyOnRest(path: AuthPath): DualAuthError {
+  const message = 'A SQL key is never accepted on the REST API: it signs in to the SQL API only';
+  return new DualAuthError(path === 'key-set' ? 'ERR_ALG_NOT_ALLOWED' : 'ERR_SIGNATURE_INVALID', message, path);
 }
 
 /** An error nobody meant: reported (masked) to the event log and stderr, answered as `ERR_INTERNAL`. */

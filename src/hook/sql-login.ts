@@ -2,34 +2,45 @@
  * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password a SQL client sends is
  * a token of the company's identity provider, verified on the key-set path exactly as `checkAuth` verifies it (the
  * same authenticator: providers, keys, claims, authorization, codes), and the user name must be the token's user
- * claim. Cube's own static login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside it.
+ * claim. A SQL key (sql-key.ts) signs in as the user and with the security context it carries. Cube's own static
+ * login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside them.
  *
  * How Cube calls these (1.7.43, api-gateway's sql-server.js and the native server's auth.rs): once per connection,
  * `checkSqlAuth(request, user, password)`, whose answer crosses the Rust server as JSON; with `skipPasswordCheck` the
- * server takes the login as checked here. A switch of user inside a session (`__user`) asks `canSwitchSqlUser` (unless
- * the session is a superuser's), then `checkSqlAuth(request, newUser, null)`: no password. Cube before 0.34.27
- * (0.33 among them) calls `checkSqlAuth(request, user)` and compares the password itself, with no way to pass it here.
+ * server takes the login as checked here. Every `CUBESQL_AUTH_EXPIRE_SECS` (300 s) of a session, and on a switch of
+ * user (`__user`, after `canSwitchSqlUser` allowed it), Cube calls `checkSqlAuth(request, user, null)`: no password, no
+ * session id. That re-authentication is answered from the live logins (live-logins.ts). Cube before 0.34.27 (0.33
+ * among them) calls `checkSqlAuth(request, user)` and compares the password itself, with no way to pass it here.
+ * docs/cube-lines.md, "The SQL API's re-authentication", names the lines of Cube's source.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
-import { emit } from '../events';
+import { emit, type SqlLoginKind } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
+import { LiveLogins, type LoginRecord, type MissingLogin } from './live-logins';
 import type { SecurityContext } from './security-context';
+import { looksLikeSqlKey, SqlKeys, type SqlKeyLogin } from './sql-key';
 
 /** The first Cube that passes the password to `checkSqlAuth`. */
 export const SQL_PASSWORD_SINCE = '0.34.27';
 
 /** What a login gives Cube: the fields Cube ≥ 0.34.27 reads from `checkSqlAuth`'s answer. */
 export interface SqlLogin {
-  /** The password the client sent (Cube's server keeps it with the session; it is never compared again). */
-  readonly password: string;
+  /**
+   * The password the client sent (Cube's server keeps it with the session; it is never compared again); null on a
+   * re-authentication, which has none and keeps no token to give back.
+   */
+  readonly password: string | null;
   /** Always false: a superuser may switch to any user, and a token names one user only. */
   readonly superuser: false;
-  /** For a token, the security context `checkAuth` gives the same token; for the static login, `{}` as in Cube. */
+  /**
+   * For a token, the security context `checkAuth` gives the same token; for a SQL key, the one it carries; for the
+   * static login, `{}` as in Cube.
+   */
   readonly securityContext: SecurityContext;
   /** The password was checked here, in constant time for the static one. */
   readonly skipPasswordCheck: true;
@@ -39,8 +50,10 @@ export interface SqlLogin {
 export interface SqlAuth {
   /**
    * Cube's `checkSqlAuth`: the password is an identity-provider token whose user claim (`sqlUserClaim`, default `sub`)
-   * is the user name, or the static login's password. Rejects with an `Error` naming the failure (Cube logs it and sends
-   * it to the SQL client), never holding the token or a secret.
+   * is the user name, a SQL key of that user, or the static login's password. Without a password (null: Cube's
+   * re-authentication and `__user` switch), answers with the user's live login (a token's or a key's), or the static
+   * login's context. Rejects with an `Error` naming the failure (Cube logs it and sends it to the SQL client), never
+   * holding the token, the key or a secret.
    */
   checkSqlAuth(req: unknown, user: unknown, password?: unknown): Promise<SqlLogin>;
   /** Cube's `canSwitchSqlUser`, as Cube's own default: a user may stay itself, and `sqlSuperUser` may switch. */
@@ -92,8 +105,16 @@ export function sqlAuthOf(
   authenticator: Authenticator,
   { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting,
 ): SqlAuth {
-  const { options } = authenticator;
-  const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser } = options;
+  const { options, clock } = authenticator;
+  const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser, maxTokenAge, clockTolerance } = options;
+  const sqlKeys = new SqlKeys(options, clock);
+  const liveLogins = new LiveLogins({
+    clock,
+    clockTolerance,
+    namespaces,
+    // A key login re-authenticates only while its key is not revoked (docs/security.md, "SQL keys").
+    isRevoked: (id) => sqlKeys.isRevoked(id),
+  });
   const userClaim: ClaimPointer | undefined =
     options.sqlUserClaim === ANY_SQL_USER
       ? undefined
@@ -105,6 +126,40 @@ export function sqlAuthOf(
     sqlUser !== undefined && sqlPassword !== undefined ? { user: sqlUser, password: digest(sqlPassword) } : undefined;
 
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
+
+  /** Reports a login's outcome by kind, for the metrics' count of SQL logins. */
+  function reported(kind: SqlLoginKind, error?: DualAuthError, keyId?: string): void {
+    emit(onEvent, {
+      type: 'sql-login',
+      kind,
+      outcome: error === undefined ? 'accepted' : 'refused',
+      ...(error !== undefined && { code: error.code, message: error.detail }),
+      ...(keyId !== undefined && { keyId }),
+    });
+  }
+
+  function keyLogin(user: string, key: string): Promise<SqlLogin> {
+    let login: SqlKeyLogin;
+    try {
+      login = sqlKeys.verify(key, user);
+    } catch (error) {
+      const refusal = unexpected(error, undefined, onEvent);
+      reported('key', refusal);
+      return refuse(refusal);
+    }
+    reported('key', undefined, login.id);
+    const securityContext = forSql(login.securityContext, namespaces);
+    // Re-authenticated as a token login is, until the key expires, outlives the maximum age, or is revoked.
+    liveLogins.remember({
+      user,
+      securityContext,
+      expiresAt: login.expiresAt,
+      issuedAt: login.issuedAt,
+      maxAge: options.sqlKeyMaxAge,
+      id: login.id,
+    });
+    return Promise.resolve({ password: key, superuser: false, securityContext, skipPasswordCheck: true });
+  }
 
   function tokenLogin(user: string, token: string): Promise<SqlLogin> {
     const started = onEvent ? performance.now() : 0;
@@ -119,6 +174,7 @@ export function sqlAuthOf(
       } as const;
       const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
       if (refusal !== undefined) {
+        reported('token', refusal);
         emit(onEvent, {
           type: 'rejected',
           code: refusal.code,
@@ -128,24 +184,66 @@ export function sqlAuthOf(
         });
         return refuse(refusal);
       }
+      reported('token');
       emit(onEvent, { type: 'accepted', cached: false, ...about, durationMs: performance.now() - started });
-      const { context } = outcome as Extract<Outcome, { accepted: true }>;
-      return Promise.resolve({
-        password: token,
-        superuser: false,
-        securityContext: forSql(context, namespaces),
-        skipPasswordCheck: true,
-      });
+      const { context, payload } = outcome as Extract<Outcome, { accepted: true }>;
+      const securityContext = forSql(context, namespaces);
+      liveLogins.remember(loginRecord(user, securityContext, payload));
+      return Promise.resolve({ password: token, superuser: false, securityContext, skipPasswordCheck: true });
+    };
+    const failed = (error: unknown): Promise<never> => {
+      const refusal = unexpected(error, 'key-set', onEvent);
+      reported('token', refusal);
+      return refuse(refusal);
     };
     try {
       // No request: without a Request-Origin header the token goes to the key-set path, whatever the SQL client sent.
       const outcome = authenticator.authenticate(undefined, token, NO_CACHE);
-      return outcome instanceof Promise
-        ? outcome.then(settle, (error: unknown) => refuse(unexpected(error, 'key-set', onEvent)))
-        : settle(outcome);
+      return outcome instanceof Promise ? outcome.then(settle, failed) : settle(outcome);
     } catch (error) {
-      return refuse(unexpected(error, 'key-set', onEvent));
+      return failed(error);
     }
+  }
+
+  /** What re-authentication needs of a token login: its user, context, end and id, never the token. */
+  function loginRecord(
+    user: string,
+    securityContext: SecurityContext,
+    payload: Readonly<Record<string, unknown>> | undefined,
+  ): LoginRecord {
+    const { exp, iat, jti } = payload ?? {};
+    return {
+      user,
+      securityContext,
+      ...(typeof exp === 'number' && { expiresAt: exp }),
+      ...(typeof iat === 'number' && { issuedAt: iat }),
+      ...(maxTokenAge !== undefined && { maxAge: maxTokenAge }),
+      ...(typeof jti === 'string' && { id: jti }),
+    };
+  }
+
+  /**
+   * Cube's re-authentication (and `__user` switch): `checkSqlAuth(req, user, null)`. Answers with the static login's
+   * context, as Cube's default does, or the user's live login's; refuses, asking for a fresh token, when there is none.
+   */
+  function reauthenticate(user: string): Promise<SqlLogin> {
+    const started = onEvent ? performance.now() : 0;
+    const accept = (securityContext: SecurityContext): Promise<SqlLogin> => {
+      emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
+      return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
+    };
+    if (staticLogin !== undefined && user === staticLogin.user) return accept({});
+    const found = liveLogins.find(user);
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
+    if (found.found) return accept(structuredClone(found.login.securityContext));
+    const refusal = missingLogin(user, found);
+    emit(onEvent, {
+      type: 'sql-reauthentication-refused',
+      code: refusal.code,
+      message: refusal.detail,
+      durationMs: performance.now() - started,
+    });
+    return refuse(refusal);
   }
 
   /** A refused token's error as a SQL client should read it: a service token's says it never signs in here. */
@@ -179,17 +277,23 @@ export function sqlAuthOf(
     return new DualAuthError('ERR_CLAIM_INVALID', message, 'key-set', `${message} (${names.sqlUserClaim})`);
   }
 
+  /** Whether a call with a password argument (null included) came: then this Cube passes passwords (≥ 0.34.27). */
+  let passesPasswords = false;
+
   function checkSqlAuth(_req: unknown, user: unknown, password?: unknown): Promise<SqlLogin> {
-    if (password === undefined) {
-      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give.
+    if (password !== undefined) passesPasswords = true;
+    else if (!passesPasswords) {
+      // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
+      // a Cube has passed one, a call without it is a re-authentication, as with null.
       const version = cubeVersion();
       const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
     if (typeof user !== 'string' || user === '')
       return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
+    if (password === null || password === undefined) return reauthenticate(user);
     if (typeof password !== 'string' || password === '') {
-      // Cube's switch of user (`__user`) asks for a login without a password: only a token of that user could give it.
+      // A client that sent no password: only a token of that user could sign it in.
       return refuse(
         new DualAuthError(
           'ERR_TOKEN_MISSING',
@@ -199,11 +303,16 @@ export function sqlAuthOf(
     }
     if (staticLogin !== undefined && user === staticLogin.user) {
       // Cube's own wording for its static login; never a token for this user name, which is the deployment's.
-      if (!timingSafeEqual(digest(password), staticLogin.password))
-        return refuse(new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`));
+      if (!timingSafeEqual(digest(password), staticLogin.password)) {
+        const refusal = new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`);
+        reported('static', refusal);
+        return refuse(refusal);
+      }
+      reported('static');
       return Promise.resolve({ password, superuser: false, securityContext: {}, skipPasswordCheck: true });
     }
-    return tokenLogin(user, password);
+    // A key says what it is in its header; a forged header only fails the key's signature.
+    return looksLikeSqlKey(password) ? keyLogin(user, password) : tokenLogin(user, password);
   }
 
   async function canSwitchSqlUser(current: unknown, newUser: unknown): Promise<boolean> {
@@ -213,4 +322,34 @@ export function sqlAuthOf(
   }
 
   return { checkSqlAuth, canSwitchSqlUser };
+}
+
+const RECONNECT = 'reconnect with a fresh token';
+
+/** The refusal of a re-authentication without a live login: it names the user and the moment, never a token. */
+function missingLogin(user: string, missing: MissingLogin): DualAuthError {
+  const who = `The SQL session of user ${quote(user)}`;
+  switch (missing.reason) {
+    case 'expired': {
+      const when = new Date(missing.endedAt * 1000).toISOString();
+      return missing.tooOld
+        ? new DualAuthError('ERR_TOKEN_TOO_OLD', `${who} outlived the maximum token age at ${when}: ${RECONNECT}`)
+        : new DualAuthError('ERR_TOKEN_EXPIRED', `${who} ended when its token expired at ${when}: ${RECONNECT}`);
+    }
+    case 'revoked':
+      return new DualAuthError(
+        'ERR_FORBIDDEN',
+        `${who} was signed in by a credential that is now revoked: ${RECONNECT}`,
+      );
+    case 'ambiguous':
+      return new DualAuthError(
+        'ERR_FORBIDDEN',
+        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry different security contexts: ${RECONNECT}`,
+      );
+    case 'none':
+      return new DualAuthError(
+        'ERR_TOKEN_MISSING',
+        `${who} has no live login in this Cube process (its token expired, or it never signed in here): ${RECONNECT}`,
+      );
+  }
 }

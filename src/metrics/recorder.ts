@@ -109,6 +109,18 @@ export class MetricsRecorder {
         if (label !== undefined) instruments.record('discoveryFetches', label, event.code ?? OUTCOME_OK, 1);
         return;
       }
+      case 'sql-login':
+        instruments.record('sqlLogins', event.kind, event.outcome, 1);
+        return;
+      case 'sql-reauthenticated':
+      case 'sql-reauthentication-refused':
+        instruments.record(
+          'sqlReauthentications',
+          event.type === 'sql-reauthenticated' ? 'accepted' : event.code,
+          undefined,
+          1,
+        );
+        return;
       case 'internal-error':
         // Counted where it is answered: a refusal with ERR_INTERNAL.
         return;

@@ -37,6 +37,7 @@ interface Run {
 }
 
 const SECRET = randomSecret(32);
+const SQL_KEY_SECRET = randomSecret(32);
 const now = () => Math.floor(Date.now() / 1000);
 const cleanups: Array<() => unknown> = [];
 let project: string;
@@ -60,6 +61,7 @@ async function acmeDeployment(): Promise<void> {
   cleanups.push(() => rmSync(project, { recursive: true, force: true }));
 
   const key = generateKeyPair('RS256', { kid: '2026-11-rsa' });
+  acmeKey = key;
   const encryption = generateKeyPair('RS256', { kid: '2026-11-enc' });
   idp = await startJwksServer({ keys: [key.jwk, publicJwk(encryption.publicKey, { kid: '2026-11-enc', use: 'enc' })] });
   cleanups.push(() => idp.close());
@@ -100,6 +102,35 @@ async function acmeDeployment(): Promise<void> {
   mkdirSync(join(acmeProbeDir, '.cache', 'cube-dual-auth', 'demo'), { recursive: true });
   writeFileSync(join(acmeProbeDir, '.cache', 'cube-dual-auth', 'demo', 'customer.token'), `${idToken}\n`);
   cleanups.push(() => rmSync(acmeProbeDir, { recursive: true, force: true }));
+}
+
+let acmeKey: ReturnType<typeof generateKeyPair>;
+
+/** The acme deployment handing out SQL keys ("BI tools over the SQL API"): Alice's token in alice.token. */
+function acmeSqlKeys(): Scene {
+  const { CUBEJS_JWT_AUDIENCE: audience, CUBEJS_JWT_ISSUER: issuer } = acme.env;
+  const aliceToken = signToken(
+    {
+      sub: 'u-1',
+      email: 'alice@acme.example',
+      aud: audience,
+      iss: issuer,
+      tenant: 'acme',
+      roles: ['analyst'],
+      iat: now() - 90,
+      exp: now() + 210,
+    },
+    { key: acmeKey },
+  );
+  writeFileSync(join(project, 'alice.token'), `${aliceToken}\n`);
+  const env = {
+    ...acme.env,
+    CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
+    CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles',
+    CUBE_DUAL_AUTH_SQL_USER_CLAIM: 'email',
+    CUBE_DUAL_AUTH_SQL_KEY_SECRETS: SQL_KEY_SECRET,
+  };
+  return { ...acme, env, variables: { ALICE_TOKEN: aliceToken } };
 }
 
 let workforceToken: string;
@@ -199,6 +230,7 @@ const RUNS: Run[] = [
   { line: 'verify "$ID_TOKEN"', scene: acmeTenants },
   { line: 'verify "$SERVICE_TOKEN" --origin', scene: acmeTenants },
   { line: 'doctor --token-file service.token', scene: acmeTenants },
+  { line: 'sql-key --token-file alice.token', scene: acmeSqlKeys },
   {
     line: PROBE,
     scene: () => ({ ...acme, cwd: acmeProbeDir, variables: { CUBE_API_URL: `${acmeCube.url}/cubejs-api/v1` } }),
@@ -229,7 +261,8 @@ beforeAll(async () => {
     const { env, cwd, variables } = await scene();
     const result = await runBin(shellWords(line, variables), { env, cwd });
     const tokens = Object.entries(variables).flatMap(([name, value]) => (name.endsWith('_TOKEN') ? [value] : []));
-    for (const secret of [SECRET, ...tokens]) expect(result.stdout + result.stderr).not.toContain(secret);
+    for (const secret of [SECRET, SQL_KEY_SECRET, ...tokens])
+      expect(result.stdout + result.stderr).not.toContain(secret);
     // The README shows standard output, then standard error.
     printed.set(line, [...(printed.get(line) ?? []), normalised(result.stdout + result.stderr, cwd)]);
   }
@@ -246,6 +279,7 @@ function normalised(text: string, cwd = '/srv/cube'): string {
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
     .replace(/ +\d+ ms\b/g, ' <n> ms')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<date>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<id>')
     .replace(/\b1\d{9}\b/g, '<seconds>')
     .replace(/(\(\d+ chars\)…)[\w-]{3}(?=[\s"]|$)/gm, '$1<end>')
     .replace(/\n+$/, '');

@@ -148,11 +148,23 @@ describe('diagnose: the SQL API login', () => {
       id: 'sql-api',
       status: 'ok',
       message:
-        'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users',
+        'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube\'s default)',
     });
     expect(check?.message).not.toContain(password);
     expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
-      'SQL API (checkSqlAuth in cube.js): an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself',
+      "SQL API (checkSqlAuth in cube.js): an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
+    );
+  });
+
+  it('says how long a BI session lives: until its token expires or is too old, checked every CUBESQL_AUTH_EXPIRE_SECS', async () => {
+    const base = { CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' };
+    expect(
+      (await sqlOf({ ...base, CUBESQL_AUTH_EXPIRE_SECS: '60', CUBE_DUAL_AUTH_MAX_TOKEN_AGE: '3600' }))?.message,
+    ).toMatch(
+      /; a BI session lives until its token expires or is 3600 s old \(CUBE_DUAL_AUTH_MAX_TOKEN_AGE\), checked every 60 s \(CUBESQL_AUTH_EXPIRE_SECS\)$/,
+    );
+    expect((await sqlOf({ ...base, CUBESQL_AUTH_EXPIRE_SECS: '5m\u001b[31m' }))?.message).toMatch(
+      /; a BI session lives until its token expires; CUBESQL_AUTH_EXPIRE_SECS is not a whole number of seconds$/,
     );
   });
 

@@ -169,9 +169,9 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     expect(error.message).not.toContain('hunter2');
   });
 
-  it("refuses a login without a password, as Cube's __user switch asks for one (checkSqlAuth(req, user, null))", async () => {
+  it('refuses a login whose password is empty or no string, and one without a user name', async () => {
     const { checkSqlAuth } = sqlLogin(keySet());
-    for (const password of [null, '']) {
+    for (const password of ['', 42]) {
       const error = await rejectionOf(checkSqlAuth({ ...sqlRequest(), method: 'password' }, 'bob', password));
       expect(error).toMatchObject({
         code: 'ERR_TOKEN_MISSING',
@@ -217,7 +217,8 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     const token = idpToken({ sub: 'alice' });
     await checkSqlAuth(sqlRequest(), 'alice', token);
     await checkSqlAuth(sqlRequest(), 'bob', token).catch(() => undefined);
-    expect(events.filter(({ type }) => type !== 'jwks-refreshed')).toEqual([
+    // The count of SQL logins by kind is test/hook/sql-key.test.ts's.
+    expect(events.filter(({ type }) => type !== 'jwks-refreshed' && type !== 'sql-login')).toEqual([
       { type: 'accepted', path: 'key-set', kid: idpKey.kid, cached: false, durationMs: expect.any(Number) as number },
       {
         type: 'rejected',
@@ -236,6 +237,113 @@ describe('checkSqlAuth: an identity-provider token as the SQL password', () => {
     await expect(checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'bob' }))).rejects.toThrow(
       'The SQL user "alice" is not the one the token names in its claim "sub" (option "sqlUserClaim")',
     );
+  });
+});
+
+describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, from its live login", () => {
+  const tenants = (): DualAuthOptions => ({ ...keySet(), tenantClaim: 'org', groupsClaim: 'roles' });
+  const RECONNECT = /: reconnect with a fresh token$/;
+
+  it("answers with the live token login's security context, until its token expires", async () => {
+    const events: AuthEvent[] = [];
+    const { checkSqlAuth, clock } = sqlLogin(tenants(), { events });
+    const token = idpToken({ sub: 'alice', org: 'acme', roles: ['analyst'] });
+    const login = await checkSqlAuth(sqlRequest(), 'alice', token);
+    clock.advance(300_000);
+    const again = await checkSqlAuth(sqlRequest(), 'alice', null);
+    expect(again).toEqual({
+      password: null,
+      superuser: false,
+      securityContext: login.securityContext,
+      skipPasswordCheck: true,
+    });
+    expect(again.securityContext).toMatchObject({ tenant: 'acme', groups: ['analyst'] });
+    // Cube's __user path hands the answer to cube.js code as it is: what that code changes stays out of the next one.
+    (again.securityContext as { tenant: string }).tenant = 'globex';
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({
+      securityContext: { tenant: 'acme' },
+    });
+    // The token was issued at NOW with 300 s to live; the clock tolerance (5 s) passes too, as for the token itself.
+    clock.advance(5_000);
+    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
+    expect(error).toMatchObject({
+      code: 'ERR_TOKEN_EXPIRED',
+      message: `The SQL session of user "alice" ended when its token expired at ${new Date((NOW + 305) * 1000).toISOString()}: reconnect with a fresh token`,
+    });
+    expect(error.message).not.toContain(token);
+    expect(events.filter((event) => event.type !== 'jwks-refreshed').map((event) => event.type)).toEqual([
+      'sql-login',
+      'accepted',
+      'sql-reauthenticated',
+      'sql-reauthenticated',
+      'sql-reauthentication-refused',
+    ]);
+    expect(events.at(-1)).toMatchObject({ code: 'ERR_TOKEN_EXPIRED', message: error.message });
+  });
+
+  it('ends the session when the token outgrows CUBE_DUAL_AUTH_MAX_TOKEN_AGE, before its exp', async () => {
+    const { checkSqlAuth, clock } = sqlLogin({ ...tenants(), maxTokenAge: 60 });
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'acme' }, { expiresIn: 3600 }));
+    clock.advance(64_000);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({
+      securityContext: { tenant: 'acme' },
+    });
+    clock.advance(1_000);
+    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
+    expect(error.code).toBe('ERR_TOKEN_TOO_OLD');
+    expect(error.message).toMatch(RECONNECT);
+  });
+
+  it('refuses a user with no live login in this process, and one refused at login', async () => {
+    const { checkSqlAuth } = sqlLogin(tenants());
+    await rejectionOf(checkSqlAuth(sqlRequest(), 'bob', idpToken({ sub: 'alice', org: 'acme' })));
+    for (const user of ['bob', 'alice']) {
+      const error = await rejectionOf(checkSqlAuth(sqlRequest(), user, null));
+      expect(error).toMatchObject({
+        code: 'ERR_TOKEN_MISSING',
+        message: `The SQL session of user "${user}" has no live login in this Cube process (its token expired, or it never signed in here): reconnect with a fresh token`,
+      });
+    }
+  });
+
+  it('takes a renewed token as the same login, and never guesses between two tenants under one user name', async () => {
+    const { checkSqlAuth, clock } = sqlLogin(tenants());
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'acme', jti: 'first' }));
+    clock.advance(200_000);
+    const renewed = idpToken({ sub: 'alice', org: 'acme', jti: 'second' }, { expiresIn: 500 });
+    await checkSqlAuth(sqlRequest(), 'alice', renewed);
+    clock.advance(200_000);
+    await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toMatchObject({
+      securityContext: { tenant: 'acme', jti: 'second' },
+    });
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'globex' }, { expiresIn: 600 }));
+    const error = await rejectionOf(checkSqlAuth(sqlRequest(), 'alice', null));
+    expect(error).toMatchObject({
+      code: 'ERR_FORBIDDEN',
+      message:
+        'The SQL session of user "alice" cannot be re-authenticated, as 2 live logins of that user carry different security contexts: reconnect with a fresh token',
+    });
+  });
+
+  it('takes a call without the password argument (undefined) as a re-authentication once a Cube has passed one', async () => {
+    const { checkSqlAuth } = sqlLogin(tenants());
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID' });
+    await checkSqlAuth(sqlRequest(), 'alice', idpToken({ sub: 'alice', org: 'acme' }));
+    await expect(checkSqlAuth(sqlRequest(), 'alice')).resolves.toMatchObject({
+      password: null,
+      securityContext: { tenant: 'acme' },
+    });
+    await expect(checkSqlAuth(sqlRequest(), 'bob')).rejects.toMatchObject({ code: 'ERR_TOKEN_MISSING' });
+  });
+
+  it("re-authenticates the static login with its own empty context, as Cube's default does", async () => {
+    const { checkSqlAuth } = sqlLogin({ ...keySet(), sqlUser: 'cube', sqlPassword: 'correct horse battery staple' });
+    await expect(checkSqlAuth(sqlRequest(), 'cube', null)).resolves.toEqual({
+      password: null,
+      superuser: false,
+      securityContext: {},
+      skipPasswordCheck: true,
+    });
   });
 });
 

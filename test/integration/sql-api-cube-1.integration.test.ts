@@ -1,83 +1,46 @@
-// The SQL API's login with Cube 1.7.43's own code: its ApiGateway and SQLServer (@cubejs-backend/api-gateway), given
-// cube.js's options as its server gives them (`sqlServer.init(config)`), with only the native `registerInterface`
-// replaced by a recorder (and the native logger set-up, which the SQLServer's constructor calls). The Postgres wire
-// is in that native binary, which these machines cannot download: no SQL client connects here. The recorded
-// callbacks are called as the native server calls them (auth.rs, and the JS wrapper of @cubejs-backend/native):
-// arguments and answers cross as JSON, and a rejection reaches the SQL client as its `message`.
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+// The SQL API's login with Cube 1.7.43's own code: its ApiGateway and SQLServer, with only the native
+// `registerInterface` replaced by a recorder (test/support/cube-sql-api.ts says what is replaced and how the recorded
+// callbacks are called, as the native server calls them). No SQL client connects here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type CheckAuth, type DualAuthOptions } from '../../src';
-import { ensureCube } from '../../scripts/ensure-cube.mjs';
-import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { randomSecret, timed } from '../support/claims';
+import {
+  callAsNative,
+  CUBE_SQL_API_TIMEOUT_MS,
+  loadCubeSqlApi,
+  loginRequest,
+  META,
+  queryRequest,
+  sessionOf,
+  type CubeSqlApi,
+  type CubeSqlServer,
+  type Registered,
+} from '../support/cube-sql-api';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
 import { signToken } from '../support/tokens';
-
-const INSTALL_TIMEOUT_MS = 15 * 60_000;
-const line = cubeLine('1');
-
-type Callback = (args: unknown) => Promise<unknown>;
-/** What Cube's SQLServer hands the native server: the callbacks it calls, by name. */
-type Registered = Record<'checkSqlAuth' | 'meta' | 'sqlApiLoad' | 'canSwitchUserForSession', Callback>;
-
-/** A call as the native server makes it: its arguments and the answer cross as JSON; a rejection gives its message. */
-async function callAsNative(callback: Callback, args: object): Promise<{ answer?: unknown; error?: string }> {
-  try {
-    const answer = await callback(JSON.parse(JSON.stringify(args)));
-    return { answer: answer === undefined ? undefined : JSON.parse(JSON.stringify(answer)) };
-  } catch (error) {
-    return { error: (error as Error).message || 'Unknown JS exception' };
-  }
-}
-
-/** The request of a login, as auth.rs builds it (TransportAuthRequest). */
-const loginRequest = () => ({
-  request: { id: '6f1c0f0e-2a5b-4c19-8d3e-5b8b0f1a2c3d-span-1', meta: null, protocol: 'postgres', method: 'password' },
-});
-/** The request of a query in a session, with `__user` when the client asked for another user. */
-const queryRequest = (changeUser?: string) => ({
-  id: 'b1e2c3d4-span-1',
-  meta: { protocol: 'postgres', apiType: 'sql', appName: 'psql', ...(changeUser !== undefined && { changeUser }) },
-});
 
 const secret = randomSecret();
 const idpKey = generateKeyPair('RS256');
 const strangerKey = generateKeyPair('RS256');
 const STATIC_PASSWORD = randomSecret(16);
-const META = {
-  cubes: [
-    { config: { name: 'orders', measures: [{ name: 'orders.count', isVisible: true }], dimensions: [], segments: [] } },
-  ],
-  compilerId: 'compiler-1',
-};
 
 let idp: JwksServer;
-/** What reached Cube's contextByReq (through its extendContext option) and its compiler, per call. */
-const seen: { extendContext: unknown[]; compiler: unknown[] } = { extendContext: [], compiler: [] };
-const logged: Record<string, unknown>[] = [];
+let cube: CubeSqlApi;
+/** What reached Cube's contextByReq (through its extendContext option) and its compiler, and its log: the last server's. */
+let seen: CubeSqlServer['seen'];
+let logged: CubeSqlServer['logged'];
 const hooks: CheckAuth[] = [];
-let native: Record<string, unknown>;
-let savedNative: Record<string, unknown>;
-let ApiGateway: new (...args: unknown[]) => { getSQLServer(): { init(config: object): Promise<void> } };
 
 const idpToken = (payload: Record<string, unknown>, key = idpKey) => signToken(timed(payload), { key });
 
 beforeAll(async () => {
-  if (!existsSync(join(line.projectDir, 'node_modules/@cubejs-backend/api-gateway/package.json')))
-    await ensureCube({ line: line.id });
+  cube = await loadCubeSqlApi();
   idp = await startJwksServer(jwks(idpKey));
-  const requireFromCube = createRequire(join(line.projectDir, 'cube.js'));
-  native = requireFromCube('@cubejs-backend/native') as Record<string, unknown>;
-  savedNative = { setupLogger: native['setupLogger'], registerInterface: native['registerInterface'] };
-  native['setupLogger'] = () => {};
-  ({ ApiGateway } = requireFromCube('@cubejs-backend/api-gateway') as { ApiGateway: typeof ApiGateway });
-}, INSTALL_TIMEOUT_MS);
+}, CUBE_SQL_API_TIMEOUT_MS);
 
 afterAll(async () => {
-  if (native) Object.assign(native, savedNative);
+  cube?.restore();
   for (const hook of hooks) hook.close();
   await idp?.close();
 });
@@ -98,43 +61,13 @@ async function sqlServer(options: Partial<DualAuthOptions> = {}): Promise<{ hook
     ...options,
   });
   hooks.push(hook);
-  let registered: Registered | undefined;
-  native['registerInterface'] = async (interfaceOptions: Registered) => {
-    registered = interfaceOptions;
-    return {};
-  };
-  const config = {
+  const server = await cube.serve({
     checkAuth: hook,
     checkSqlAuth: hook.checkSqlAuth,
     canSwitchSqlUser: hook.canSwitchSqlUser,
-    pgSqlPort: 15432,
-  };
-  const compilerApi = async (context: { securityContext: unknown }) => {
-    seen.compiler.push(context.securityContext);
-    return { metaConfig: async () => META };
-  };
-  const unused = async () => {
-    throw new Error('not reached by these calls');
-  };
-  const logger = (type: string, properties: Record<string, unknown>) => logged.push({ type, ...properties });
-  const extendContext = (req: { securityContext: unknown }) => {
-    seen.extendContext.push(req.securityContext);
-    return {};
-  };
-  const gateway = new ApiGateway('unused-secret', compilerApi, unused, logger, {
-    ...config,
-    basePath: '/cubejs-api',
-    extendContext,
   });
-  await gateway.getSQLServer().init(config);
-  if (registered === undefined) throw new Error('Cube registered no SQL interface');
-  return { hook, registered };
-}
-
-/** A session as the native server keeps it after a login: the user, and what checkSqlAuth answered. */
-function sessionOf(user: string, answer: unknown) {
-  const { superuser, securityContext } = answer as { superuser: boolean; securityContext: unknown };
-  return { user, superuser, securityContext };
+  ({ seen, logged } = server);
+  return { hook, registered: server.registered };
 }
 
 describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider token as the password', () => {
@@ -200,18 +133,24 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
       /^A service token \(HS256\) is never accepted as a SQL password/,
     ],
     ['garbage', () => ({ user: 'alice', password: 'not-a-token' }), /^Malformed token: /],
-    ['no password (null)', () => ({ user: 'alice', password: null }), /^The SQL login of user "alice" has no password/],
+    ['an empty password', () => ({ user: 'alice', password: '' }), /^The SQL login of user "alice" has no password/],
+    [
+      'no password (null) for a user with no live login',
+      () => ({ user: 'dave', password: null }),
+      /^The SQL session of user "dave" has no live login in this Cube process .*: reconnect with a fresh token$/,
+    ],
   ])('refuses %s with a message naming the failure, never the token or the secret', async (_what, login, message) => {
     const given = login();
     logged.length = 0;
     const { answer, error } = await callAsNative(registered.checkSqlAuth, { ...loginRequest(), ...given });
     expect(answer).toBeUndefined();
     expect(error).toMatch(message);
-    if (typeof given.password === 'string') expect(error).not.toContain(given.password);
+    if (typeof given.password === 'string' && given.password !== '') expect(error).not.toContain(given.password);
     expect(error).not.toContain(secret);
     // Cube logs the refusal with the error's stack: no token there either.
     expect(logged).toEqual([expect.objectContaining({ type: 'Auth Error', apiType: 'sql', protocol: 'postgres' })]);
-    if (typeof given.password === 'string') expect(JSON.stringify(logged)).not.toContain(given.password);
+    if (typeof given.password === 'string' && given.password !== '')
+      expect(JSON.stringify(logged)).not.toContain(given.password);
   });
 
   it('refuses a switch to another user (__user) by a user who is no superuser, in Cube’s own words', async () => {
@@ -261,8 +200,8 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
   });
 });
 
-describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but a switch carries no password', () => {
-  it('lets the super user ask for the switch, which the login then refuses: no token of the other user came with it', async () => {
+describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but only to a live login', () => {
+  it('lets the super user ask for the switch, which the login then refuses: the other user has no live login', async () => {
     const { registered } = await sqlServer({ sqlSuperUser: 'alice' });
     const login = await callAsNative(registered.checkSqlAuth, {
       ...loginRequest(),
@@ -280,7 +219,7 @@ describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but a swi
       streaming: false,
     });
     expect(load.error).toBe(
-      'The SQL login of user "bob" has no password: sign in with a token of your identity provider',
+      'The SQL session of user "bob" has no live login in this Cube process (its token expired, or it never signed in here): reconnect with a fresh token',
     );
   });
 });

@@ -43,6 +43,16 @@ describe('MetricsRecorder', () => {
     ]);
   });
 
+  it("counts the SQL API's re-authentications: accepted, or refused by code; nothing else is recorded for them", () => {
+    const { recorded, send } = recorder();
+    send({ type: 'sql-reauthenticated', durationMs: 0.1 });
+    send({ type: 'sql-reauthentication-refused', code: 'ERR_TOKEN_EXPIRED', message: 'm', durationMs: 0.1 });
+    expect(recorded).toEqual([
+      ['sqlReauthentications', ['accepted'], 1],
+      ['sqlReauthentications', ['ERR_TOKEN_EXPIRED'], 1],
+    ]);
+  });
+
   it('counts a refusal by path and code; a request without a token under path "none", which never asked the cache', () => {
     const { recorded, send } = recorder();
     send({ type: 'rejected', path: 'shared-secret', code: 'ERR_SIGNATURE_INVALID', message: 'm', durationMs: 1 });

@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./token.js')).token,
   },
   {
+    name: 'sql-key',
+    summary: "mint a SQL key: a BI tool's SQL API password standing for an identity-provider login",
+    load: async () => (await import('./sql-key.js')).sqlKey,
+  },
+  {
     name: 'probe',
     summary: 'check a running deployment from outside, as the embedding service and an app call it',
     load: async () => (await import('./probe.js')).probe,

@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { decode, sign, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config/options';
+import { DURATION_FORM, durationSeconds } from '../../config/duration';
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { isObject } from '../../http/json';
 import { parseCommandLine } from '../args';
@@ -36,16 +37,12 @@ Examples:
   cube-dual-auth verify "$(cube-dual-auth token --claims '{"tenant":"acme"}')" --origin
 `;
 
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
-
 /** `30s` / `15m` / `1h` / `7d` in seconds. */
 function parseDuration(text: string): number {
-  const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(text);
-  if (!match)
-    throw new UsageError(
-      `--expires-in must be a whole number of s, m, h or d (e.g. 30s, 15m, 1h, 7d), got ${JSON.stringify(text.slice(0, 32))}`,
-    );
-  return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
+  const seconds = durationSeconds(text);
+  if (seconds === undefined)
+    throw new UsageError(`--expires-in must be ${DURATION_FORM}, got ${JSON.stringify(text.slice(0, 32))}`);
+  return seconds;
 }
 
 /** `--claims`: a JSON object, the token's payload (which becomes Cube's security context). */

@@ -6,7 +6,8 @@ import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../er
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
-import { hintFor } from '../hints';
+import { hintFor, SQL_KEY_HINT } from '../hints';
+import { isSqlKeyHeader } from '../../hook/sql-key';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
 
 const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--json]
@@ -206,7 +207,14 @@ function report(
     key: keyInfo(explanation, secrets),
     authorization: explanation.accepted ? reportedAuthorization(explanation.securityContext, authorizing) : null,
     securityContext: explanation.securityContext ?? null,
-    error: error ? { ...error, hint: hintFor(error.code, explanation.path, configuredOrigin(options)) } : null,
+    error: error
+      ? {
+          ...error,
+          hint: isSqlKeyHeader(explanation.header)
+            ? SQL_KEY_HINT
+            : hintFor(error.code, explanation.path, configuredOrigin(options)),
+        }
+      : null,
   };
 }
 

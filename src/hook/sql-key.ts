@@ -1,0 +1,227 @@
+/**
+ * SQL keys: passwords for BI tools that stand for one identity-provider login for as long as the operator decides
+ * (docs/security.md, "SQL keys"). `cube-dual-auth sql-key` mints one after the hook has accepted the login's token;
+ * `checkSqlAuth` takes it back. A key is an HS256 JWS signed with a SQL key secret (never an API secret), marked by
+ * its own `typ` header and audience, and carrying the login's SQL user (`sub`), its security context, an id (`jti`),
+ * `iat` and `exp`. Nothing else ever accepts it: the REST API refuses it on both paths (authenticator.ts).
+ */
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { JsonWebTokenError, sign, TokenExpiredError, verify, type VerifyOptions } from 'jsonwebtoken';
+import { SHARED_SECRET_ALGORITHM } from '../algorithms';
+import { formatDuration } from '../config/duration';
+import type { ResolvedOptions } from '../config/options';
+import { DualAuthError, quote } from '../errors';
+import { isObject } from '../http/json';
+import type { SecurityContext } from './security-context';
+import { decodeToken, own } from './token';
+
+/** The `typ` header of every SQL key: what tells a key from any other token before its signature is checked. */
+export const SQL_KEY_TYPE = 'cube-dual-auth-sql-key+jwt';
+
+/** The audience of every SQL key, checked with the signature: a token of another kind never names it. */
+export const SQL_KEY_AUDIENCE = 'cube-dual-auth:sql-api';
+
+/** What `cube-dual-auth sql-key` gives: the key and what may be said about it (everything but the key is no secret). */
+export interface MintedSqlKey {
+  /** The key itself: the password to store in the BI tool. */
+  readonly key: string;
+  /** Its id (`jti`), the one to list in `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED`. */
+  readonly id: string;
+  /** The SQL user it signs in as. */
+  readonly user: string;
+  /** Seconds since 1970. */
+  readonly issuedAt: number;
+  /** Seconds since 1970. */
+  readonly expiresAt: number;
+}
+
+/** What a SQL key is minted from. */
+export interface SqlKeyGrant {
+  /** The signing secret: the first SQL key secret. */
+  readonly secret: KeyObject;
+  /** The SQL user name: the login's user claim. */
+  readonly user: string;
+  /** The security context `checkAuth` gave the login's token, tenant and groups included. */
+  readonly securityContext: SecurityContext;
+  /** Lifetime in seconds. */
+  readonly expiresIn: number;
+  /** Epoch ms of the minting. */
+  readonly now: number;
+}
+
+/** Signs a SQL key for a login the hook has accepted. */
+export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: SqlKeyGrant): MintedSqlKey {
+  const id = randomUUID();
+  const issuedAt = Math.floor(now / 1000);
+  const expiresAt = issuedAt + expiresIn;
+  // The security context as JSON carries it: what the hook hides from JSON (its namespace members) is not sent.
+  const context = JSON.parse(JSON.stringify(securityContext)) as SecurityContext;
+  const payload = {
+    sub: user,
+    aud: SQL_KEY_AUDIENCE,
+    jti: id,
+    iat: issuedAt,
+    exp: expiresAt,
+    security_context: context,
+  };
+  const key = sign(payload, secret, {
+    algorithm: SHARED_SECRET_ALGORITHM,
+    header: { alg: SHARED_SECRET_ALGORITHM, typ: SQL_KEY_TYPE },
+  });
+  return { key, id, user, issuedAt, expiresAt };
+}
+
+/** Whether a token's header marks it as a SQL key (its signature unchecked: only ever used to refuse, or route). */
+export function isSqlKeyHeader(header: Readonly<Record<string, unknown>> | undefined): boolean {
+  return header !== undefined && own(header, 'typ') === SQL_KEY_TYPE;
+}
+
+/** Whether a SQL password is shaped as a SQL key (its header says so); never throws. */
+export function looksLikeSqlKey(text: string): boolean {
+  const dot = text.indexOf('.');
+  if (dot <= 0) return false;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(text.slice(0, dot), 'base64url').toString('utf8'));
+    return isObject(header) && isSqlKeyHeader(header);
+  } catch {
+    return false;
+  }
+}
+
+/** A SQL key accepted for a login. */
+export interface SqlKeyLogin {
+  readonly id: string;
+  readonly user: string;
+  /** The security context the key carries, as minted. */
+  readonly securityContext: SecurityContext;
+  /** Seconds since 1970. */
+  readonly issuedAt: number;
+  readonly expiresAt: number;
+}
+
+/** The public message of a key refused for its signature: never which secrets are configured. */
+const TAMPERED = 'The SQL key is not valid: it was altered, or signed with a secret this deployment no longer has';
+
+/**
+ * The SQL keys of one hook: verifies a key for a login, and says whether a key accepted before still holds (its
+ * expiry, the maximum age and the revoked ids) for each re-authentication.
+ */
+export class SqlKeys {
+  private readonly keys: readonly KeyObject[];
+  private readonly revoked: ReadonlySet<string>;
+  private readonly verifyOptions: VerifyOptions;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.keys = options.sqlKeyKeys;
+    this.revoked = new Set(options.sqlKeysRevoked ?? []);
+    this.verifyOptions = {
+      algorithms: [SHARED_SECRET_ALGORITHM],
+      audience: SQL_KEY_AUDIENCE,
+      clockTolerance: options.clockTolerance,
+    };
+  }
+
+  /**
+   * The login a SQL key gives `user`: signature (any SQL key secret), `exp`, the maximum age, revocation, then that
+   * the key is `user`'s. Throws the {@link DualAuthError} naming why, never quoting the key.
+   */
+  verify(key: string, user: string): SqlKeyLogin {
+    const { names } = this.options;
+    if (this.keys.length === 0) {
+      const message = 'SQL keys are not accepted on this deployment';
+      throw new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeySecrets} is not set)`);
+    }
+    const decoded = decodeToken(key);
+    if (decoded.header.alg !== SHARED_SECRET_ALGORITHM || !isSqlKeyHeader(decoded.header))
+      throw new DualAuthError('ERR_SIGNATURE_INVALID', TAMPERED);
+    const nowMs = this.clock();
+    let payload: unknown;
+    for (const [i, secret] of this.keys.entries()) {
+      try {
+        payload = verify(key, secret, { ...this.verifyOptions, clockTimestamp: nowMs / 1000 });
+        break;
+      } catch (error) {
+        // During a rotation a key may be signed by a later secret; every other failure is final.
+        if (error instanceof JsonWebTokenError && error.message === 'invalid signature' && i < this.keys.length - 1)
+          continue;
+        throw this.rejection(error, decoded.payloadIfObject());
+      }
+    }
+    const login = loginOf(payload);
+    const refusal = this.refusal(login, nowMs) ?? userMismatch(login, user);
+    if (refusal !== undefined) throw refusal;
+    return login;
+  }
+
+  /**
+   * Why a key accepted before is refused now, checked at each re-authentication: it expired, outlived the maximum
+   * age, or was revoked. Undefined while it holds.
+   */
+  refusal(login: SqlKeyLogin, nowMs: number = this.clock()): DualAuthError | undefined {
+    const { clockTolerance, sqlKeyMaxAge, names } = this.options;
+    const now = nowMs / 1000;
+    if (now > login.expiresAt + clockTolerance) return expired(login.expiresAt);
+    if (now > login.issuedAt + sqlKeyMaxAge + clockTolerance) {
+      const message = `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a SQL key lives on this deployment: ask for a new one`;
+      return new DualAuthError('ERR_TOKEN_TOO_OLD', message, undefined, `${message} (${names.sqlKeyMaxAge})`);
+    }
+    if (this.isRevoked(login.id)) {
+      const message = `The SQL key ${quote(login.id)} is revoked: ask for a new one`;
+      return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeysRevoked})`);
+    }
+    return undefined;
+  }
+
+  /** Whether `id` is a revoked key's (`sqlKeysRevoked`): asked at login and at each re-authentication. */
+  isRevoked(id: string): boolean {
+    return this.revoked.has(id);
+  }
+
+  /** jsonwebtoken's refusal as ours: its text never reaches a caller. */
+  private rejection(error: unknown, payload: Record<string, unknown> | undefined): DualAuthError {
+    if (error instanceof TokenExpiredError) return expired(payload?.exp);
+    if (error instanceof JsonWebTokenError && error.message.startsWith('jwt audience invalid'))
+      return new DualAuthError('ERR_CLAIM_INVALID', 'The SQL key is not valid: it names another audience');
+    if (error instanceof JsonWebTokenError && error.message === 'invalid signature') {
+      const { names } = this.options;
+      return new DualAuthError(
+        'ERR_SIGNATURE_INVALID',
+        TAMPERED,
+        undefined,
+        `${TAMPERED} (none of the ${this.keys.length} secrets of ${names.sqlKeySecrets} verifies it)`,
+      );
+    }
+    return new DualAuthError('ERR_TOKEN_MALFORMED', 'The SQL key is malformed');
+  }
+}
+
+function expired(exp: unknown): DualAuthError {
+  const at = typeof exp === 'number' ? ` at ${new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')}` : '';
+  return new DualAuthError('ERR_TOKEN_EXPIRED', `The SQL key expired${at}: ask for a new one`);
+}
+
+/** A verified key's claims as a login; a key signed by us always has them, so a gap means it was not minted here. */
+function loginOf(payload: unknown): SqlKeyLogin {
+  const claims = isObject(payload) ? payload : {};
+  const { sub, jti, iat, exp, security_context: context } = claims;
+  if (
+    typeof sub !== 'string' ||
+    typeof jti !== 'string' ||
+    typeof iat !== 'number' ||
+    typeof exp !== 'number' ||
+    !isObject(context)
+  )
+    throw new DualAuthError('ERR_TOKEN_MALFORMED', 'The SQL key is malformed: it lacks a claim every SQL key has');
+  return { id: jti, user: sub, securityContext: context, issuedAt: iat, expiresAt: exp };
+}
+
+function userMismatch(login: SqlKeyLogin, user: string): DualAuthError | undefined {
+  if (login.user === user) return undefined;
+  return new DualAuthError(
+    'ERR_CLAIM_INVALID',
+    `The SQL user ${quote(user)} is not the user of this SQL key: sign in as the user the key was made for`,
+  );
+}

@@ -1,0 +1,238 @@
+// Sessions of Cube 1.7.43's SQL API that outlive CUBESQL_AUTH_EXPIRE_SECS: the native server's call sequence (the
+// login, then `checkSqlAuth(req, user, null)` before a query once 300 s have passed, `__user` and `SET user` switches)
+// replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckAuth, DualAuthOptions } from '../../src';
+import type { AuthEvent } from '../../src/events';
+import { OPTION_NAMES } from '../../src/config/options';
+import { createNamedCheckAuth } from '../../src/hook/check-auth';
+import { randomSecret, timed } from '../support/claims';
+import { createClock, type FakeClock } from '../support/clock';
+import {
+  AUTH_EXPIRE_SECS,
+  CUBE_SQL_API_TIMEOUT_MS,
+  loadCubeSqlApi,
+  META,
+  NativeSession,
+  type CubeSqlApi,
+  type CubeSqlServer,
+} from '../support/cube-sql-api';
+import { startJwksServer, type JwksServer } from '../support/jwks-server';
+import { generateKeyPair, jwks } from '../support/keys';
+import { signToken } from '../support/tokens';
+
+const idpKey = generateKeyPair('RS256');
+const STATIC_PASSWORD = randomSecret(16);
+/** Seconds since 1970 the clock starts at: the time of the run. */
+const NOW = Math.floor(Date.now() / 1000);
+/** Cube's default interval, in ms, and a moment past it. */
+const INTERVAL_MS = AUTH_EXPIRE_SECS * 1000;
+const PAST_INTERVAL_MS = INTERVAL_MS + 1_000;
+const RECONNECT = ': reconnect with a fresh token';
+
+let idp: JwksServer;
+let cube: CubeSqlApi;
+const hooks: CheckAuth[] = [];
+
+beforeAll(async () => {
+  cube = await loadCubeSqlApi();
+  idp = await startJwksServer(jwks(idpKey));
+}, CUBE_SQL_API_TIMEOUT_MS);
+afterEach(() => {
+  for (const hook of hooks.splice(0)) hook.close();
+});
+afterAll(async () => {
+  cube?.restore();
+  await idp?.close();
+});
+
+interface Deployment {
+  clock: FakeClock;
+  server: CubeSqlServer;
+  events: AuthEvent[];
+  /** A token of the identity provider issued now (the clock's now), living `expiresIn` seconds. */
+  token(payload: Record<string, unknown>, expiresIn?: number): string;
+  open(user: string, password: string): Promise<NativeSession>;
+}
+
+/** cube.js with the package's hook and SQL login, judged by a clock the test moves, served by Cube's SQLServer. */
+async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deployment> {
+  const clock = createClock(NOW * 1000);
+  const events: AuthEvent[] = [];
+  const hook = createNamedCheckAuth(
+    {
+      jwksUri: idp.url,
+      tenantClaim: 'org',
+      groupsClaim: 'roles',
+      sqlUser: 'cube',
+      sqlPassword: STATIC_PASSWORD,
+      onEvent: (event) => events.push(event),
+      ...options,
+    },
+    OPTION_NAMES,
+    clock.now,
+  );
+  hooks.push(hook);
+  const server = await cube.serve({
+    checkAuth: hook,
+    checkSqlAuth: hook.checkSqlAuth,
+    canSwitchSqlUser: hook.canSwitchSqlUser,
+  });
+  const token = (payload: Record<string, unknown>, expiresIn = 600) =>
+    signToken(timed(payload, { now: Math.floor(clock.now() / 1000), expiresIn }), { key: idpKey });
+  async function open(user: string, password: string): Promise<NativeSession> {
+    const { session, error } = await NativeSession.open(server, clock.now, { user, password });
+    if (session === undefined) throw new Error(`the login of ${user} was refused: ${error}`);
+    return session;
+  }
+  return { clock, server, events, token, open };
+}
+
+const metaAnswer = { answer: { cubes: [META.cubes[0]?.config], compilerId: 'compiler-1' } };
+const reauthentications = (events: AuthEvent[]) =>
+  events.flatMap((event) =>
+    event.type === 'sql-reauthenticated'
+      ? ['accepted']
+      : event.type === 'sql-reauthentication-refused'
+        ? [event.code]
+        : [],
+  );
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+describe('Cube 1.7.43 SQL API: a token login survives re-authentication while its token lives', () => {
+  it('keeps the same tenant and groups through the re-authentication at the expiry interval', async () => {
+    const { clock, server, events, token, open } = await deployment();
+    const session = await open('alice', token({ sub: 'alice', org: 'acme', roles: ['analyst'] }));
+    const loginContext = session.state.securityContext;
+    expect(loginContext).toMatchObject({ tenant: 'acme', groups: ['analyst'] });
+    expect(await session.query()).toEqual(metaAnswer);
+    // Cube re-authenticates only once more than CUBESQL_AUTH_EXPIRE_SECS have passed.
+    clock.advance(INTERVAL_MS);
+    expect(await session.query()).toEqual(metaAnswer);
+    expect(session.reauthentications).toBe(0);
+    clock.advance(1_000);
+    server.seen.extendContext.length = 0;
+    expect(await session.query()).toEqual(metaAnswer);
+    expect(session.reauthentications).toBe(1);
+    expect(session.state.securityContext).toEqual(loginContext);
+    expect(server.seen.extendContext).toEqual([loginContext]);
+    expect(reauthentications(events)).toEqual(['accepted']);
+  });
+
+  it("ends the session at the first re-authentication after the token's exp, asking for a fresh token", async () => {
+    const { clock, server, events, token, open } = await deployment();
+    const password = token({ sub: 'alice', org: 'acme' }, 600);
+    const session = await open('alice', password);
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(metaAnswer);
+    // 602 s after the login: the token (exp + 5 s of tolerance) still lives, and the last re-authentication was 301 s ago.
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(metaAnswer);
+    clock.advance(PAST_INTERVAL_MS);
+    server.logged.length = 0;
+    const { error } = await session.query();
+    expect(error).toBe(
+      `Error calling authenticate during re-authentication: The SQL session of user "alice" ended when its token expired at ${iso(NOW + 605)}${RECONNECT}`,
+    );
+    expect(JSON.stringify(server.logged)).not.toContain(password);
+    expect(server.logged).toEqual([expect.objectContaining({ type: 'Auth Error', apiType: 'sql' })]);
+    expect(reauthentications(events)).toEqual(['accepted', 'accepted', 'ERR_TOKEN_EXPIRED']);
+    // A fresh token opens a new session, which lives as its own token does.
+    const fresh = await open('alice', token({ sub: 'alice', org: 'acme' }));
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await fresh.query()).toEqual(metaAnswer);
+  });
+
+  it('ends it when the token outgrows CUBE_DUAL_AUTH_MAX_TOKEN_AGE, whatever its exp says', async () => {
+    const { clock, token, open } = await deployment({ maxTokenAge: 400 });
+    const session = await open('alice', token({ sub: 'alice', org: 'acme' }, 3600));
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(metaAnswer);
+    clock.advance(PAST_INTERVAL_MS);
+    expect((await session.query()).error).toBe(
+      `Error calling authenticate during re-authentication: The SQL session of user "alice" outlived the maximum token age at ${iso(NOW + 405)}${RECONNECT}`,
+    );
+  });
+
+  it("re-authenticates Cube's static login with its own empty context, as Cube's default does", async () => {
+    const { clock, server, open } = await deployment();
+    const session = await open('cube', STATIC_PASSWORD);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(PAST_INTERVAL_MS);
+      server.seen.extendContext.length = 0;
+      expect(await session.query()).toEqual(metaAnswer);
+      expect(server.seen.extendContext).toEqual([{}]);
+    }
+    expect(session.reauthentications).toBe(3);
+  });
+});
+
+describe('Cube 1.7.43 SQL API: one user name, several logins', () => {
+  it('takes a renewed token with the same context as the same login, and keeps the first session up with it', async () => {
+    const { clock, token, open } = await deployment();
+    const first = await open('alice', token({ sub: 'alice', org: 'acme', jti: 'first' }, 400));
+    clock.advance(PAST_INTERVAL_MS);
+    // A second tool, or the same one with a renewed token: other iat, exp and jti, the same context.
+    await open('alice', token({ sub: 'alice', org: 'acme', jti: 'second' }, 900));
+    expect(await first.query()).toEqual(metaAnswer);
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await first.query()).toEqual(metaAnswer);
+    expect(first.state.securityContext).toMatchObject({ tenant: 'acme', jti: 'second' });
+  });
+
+  it('never guesses between two tenants under one user name, and serves again once only one is live', async () => {
+    const { clock, server, events, token, open } = await deployment();
+    const acme = await open('alice', token({ sub: 'alice', org: 'acme' }, 1800));
+    await open('alice', token({ sub: 'alice', org: 'globex' }, 400));
+    clock.advance(PAST_INTERVAL_MS);
+    server.seen.extendContext.length = 0;
+    expect((await acme.query()).error).toBe(
+      `Error calling authenticate during re-authentication: The SQL session of user "alice" cannot be re-authenticated, as 2 live logins of that user carry different security contexts${RECONNECT}`,
+    );
+    expect(server.seen.extendContext).toEqual([]);
+    // The globex token has expired 700 s after the logins: the acme session's next re-authentication finds one login.
+    clock.advance(2 * PAST_INTERVAL_MS);
+    expect(await acme.query()).toEqual(metaAnswer);
+    expect(acme.state.securityContext).toMatchObject({ tenant: 'acme' });
+    expect(reauthentications(events)).toEqual(['ERR_FORBIDDEN', 'accepted']);
+  });
+});
+
+describe('Cube 1.7.43 SQL API: switching users lands on a live login only', () => {
+  it("lets CUBEJS_SQL_SUPER_USER's __user query take the other user's live context, and refuses one without", async () => {
+    const { server, token, open } = await deployment({ sqlSuperUser: 'admin' });
+    const admin = await open('admin', token({ sub: 'admin', org: 'ops' }));
+    const bob = await open('bob', token({ sub: 'bob', org: 'globex', roles: ['viewer'] }));
+    server.seen.extendContext.length = 0;
+    // The load itself goes on to Cube's query engine, which these calls do not reach; the context did reach Cube.
+    await admin.query('bob');
+    expect(server.seen.extendContext).toEqual([bob.state.securityContext]);
+    const carol = await admin.query('carol');
+    expect(carol.error).toBe(
+      `The SQL session of user "carol" has no live login in this Cube process (its token expired, or it never signed in here)${RECONNECT}`,
+    );
+  });
+
+  it("refuses a __user switch by a user who is no superuser, in Cube's words, whatever logins are live", async () => {
+    const { token, open } = await deployment({ sqlSuperUser: 'admin' });
+    const alice = await open('alice', token({ sub: 'alice', org: 'acme' }));
+    await open('bob', token({ sub: 'bob', org: 'globex' }));
+    expect((await alice.query('bob')).error).toBe(
+      "You cannot change security context via __user from alice to bob, because it's not allowed.",
+    );
+  });
+
+  it('switches a session by SET user (the native change_user) to a live login, which then re-authenticates as itself', async () => {
+    const { clock, token, open } = await deployment({ sqlSuperUser: 'admin' });
+    const admin = await open('admin', token({ sub: 'admin', org: 'ops' }));
+    const bob = await open('bob', token({ sub: 'bob', org: 'globex' }, 400));
+    expect(await admin.setUser('bob')).toBeUndefined();
+    expect(admin.state).toMatchObject({ user: 'bob', securityContext: bob.state.securityContext });
+    expect(await admin.setUser('carol')).toBe("user 'bob' is not allowed to switch to 'carol'");
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await admin.query()).toEqual(metaAnswer);
+    // Bob's token has expired by the next interval: the switched session ends with it.
+    clock.advance(PAST_INTERVAL_MS);
+    expect((await admin.query()).error).toMatch(/^Error calling authenticate during re-authentication: .*"bob" ended/);
+  });
+});
