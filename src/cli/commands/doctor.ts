@@ -76,7 +76,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
     io,
   );
-  const diagnosis = await diagnose(io.env, io.cwd, example);
+  const diagnosis = await diagnose(io.env, io.cwd, { exampleToken: example });
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {
     writeJson(io.stdout, diagnosis);

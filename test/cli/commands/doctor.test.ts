@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { gatewayIn } from '../../support/cube';
+import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
@@ -32,6 +32,7 @@ keySetDeploymentPerFile(SECRET, (deployment) => {
 beforeAll(() => {
   cubeProject = mkdtempSync(join(tmpdir(), 'doctor-cube-'));
   gatewayIn(cubeProject, 'module.exports = {};\n');
+  cubeJsIn(cubeProject, RECOMMENDED_CUBE_JS);
   elsewhere = mkdtempSync(join(tmpdir(), 'doctor-empty-'));
 });
 afterAll(() => {
@@ -69,6 +70,8 @@ describe('cube-dual-auth doctor', () => {
       ['issuer', 'ok'],
       ['authorization', 'ok'],
       ['cube-gateway', 'ok'],
+      ['cube-js', 'ok'],
+      ['logger', 'ok'],
     ]);
     expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (32 bytes of key material)');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
@@ -129,6 +132,7 @@ describe('cube-dual-auth doctor', () => {
       'issuer',
       'authorization',
       'cube-gateway',
+      'cube-js',
     ]);
   });
 
@@ -314,7 +318,7 @@ describe('cube-dual-auth doctor', () => {
       status: 'fail',
       message: expect.stringMatching(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/),
     });
-    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway']);
+    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'cube-js']);
   });
 
   it('warns when audience and issuer are not checked', async () => {
@@ -554,7 +558,7 @@ describe('cube-dual-auth doctor: authorization', () => {
       'service tokens: tenant claim "tenant", groups claim "roles"; identity-provider tokens: tenant claim "/https:~1~1cube.example~1claims/tenant", groups claim "groups"; no default groups',
     );
     expect(checkOf(json, 'example-token')?.message).toBe(
-      'a service token (HS256, shared-secret path) carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)',
+      `a service token (HS256, shared-secret path) passes the authorization step: carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM); it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     );
   });
 
@@ -580,14 +584,13 @@ describe('cube-dual-auth doctor: authorization', () => {
     const result = await withToken(env, idToken({ tenant: 'secret-tenant-7' }), []);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      '  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n',
+      `  FAIL  example-token  an identity-provider token (key-set path) is refused with ERR_TENANT_MISSING: The token has no tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM), so the request cannot be given a tenant (judged from its decoded payload by the hook's own rules; signature and times not checked)\n`,
     );
     const ok = jsonOf<DoctorJson>(await withToken(env, idToken({ tenant_id: 'secret-tenant-7' })));
     expect(checkOf(ok, 'example-token')).toEqual({
       id: 'example-token',
       status: 'ok',
-      message:
-        'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)',
+      message: `an identity-provider token (key-set path) passes the authorization step: carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM); it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     });
   });
 
@@ -596,12 +599,14 @@ describe('cube-dual-auth doctor: authorization', () => {
     const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ org: { id: 'secret-tenant-7' } })));
     expect(checkOf(json, 'example-token')).toMatchObject({
       status: 'ok',
-      message: expect.stringMatching(/^a service token \(HS256, shared-secret path\) carries/),
+      message: expect.stringMatching(
+        /^a service token \(HS256, shared-secret path\) passes the authorization step: carries/,
+      ),
     });
     const invalid = await withToken(env, serviceToken({ org: { id: 7 } }));
     expect(invalid.code).toBe(1);
     expect(checkOf(jsonOf<DoctorJson>(invalid), 'example-token')?.message).toMatch(
-      /is not a non-empty string: tokens like it are refused \(ERR_TENANT_INVALID\)$/,
+      /is refused with ERR_TENANT_INVALID: The token's tenant claim "\/org\/id" must be a non-empty string, not a number/,
     );
   });
 
@@ -615,18 +620,55 @@ describe('cube-dual-auth doctor: authorization', () => {
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://a.example/' }))), 'example-token')
         ?.message,
     ).toBe(
-      'an identity-provider token (key-set path) of identity provider "https://a.example/": no tenant claim is configured for it',
+      `an identity-provider token (key-set path) of identity provider "https://a.example/" passes the authorization step: no tenant claim is configured for it; it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     );
     expect(
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://b.example/' }))), 'example-token'),
     ).toMatchObject({
       status: 'fail',
-      message: expect.stringContaining('of identity provider "https://b.example/" without the tenant claim "org"'),
+      message: expect.stringContaining(
+        'of identity provider "https://b.example/" is refused with ERR_TENANT_MISSING: The token has no tenant claim "org"',
+      ),
     });
     expect(
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://c.example/' }))), 'example-token')
         ?.message,
-    ).toMatch(/ERR_ISSUER_UNKNOWN/);
+    ).toMatch(
+      /^an identity-provider token \(key-set path\) is refused with ERR_ISSUER_UNKNOWN: Token issuer "https:\/\/c\.example\/" is not an identity provider of this deployment; configured issuers: /,
+    );
+  });
+
+  it('judges the whole authorization step: groups that configuration alone gives, which no token may claim', async () => {
+    const env = {
+      ...good,
+      CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles',
+      CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
+    };
+    const claiming = await withToken(env, idToken({ roles: ['analyst', 'embeddable'] }), []);
+    expect(claiming.code).toBe(1);
+    expect(claiming.stdout).toContain(
+      `  FAIL  example-token  an identity-provider token (key-set path) is refused with ERR_GROUPS_INVALID: The token's groups claim "roles" names "embeddable", which this deployment gives by configuration only (CUBE_DUAL_AUTH_GROUPS_CLAIM) (judged from its decoded payload by the hook's own rules; signature and times not checked)\n`,
+    );
+    const invalid = jsonOf<DoctorJson>(await withToken(env, idToken({ roles: { admin: true } })));
+    expect(checkOf(invalid, 'example-token')?.message).toMatch(/is refused with ERR_GROUPS_INVALID: .* not an object/);
+    const service = jsonOf<DoctorJson>(await withToken(env, serviceToken({ roles: ['analyst', 'viewer'] })));
+    expect(checkOf(service, 'example-token')).toMatchObject({
+      status: 'ok',
+      message: `a service token (HS256, shared-secret path) passes the authorization step: no tenant claim is configured for it; it gets 3 groups, "embeddable" given by configuration (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
+    });
+  });
+
+  it('refuses an identity-provider token where no identity provider is configured, and says so with authorization off', async () => {
+    const keySetOff = { CUBEJS_API_SECRET: SECRET };
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(keySetOff, idToken({}))), 'example-token')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /^an identity-provider token \(key-set path\) is refused with ERR_JWKS_NOT_CONFIGURED/,
+      ),
+    });
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(good, serviceToken({}))), 'example-token')?.message).toBe(
+      `a service token (HS256, shared-secret path): authorization is off, so no tenant or groups are read (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
+    );
   });
 
   it('reads the token from standard input with --token -, never from the command line', async () => {
