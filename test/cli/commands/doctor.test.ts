@@ -245,6 +245,17 @@ describe('cube-dual-auth doctor', () => {
     expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
   });
 
+  it('says the TLS handshake failed for an https JWKS URL whose server speaks plain http', async () => {
+    const url = server.url.replace(/^http:/, 'https:');
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: url }));
+    expect(checkOf(json, 'jwks-keys')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /unreachable: TLS handshake failed: does the server speak https\? \((EPROTO|ERR_SSL_\w+)\)$/,
+      ),
+    });
+  });
+
   it('fails within the configured timeout on a JWKS that does not answer', async () => {
     const hanging = await startJwksServer({ keys: [key.jwk] });
     hanging.mode = { kind: 'hang' };
