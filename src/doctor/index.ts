@@ -125,7 +125,11 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
   }
   const weakness = secretWeakness(secret);
   if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${weakSecretOutcome(weakAllowed)}`);
-  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
+  return check(
+    'api-secret',
+    'ok',
+    `${ENV.apiSecret} is set (at most ${keyMaterialBytes(secret)} bytes of key material)`,
+  );
 }
 
 function listedSecretsCheck(
@@ -143,7 +147,7 @@ function listedSecretsCheck(
   return check(
     id,
     'ok',
-    `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`,
+    `${variable}: ${secrets.length} ${what}, each long enough for ${MIN_SECRET_BYTES} bytes of key material`,
   );
 }
 
