@@ -2,7 +2,7 @@
  * What the project's `cube.js` really exports, read as Cube reads it: `import()` of `cube.js` in the working directory,
  * its default export (unwrapped once more when transpiled, `__esModule`). It runs in a child process with a deadline,
  * so that a `cube.js` that hangs, exits or starts servers costs `doctor` nothing but the time (docs/cli-output.md,
- * "doctor").
+ * "How doctor reads cube.js").
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -30,6 +30,7 @@ import {
 } from './cube-js';
 
 export type CheckStatus = FindingStatus;
+export { CUBE_JS_TIMEOUT_MS } from './cube-js';
 
 /** One line of the checklist. `id` is stable; `message` may be reworded between releases. */
 export interface Check {
