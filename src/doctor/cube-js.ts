@@ -76,7 +76,7 @@ const threw = (error) => answer({ kind: 'threw', message: error instanceof Error
 import(pathToFileURL(file).href).then(loaded, threw);`;
 
 /** Names of variables whose values are secrets: masked in a message of `cube.js`, which may quote one. */
-const SECRET_NAME = /SECRET|PASSWORD|TOKEN|CREDENTIAL|PRIVATE|_KEY/i;
+const SECRET_NAME = /SECRET|PASS|TOKEN|CREDENTIAL|PRIVATE|_KEY/i;
 
 /** `text` with every secret-looking variable's value (and each item of a list) replaced. */
 function withoutSecrets(text: string, env: NodeJS.ProcessEnv): string {

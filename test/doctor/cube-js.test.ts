@@ -71,9 +71,15 @@ describe('readCubeJs: cube.js read in a child process, as Cube loads it', () => 
 
   it('reports a cube.js that throws, by its message, with tokens and secret values masked', async () => {
     const token = signToken({ sub: 'u' }, { alg: 'HS256', key: SECRET });
-    const dir = project(`throw new Error('bad config: ' + process.env.CUBEJS_API_SECRET + ' ${token}');\n`);
-    const reading = await read(dir);
-    expect(reading).toEqual({ kind: 'threw', file: join(dir, 'cube.js'), message: 'bad config: [secret] [token]' });
+    const dir = project(
+      `throw new Error('bad config: ' + process.env.CUBEJS_API_SECRET + ' ${token} ' + process.env.CUBEJS_DB_PASS);\n`,
+    );
+    const reading = await read(dir, { ...ENV, CUBEJS_DB_PASS: 'db-pass-8842' });
+    expect(reading).toEqual({
+      kind: 'threw',
+      file: join(dir, 'cube.js'),
+      message: 'bad config: [secret] [token] [secret]',
+    });
   });
 
   it('reports the configuration error of a ready-made checkAuth that cannot start', async () => {

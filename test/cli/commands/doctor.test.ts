@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
+import { jsonOf, keySetDeploymentPerFile, runBin, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
@@ -705,5 +705,27 @@ describe('cube-dual-auth doctor: authorization', () => {
     });
     const json = jsonOf<DoctorJson>(await withToken({ ...good, CUBEJS_JWT_ALGS: 'HS256' }, idToken({})));
     expect(checkOf(json, 'example-token')).toBeUndefined();
+  });
+});
+
+describe('cube-dual-auth doctor, as a process, reading cube.js', () => {
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'doctor-bin-'));
+    gatewayIn(project, 'module.exports = {};\n');
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('exits 1 when cube.js throws, naming its message with the secret masked, and 0 once it loads', async () => {
+    cubeJsIn(project, 'throw new Error(`cannot connect with ${process.env.CUBEJS_API_SECRET}`);\n');
+    const thrown = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
+    expect(thrown.code).toBe(1);
+    expect(thrown.stdout).toContain(
+      `  FAIL  cube-js        ${join(project, 'cube.js')} throws while it loads, so Cube will not start: cannot connect with [secret]\n`,
+    );
+    cubeJsIn(project, RECOMMENDED_CUBE_JS);
+    const loaded = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
+    expect(loaded.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(loaded.code).toBe(0);
   });
 });
