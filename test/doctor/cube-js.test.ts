@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,18 @@ describe('readCubeJs: cube.js read in a child process, as Cube loads it', () => 
     expect(await read(transpiled)).toMatchObject({
       kind: 'loaded',
       exports: [{ name: 'checkAuth', function: true }],
+    });
+  });
+
+  it("reads an ES module cube.js (a project of type module), judging the package's exports alike", async () => {
+    const dir = project("import { checkAuth, logger } from 'cube-dual-auth';\nexport default { checkAuth, logger };\n");
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    expect(await read(dir)).toMatchObject({
+      kind: 'loaded',
+      exports: [
+        { name: 'checkAuth', function: true, fromPackage: true },
+        { name: 'logger', function: true, fromPackage: true },
+      ],
     });
   });
 
