@@ -723,6 +723,13 @@ describe('cube-dual-auth doctor, as a process, reading cube.js', () => {
     expect(thrown.stdout).toContain(
       `  FAIL  cube-js        ${join(project, 'cube.js')} throws while it loads, so Cube will not start: cannot connect with [secret]\n`,
     );
+    // Its message is text from outside: a terminal's controls in it are shown escaped, in the checklist and in --json.
+    cubeJsIn(project, "throw new Error('bad\\u001b[2J\\u202eevil');\n");
+    for (const args of [[], ['--json']]) {
+      const escaped = await runBin(['doctor', ...args], { env: good, cwd: project, secrets: [SECRET] });
+      expect(terminalControlsIn(escaped.stdout)).toEqual([]);
+      expect(escaped.stdout).toContain('bad\\u001b[2J\\u202eevil');
+    }
     cubeJsIn(project, RECOMMENDED_CUBE_JS);
     const loaded = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
     expect(loaded.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
