@@ -33,7 +33,13 @@ function wordingFor(text: string): UrlWording {
   return { ...URL_WORDING, scheme: `${URL_WORDING.scheme}, not ${JSON.stringify(url.href)}` };
 }
 
+/** An http(s) URL without credentials: the rule for a URL from outside (a discovered `jwks_uri`), which its caller quotes. */
 export function httpUrl(value: unknown, fail: Fail): string {
+  return checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail).href;
+}
+
+/** The same rule for a configured URL (an option, a variable): a URL of another scheme is shown in the message. */
+export function configuredHttpUrl(value: unknown, fail: Fail): string {
   const text = nonEmptyString(value, fail);
   return checkedUrl(text, wordingFor(text), fail).href;
 }
