@@ -15,7 +15,9 @@ describe("the package root's checkAuth", () => {
   it('is checked when it is read, not when the package is imported: a configuration that cannot work throws, naming the variable', () => {
     vi.stubEnv('CUBEJS_JWK_URL', 'ftp://idp.example/jwks');
     expect(() => root.checkAuth).toThrow(DualAuthConfigError);
-    expect(() => root.checkAuth).toThrow('cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL');
+    expect(() => root.checkAuth).toThrow(
+      'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL, not "ftp://idp.example/jwks"',
+    );
   });
 
   it('is the one ready-made hook once the environment configures a path', () => {

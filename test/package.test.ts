@@ -94,12 +94,15 @@ describe('the published package', () => {
         console.log(JSON.stringify({ rest: [typeof createCheckAuth, typeof optionsFromEnv, typeof forbidden], error }));`;
       expect(nodeJson(['-e', script], { CUBEJS_JWK_URL: 'ftp://idp.example/jwks' })).toEqual({
         rest: ['function', 'function', 'function'],
-        error: { name: 'DualAuthConfigError', message: 'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL' },
+        error: {
+          name: 'DualAuthConfigError',
+          message: 'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL, not "ftp://idp.example/jwks"',
+        },
       });
       expect(nodeJson<{ error: unknown }>(['-e', script], { CUBEJS_API_SECRET: 'too-short' }).error).toEqual({
         name: 'DualAuthConfigError',
         message: expect.stringMatching(
-          /^cube-dual-auth: CUBEJS_API_SECRET holds \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+          /^cube-dual-auth: CUBEJS_API_SECRET holds at most \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
         ),
       });
       expect(nodeJson<{ error: unknown }>(['-e', script], {}).error).toMatchObject({

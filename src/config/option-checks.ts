@@ -21,12 +21,32 @@ const URL_WORDING: UrlWording = {
   'query-or-fragment': 'cannot be discovered: an issuer URL has no query or fragment',
 };
 
+/**
+ * The wording for `text`: a URL of another scheme is shown, since a URL is not a secret, as parsed (printable, so
+ * escaped) and without any user name or password in it.
+ */
+function wordingFor(text: string): UrlWording {
+  if (!URL.canParse(text)) return URL_WORDING;
+  const url = new URL(text);
+  url.username = '';
+  url.password = '';
+  return { ...URL_WORDING, scheme: `${URL_WORDING.scheme}, not ${JSON.stringify(url.href)}` };
+}
+
+/** An http(s) URL without credentials: the rule for a URL from outside (a discovered `jwks_uri`), which its caller quotes. */
 export function httpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail).href;
 }
 
+/** The same rule for a configured URL (an option, a variable): a URL of another scheme is shown in the message. */
+export function configuredHttpUrl(value: unknown, fail: Fail): string {
+  const text = nonEmptyString(value, fail);
+  return checkedUrl(text, wordingFor(text), fail).href;
+}
+
 /** An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
 export function discoverableIssuer(value: string, fail: Fail): string {
-  checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail, { bare: true });
+  const text = nonEmptyString(value, fail);
+  checkedUrl(text, wordingFor(text), fail, { bare: true });
   return value;
 }

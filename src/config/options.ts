@@ -14,7 +14,7 @@ import {
   type IdentityProviderOptions,
   type ProviderSettings,
 } from './identity-providers';
-import { discoverableIssuer, httpUrl, nonEmptyString, type Fail } from './option-checks';
+import { configuredHttpUrl, discoverableIssuer, nonEmptyString, type Fail } from './option-checks';
 import { MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from './secret-strength';
 import type { AuthEventListener } from '../events';
 
@@ -339,7 +339,7 @@ export const ANY_SQL_USER = '*';
 /** The fields of a provider entry, each checked as the top-level option of the same name. */
 const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value: unknown, fail: Fail) => unknown } = {
   issuer: nonEmptyString,
-  jwksUri: httpUrl,
+  jwksUri: configuredHttpUrl,
   audience: stringList,
   algorithms: keySetAlgorithms,
   subject: nonEmptyString,
@@ -405,7 +405,7 @@ export const OPTIONS = {
     check: stringList,
   },
   allowWeakSecret: { env: ['CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET'], format: 'boolean', default: false, check: bool },
-  jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: httpUrl },
+  jwksUri: { env: ['CUBEJS_JWK_URL'], format: 'text', check: configuredHttpUrl },
   providers: { env: ['CUBE_DUAL_AUTH_PROVIDERS'], format: 'json', check: providerList },
   origin: {
     env: ['CUBE_DUAL_AUTH_ORIGIN'],

@@ -29,7 +29,10 @@ const ALPHABETS: readonly (readonly [RegExp, number])[] = [
   [/^[\x20-\x7e]+$/, Math.log2(95)],
 ];
 
-/** The key material a secret can hold, in whole bytes, judged by the alphabet it is written in. */
+/**
+ * The key material a secret can hold, in whole bytes, judged by the alphabet it is written in: an upper bound (two
+ * UUIDs joined count 54, though they hold about 30.5 random bytes), so messages say "at most".
+ */
 export function keyMaterialBytes(secret: string): number {
   const text = secret.replace(/=+$/, '');
   const bits = ALPHABETS.find(([alphabet]) => alphabet.test(secret))?.[1];
@@ -39,7 +42,7 @@ export function keyMaterialBytes(secret: string): number {
 /** Why a secret is guessable or too short, or undefined when it can be a good HS256 key. */
 export function secretWeakness(secret: string): string | undefined {
   const bytes = keyMaterialBytes(secret);
-  if (bytes < MIN_SECRET_BYTES) return `holds ${bytes} bytes of key material, under ${MIN_SECRET_BYTES}`;
+  if (bytes < MIN_SECRET_BYTES) return `holds at most ${bytes} bytes of key material, under ${MIN_SECRET_BYTES}`;
   const distinct = new Set(secret).size;
   if (distinct < MIN_DISTINCT_CHARACTERS) return `has only ${distinct} distinct characters`;
   if (WORDS.test(secret)) return 'looks like words, not random bytes';

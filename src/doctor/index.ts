@@ -6,20 +6,32 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config/options';
 import { apiSecretsInForce, ENV, optionsFromEnv, readEnv, type ApiSecret } from '../config/env';
-import { DualAuthConfigError, DualAuthError } from '../errors';
+import { DualAuthConfigError, DualAuthError, type AuthPath } from '../errors';
 import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
 import type { IdentityProvider } from '../config/identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
 import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../config/secret-strength';
 import type { Authorization, ClaimRules } from '../config/authorization';
-import { readClaim } from '../config/claim-pointer';
-import { decodeToken } from '../hook/token';
+import { decodeToken, type DecodedToken } from '../hook/token';
+import { providerByIssuer } from '../hook/paths/key-set';
+import { tenantAndGroupsOf } from '../hook/tenant-and-groups';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
 import { ANY_SQL_USER } from '../config/options';
 import { formatDuration } from '../config/duration';
 import { isLoopback } from '../http/url';
+import {
+  CUBE_JS_TIMEOUT_MS,
+  cubeJsFinding,
+  cubeOptionsFinding,
+  loggerFinding,
+  readCubeJs,
+  sqlAuthFinding,
+  type CubeJsReading,
+  type FindingStatus,
+} from './cube-js';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+export type CheckStatus = FindingStatus;
+export { CUBE_JS_TIMEOUT_MS } from './cube-js';
 
 /** One line of the checklist. `id` is stable; `message` may be reworded between releases. */
 export interface Check {
@@ -46,7 +58,10 @@ type CheckId =
   | 'metrics'
   | 'refresh-worker'
   | 'example-token'
-  | 'cube-gateway';
+  | 'cube-gateway'
+  | 'cube-js'
+  | 'logger'
+  | 'cube-options';
 
 interface Diagnosis {
   /** False when any check failed. */
@@ -113,7 +128,11 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
   }
   const weakness = secretWeakness(secret);
   if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${weakSecretOutcome(weakAllowed)}`);
-  return check('api-secret', 'ok', `${ENV.apiSecret} is set (${keyMaterialBytes(secret)} bytes of key material)`);
+  return check(
+    'api-secret',
+    'ok',
+    `${ENV.apiSecret} is set (at most ${keyMaterialBytes(secret)} bytes of key material)`,
+  );
 }
 
 function listedSecretsCheck(
@@ -131,7 +150,7 @@ function listedSecretsCheck(
   return check(
     id,
     'ok',
-    `${variable}: ${secrets.length} ${what}, each with at least ${MIN_SECRET_BYTES} bytes of key material`,
+    `${variable}: ${secrets.length} ${what}, each long enough for ${MIN_SECRET_BYTES} bytes of key material`,
   );
 }
 
@@ -317,10 +336,15 @@ function authorizationCheck(
   );
 }
 
+/** Said of every example token: what the judgement rests on. */
+const NOT_VERIFIED = "judged from its decoded payload by the hook's own rules; signature and times not checked";
+
 /**
- * An example token's tenant, read from its payload (not verified: an example may have expired) as the hook reads it:
- * on the shared-secret path when it is signed with HS256 (the service's tokens), else with the rules of the identity
- * provider its `iss` names. Never prints the token, nor any of its values but the path and the issuer.
+ * An example token judged by the hook's authorization step, with the hook's own code, from its payload as decoded (not
+ * verified: an example may have expired): the path, as an HS256 token goes to the shared-secret path (the service's
+ * tokens) and any other to the key-set path; there, the identity provider its `iss` names when there are several
+ * ({@link providerByIssuer}); then the tenant and the groups ({@link tenantAndGroupsOf}: the tenant claim, the groups
+ * claim, groups that configuration alone gives). Never prints the token, nor any of its values but the issuer.
  */
 function exampleTokenCheck(
   token: string,
@@ -328,12 +352,9 @@ function exampleTokenCheck(
   providers: readonly IdentityProvider[],
   several: boolean,
 ): Check {
-  let header: { readonly alg?: unknown };
-  let payload: Record<string, unknown>;
+  let decoded: DecodedToken;
   try {
-    const decoded = decodeToken(token);
-    header = decoded.header;
-    payload = decoded.payload;
+    decoded = decodeToken(token);
   } catch (error) {
     return check(
       'example-token',
@@ -341,47 +362,73 @@ function exampleTokenCheck(
       `the example token is not one: ${error instanceof DualAuthError ? error.detail : String(error)}`,
     );
   }
-  const shared = header.alg === 'HS256';
+  const path: AuthPath = decoded.header.alg === 'HS256' ? 'shared-secret' : 'key-set';
+  const shared = path === 'shared-secret';
   const where = shared ? 'a service token (HS256, shared-secret path)' : 'an identity-provider token (key-set path)';
+  const refused = (label: string, error: unknown): Check => {
+    if (!(error instanceof DualAuthError)) throw error;
+    return check('example-token', 'fail', `${label} is refused with ${error.code}: ${error.detail} (${NOT_VERIFIED})`);
+  };
+  if (!shared && providers.length === 0)
+    return check(
+      'example-token',
+      'fail',
+      `${where} is refused with ERR_JWKS_NOT_CONFIGURED: no identity provider is configured (${ENV.jwksUri}, ${ENV.providers})`,
+    );
+  let index = 0;
+  try {
+    if (!shared && several)
+      index = providerByIssuer(new Map(providers.map((p, i) => [p.issuer as string, i])), decoded, ENV.providers);
+  } catch (error) {
+    return refused(where, error);
+  }
+  const provider = shared || !several ? undefined : providers[index];
+  const named = provider === undefined ? where : `${where} of identity provider ${JSON.stringify(provider.issuer)}`;
   if (authorization === undefined)
-    return check('example-token', 'ok', `${where}; authorization is off, so no tenant claim is read`);
-  let rules: ClaimRules | undefined;
-  let provider = '';
-  if (shared) rules = authorization.sharedSecret;
-  else if (!several) rules = authorization.keySet[0];
-  else {
-    const index = providers.findIndex((candidate) => candidate.issuer === payload.iss);
-    if (index === -1)
-      return check(
-        'example-token',
-        'fail',
-        `${where} whose "iss" names no identity provider of ${ENV.providers}: it would be refused (ERR_ISSUER_UNKNOWN)`,
-      );
-    rules = authorization.keySet[index];
-    provider = ` of identity provider ${JSON.stringify(providers[index]?.issuer ?? '')}`;
-  }
-  if (rules === undefined || rules.tenantClaim === undefined)
-    return check('example-token', 'ok', `${where}${provider}: no tenant claim is configured for it`);
-  const value = readClaim(payload, rules.tenantClaim);
-  const claim = `${JSON.stringify(rules.tenantClaim.text)} (${rules.tenantOption})`;
-  if (value === undefined)
     return check(
       'example-token',
-      'fail',
-      `${where}${provider} without the tenant claim ${claim}: tokens like it are refused (ERR_TENANT_MISSING)`,
+      'ok',
+      `${named}: authorization is off, so no tenant or groups are read (${NOT_VERIFIED})`,
     );
-  if (typeof value !== 'string' || value.trim() === '') {
-    return check(
-      'example-token',
-      'fail',
-      `${where}${provider} whose tenant claim ${claim} is not a non-empty string: tokens like it are refused (ERR_TENANT_INVALID)`,
-    );
+  const rules = shared ? authorization.sharedSecret : authorization.keySet[index];
+  let groups: readonly string[];
+  try {
+    const verified = {
+      context: decoded.payload,
+      payload: decoded.payload,
+      kid: undefined,
+      refusedFrom: Infinity,
+      ...(provider === undefined
+        ? {}
+        : { provider: { index, issuer: provider.issuer, jwksUri: provider.jwksUri, reason: provider.reason } }),
+    };
+    ({ groups } = tenantAndGroupsOf(authorization, verified, path));
+  } catch (error) {
+    return refused(named, error);
   }
-  return check('example-token', 'ok', `${where}${provider} carries the tenant claim ${claim}`);
+  const tenant =
+    rules?.tenantClaim === undefined
+      ? 'no tenant claim is configured for it'
+      : `carries the tenant claim ${JSON.stringify(rules.tenantClaim.text)} (${rules.tenantOption})`;
+  const fixed =
+    rules === undefined || rules.fixedGroups.length === 0
+      ? ''
+      : `, ${quoted(rules.fixedGroups)} given by configuration`;
+  const count = `${groups.length} ${groups.length === 1 ? 'group' : 'groups'}`;
+  return check(
+    'example-token',
+    'ok',
+    `${named} passes the authorization step: ${tenant}; it gets ${count}${fixed} (${NOT_VERIFIED})`,
+  );
 }
 
 /** Cube's variables that turn its SQL API on (a port, unless "false"), as Cube's own env.js reads them. */
 const SQL_API_PORTS = ['CUBEJS_PG_SQL_PORT', 'CUBEJS_SQL_PORT'];
+
+/** The variable that turns Cube's SQL API on here, or undefined when it is off. */
+function sqlApiPort(env: NodeJS.ProcessEnv): string | undefined {
+  return SQL_API_PORTS.find((name) => ![undefined, 'false'].includes(readEnv(env, name)));
+}
 
 /** True when `version` (x.y.z) is before `since`. */
 function before(version: string, since: string): boolean {
@@ -402,7 +449,7 @@ function sqlApiCheck(
   providers: readonly IdentityProvider[],
   cwd: string,
 ): Check | undefined {
-  const port = SQL_API_PORTS.find((name) => ![undefined, 'false'].includes(readEnv(env, name)));
+  const port = sqlApiPort(env);
   if (
     port === undefined &&
     [ENV.sqlUserClaim, ENV.sqlUser, ENV.sqlPassword, ENV.sqlSuperUser].every((name) => readEnv(env, name) === undefined)
@@ -440,11 +487,7 @@ function sqlApiCheck(
   const where = port === undefined ? '' : ` on ${port}`;
   const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
   const lifetime = sqlSessionLifetime(env, options);
-  return check(
-    'sql-api',
-    status,
-    `SQL API${where} (checkSqlAuth in cube.js): ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`,
-  );
+  return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`);
 }
 
 /** Cube's native server re-authenticates a SQL session this often unless told (cubesql's `auth_expire_secs`). */
@@ -592,6 +635,38 @@ function gatewayCheck(cwd: string): Check {
   return check('cube-gateway', 'ok', `${GATEWAY}${version ? ` ${version}` : ''} ${where}: rejections become HTTP 403`);
 }
 
+/** What `cube.js` gives Cube: whether it loads with cube-dual-auth's checkAuth, then its logger. */
+function cubeJsChecks(reading: CubeJsReading): Check[] {
+  const { status, message } = cubeJsFinding(reading);
+  const logger = loggerFinding(reading);
+  return [check('cube-js', status, message), ...(logger ? [check('logger', logger.status, logger.message)] : [])];
+}
+
+/** Whether `cube.js` exports Cube's options that read the tenant and groups, when authorization is configured. */
+function cubeOptionsCheck(reading: CubeJsReading, authorization: Authorization | undefined, cwd: string): Check[] {
+  const found = findGateway(cwd);
+  const finding = cubeOptionsFinding(reading, {
+    authorization: authorization !== undefined,
+    tenant: authorization?.tenant === true,
+    cubeVersion: found === undefined ? undefined : gatewayVersion(found.file),
+  });
+  return finding === undefined ? [] : [check('cube-options', finding.status, finding.message)];
+}
+
+const SEVERITY: readonly CheckStatus[] = ['ok', 'warn', 'fail'];
+
+/**
+ * The `sql-api` line with what `cube.js` exports as `checkSqlAuth` said after its head, and its status the worse of
+ * the two; a line that fails already (a Cube that passes no password) is kept as it is.
+ */
+function withSqlAuthOfCubeJs(sql: Check, reading: CubeJsReading, sqlApiOn: boolean): Check {
+  if (sql.status === 'fail') return sql;
+  const finding = sqlAuthFinding(reading, sqlApiOn);
+  const status = SEVERITY[Math.max(SEVERITY.indexOf(sql.status), SEVERITY.indexOf(finding.status))] as CheckStatus;
+  const at = sql.message.indexOf(': ');
+  return check('sql-api', status, `${sql.message.slice(0, at)}: ${finding.message}; ${sql.message.slice(at + 2)}`);
+}
+
 function configurationFailure(error: unknown): Check {
   if (!(error instanceof DualAuthConfigError)) throw error;
   return check('configuration', 'fail', error.message);
@@ -606,14 +681,28 @@ function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | 
   }
 }
 
+/** What {@link diagnose} checks beside the environment. */
+export interface DiagnoseOptions {
+  /** An example token: whether a token like it passes the hook's authorization step. */
+  readonly exampleToken?: string;
+  /** How long `cube.js` may take to load. Default {@link CUBE_JS_TIMEOUT_MS}. */
+  readonly cubeJsTimeoutMs?: number;
+}
+
 /**
- * Checks the environment a deployment would run with, and whether Cube resolves from `cwd`; with `exampleToken`,
- * whether a token like it carries the tenant claim its path reads. Never throws
- * for a bad configuration: that is a `fail` check. Checks that need a valid configuration are left out
- * until it is valid; a weak API secret alone, which stops the hook too, leaves them in, so that one run
- * shows all there is to fix.
+ * Checks the environment a deployment would run with, whether Cube resolves from `cwd`, and what `cube.js` there
+ * exports (read in a child process, as Cube loads it); with `exampleToken`, whether a token like it passes the hook's
+ * authorization step. Never throws for a bad configuration: that is a `fail` check. Checks that need a valid
+ * configuration are left out until it is valid; a weak API secret alone, which stops the hook too, leaves them in, so
+ * that one run shows all there is to fix.
  */
-export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken?: string): Promise<Diagnosis> {
+export async function diagnose(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  { exampleToken, cubeJsTimeoutMs = CUBE_JS_TIMEOUT_MS }: DiagnoseOptions = {},
+): Promise<Diagnosis> {
+  // Loads while the identity providers are asked.
+  const reading = readCubeJs({ cwd, env, timeoutMs: cubeJsTimeoutMs });
   const checks: Check[] = [];
   let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
@@ -648,8 +737,9 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
     const several = resolved.providers !== undefined;
     checks.push(authorizationCheck(resolved.authorization, providers, several));
+    checks.push(...cubeOptionsCheck(await reading, resolved.authorization, cwd));
     const sql = sqlApiCheck(env, resolved, providers, cwd);
-    if (sql !== undefined) checks.push(sql);
+    if (sql !== undefined) checks.push(withSqlAuthOfCubeJs(sql, await reading, sqlApiPort(env) !== undefined));
     const sqlKeys = sqlKeyCheck(env, resolved);
     if (sqlKeys !== undefined) checks.push(sqlKeys);
     const metrics = metricsCheck(env, resolved);
@@ -659,6 +749,6 @@ export async function diagnose(env: NodeJS.ProcessEnv, cwd: string, exampleToken
     if (exampleToken !== undefined)
       checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
-  checks.push(gatewayCheck(cwd));
+  checks.push(gatewayCheck(cwd), ...cubeJsChecks(await reading));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -1,5 +1,6 @@
 import { quote } from '../errors';
 import { exchange, Interrupted, readBody } from '../http/exchange';
+import { transportHint } from '../http/transport-failure';
 import { isJwksFailure, type FailureWording } from './errors';
 
 export interface FetchDocumentOptions {
@@ -96,8 +97,10 @@ function cacheLifetimeMs(cacheControl: string | undefined): number | undefined {
   return maxAge === undefined ? undefined : Number(maxAge) * 1000;
 }
 
-/** The Node error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...) names the cause best. */
+/** The Node error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`...) names the cause best, but for TLS. */
 function causeOf(error: unknown): string {
+  const hint = transportHint(error);
+  if (hint !== undefined) return hint;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : 'request failed';

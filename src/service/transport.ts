@@ -12,6 +12,7 @@ import {
   EmbeddableResponseError,
 } from './errors';
 import type { ClientSettings } from './options';
+import { transportHint } from '../http/transport-failure';
 
 /** One operation to send. */
 interface Outgoing {
@@ -164,7 +165,8 @@ function networkError(
   }
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   const detail =
-    typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
+    transportHint(cause) ??
+    (typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error));
   const message = `${operation} failed: could not reach ${where}: ${clean(detail, secrets)}${tries}`;
   return new EmbeddableNetworkError('ERR_NETWORK', message, operation, attempts, error);
 }

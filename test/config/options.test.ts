@@ -59,7 +59,13 @@ describe('resolveOptions', () => {
 
   it('names environment variables when the options came from the environment', () => {
     expect(configError({ jwksUri: 'ftp://x' }, ENV_NAMES).message).toMatch(
-      /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/,
+      /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL, not "ftp:\/\/x\/"$/,
+    );
+  });
+
+  it('shows a URL of another scheme, escaped and without its user name or password', () => {
+    expect(configError({ jwksUri: 'ftp://user:pa55word@idp.example/\u001b[2Jjwks' }, ENV_NAMES).message).toBe(
+      'cube-dual-auth: CUBEJS_JWK_URL must be an http(s) URL, not "ftp://idp.example/%1B[2Jjwks"',
     );
   });
 
@@ -72,7 +78,7 @@ describe('resolveOptions', () => {
       );
       expect(configError({ apiSecret: 'x'.repeat(10) }, ENV_NAMES)).toMatchObject({
         option: 'CUBEJS_API_SECRET',
-        message: `cube-dual-auth: CUBEJS_API_SECRET holds 7 bytes of key material, under 32: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
+        message: `cube-dual-auth: CUBEJS_API_SECRET holds at most 7 bytes of key material, under 32: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
       });
     });
 
@@ -93,7 +99,7 @@ describe('resolveOptions', () => {
       const fromEnv = optionsFromEnv({ CUBEJS_API_SECRET: 'short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' });
       expect(fromEnv).toEqual({ apiSecret: ['short'], allowWeakSecret: true });
       expect(resolveOptions(fromEnv, ENV_NAMES).secretWeakness).toBe(
-        'CUBEJS_API_SECRET holds 3 bytes of key material, under 32',
+        'CUBEJS_API_SECRET holds at most 3 bytes of key material, under 32',
       );
       expect(configError({ apiSecret: 'short', allowWeakSecret: 'yes' }).message).toBe(
         'cube-dual-auth: option "allowWeakSecret" must be true or false',
@@ -129,7 +135,7 @@ describe('identity providers', () => {
     [{ providers: ['https://a.example'] }, /option "providers" entry 1 must be an object with an "issuer"$/],
     [
       { providers: [{ issuer: A }, { issuer: 'b', jwksUri: 'ftp://b/jwks' }] },
-      /option "providers" entry 2 \(issuer "b"\) field "jwksUri" must be an http\(s\) URL$/,
+      /option "providers" entry 2 \(issuer "b"\) field "jwksUri" must be an http\(s\) URL, not "ftp:\/\/b\/jwks"$/,
     ],
     [
       { providers: [{ issuer: A, algorithms: ['HS256'] }] },

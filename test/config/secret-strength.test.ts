@@ -15,7 +15,7 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
   });
 
   it.each([
-    ['too little key material', randomBytes(16).toString('hex'), /holds 16 bytes of key material, under 32/],
+    ['too little key material', randomBytes(16).toString('hex'), /holds at most 16 bytes of key material, under 32/],
     ['a pattern', 'abab'.repeat(20), /has only 2 distinct characters/],
     ['a dictionary word', 'Supercalifragilisticexpialidocious-Antidisestablishmentarianism', /looks like words/],
     ['a placeholder', `my-secret-${randomBytes(32).toString('hex')}`, /placeholder word/],
@@ -38,7 +38,7 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
       expect(warn).toHaveBeenCalledTimes(1);
       const line = String(warn.mock.calls[0]?.[0]);
       expect(line).toBe(
-        'cube-dual-auth: secret 2 of 2 of option "apiSecret" holds 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)',
+        'cube-dual-auth: secret 2 of 2 of option "apiSecret" holds at most 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)',
       );
       expect(line).not.toContain(weak);
       createCheckAuth({ apiSecret: randomBytes(32).toString('hex') });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createCheckAuth, optionsFromEnv, type CheckAuth } from '../../src';
 import { runBin } from '../support/cli';
+import { cubeJsIn, RECOMMENDED_CUBE_JS } from '../support/cube';
 import { randomSecret } from '../support/claims';
 import { cubeStandIn } from '../support/access-cube';
 import { cubeGateway, naiveCheckAuth, startDeployment, type Deployment } from '../support/deployment';
@@ -58,6 +59,8 @@ async function acmeDeployment(): Promise<void> {
     JSON.stringify({ name: '@cubejs-backend/api-gateway', version: '0.33.65', main: 'index.js' }),
   );
   writeFileSync(join(gateway, 'index.js'), 'module.exports = {};\n');
+  // The cube.js the README recommends, with cube-dual-auth installed: doctor reads what it exports.
+  cubeJsIn(project, RECOMMENDED_CUBE_JS);
   cleanups.push(() => rmSync(project, { recursive: true, force: true }));
 
   const key = generateKeyPair('RS256', { kid: '2026-11-rsa' });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/doctor';
 import { randomSecret } from '../support/claims';
-import { gatewayIn } from '../support/cube';
+import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../support/cube';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
 
@@ -18,6 +18,7 @@ beforeAll(async () => {
   server = await startJwksServer(jwks(generateKeyPair('RS256', { kid: 'k1' })));
   cubeProject = mkdtempSync(join(tmpdir(), 'diagnose-cube-'));
   gatewayIn(cubeProject, 'module.exports = {};\n');
+  cubeJsIn(cubeProject, RECOMMENDED_CUBE_JS);
   elsewhere = mkdtempSync(join(tmpdir(), 'diagnose-empty-'));
 });
 afterAll(async () => {
@@ -45,6 +46,8 @@ describe('diagnose', () => {
       'issuer ok',
       'authorization ok',
       'cube-gateway ok',
+      'cube-js ok',
+      'logger ok',
     ]);
     expect(diagnosis.ok).toBe(true);
   });
@@ -55,6 +58,7 @@ describe('diagnose', () => {
       'audience',
       'issuer',
       'cube-gateway',
+      'cube-js',
     ]);
     expect(warned.ok).toBe(true);
     const failed = await diagnose(
@@ -77,8 +81,13 @@ describe('diagnose', () => {
       'configuration fail',
       'api-secret ok',
       'cube-gateway ok',
+      // cube.js takes the ready-made checkAuth, which stops Cube for the same reason.
+      'cube-js fail',
     ]);
     expect(diagnosis.checks[0]?.message).toMatch(/^cube-dual-auth: CUBEJS_JWT_ALGS contains "HS256"/);
+    expect(diagnosis.checks.at(-1)?.message).toMatch(
+      /cube\.js throws while it loads, so Cube will not start: cube-dual-auth: CUBEJS_JWT_ALGS contains "HS256"/,
+    );
     expect(diagnosis.ok).toBe(false);
   });
 
@@ -94,6 +103,7 @@ describe('diagnose', () => {
       'issuer warn',
       'authorization ok',
       'cube-gateway ok',
+      'cube-js fail',
     ]);
     expect(diagnosis.checks[0]?.message).toBe(
       'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
@@ -125,7 +135,18 @@ describe('diagnose', () => {
 });
 
 describe('diagnose: the SQL API login', () => {
-  const sqlOf = async (env: NodeJS.ProcessEnv, cwd = cubeProject) =>
+  /** A Cube project whose cube.js gives Cube the package's checkSqlAuth. */
+  let sqlProject: string;
+  beforeAll(() => {
+    sqlProject = mkdtempSync(join(tmpdir(), 'diagnose-sql-'));
+    gatewayIn(sqlProject, 'module.exports = {};\n');
+    cubeJsIn(
+      sqlProject,
+      "const { checkAuth, checkSqlAuth, logger } = require('cube-dual-auth');\nmodule.exports = { checkAuth, checkSqlAuth, logger };\n",
+    );
+  });
+  afterAll(() => rmSync(sqlProject, { recursive: true, force: true }));
+  const sqlOf = async (env: NodeJS.ProcessEnv, cwd = sqlProject) =>
     (await diagnose(env, cwd)).checks.find(({ id }) => id === 'sql-api');
 
   it('says nothing of it when the environment neither turns the SQL API on nor configures its login', async () => {
@@ -147,12 +168,11 @@ describe('diagnose: the SQL API login', () => {
     expect(check).toEqual({
       id: 'sql-api',
       status: 'ok',
-      message:
-        'SQL API on CUBEJS_PG_SQL_PORT (checkSqlAuth in cube.js): an identity-provider token as the password, the user name must be the token\'s claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube\'s default)',
+      message: `SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, the user name must be the token's claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`,
     });
     expect(check?.message).not.toContain(password);
     expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
-      "SQL API (checkSqlAuth in cube.js): an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
+      "SQL API: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
     );
   });
 
@@ -182,6 +202,27 @@ describe('diagnose: the SQL API login', () => {
       message: expect.stringContaining(
         'no identity provider is configured (CUBEJS_JWK_URL, CUBE_DUAL_AUTH_PROVIDERS), so every token login is refused',
       ) as string,
+    });
+  });
+
+  it('fails while the SQL API is on and cube.js exports no checkSqlAuth; warns while only its login is configured', async () => {
+    const env = { CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' };
+    expect(await sqlOf(env, cubeProject)).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /^SQL API on CUBEJS_PG_SQL_PORT: cube\.js exports no checkSqlAuth function: Cube's SQL API then takes only its own static login/,
+      ) as string,
+    });
+    expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_SQL_USER: 'cube' }, cubeProject))?.status).toBe('warn');
+  });
+
+  it('is not ok when cube.js could not be read: nothing was checked', async () => {
+    const check = await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, elsewhere);
+    expect(check).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(
+        /^SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth not checked \(cube\.js was not read/,
+      ),
     });
   });
 
@@ -272,5 +313,78 @@ describe('diagnose: the refresh worker', () => {
       message: `Cube's refresh worker runs here because NODE_ENV is not production: ${CONTEXTS}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
     });
     expect((await refreshOf({ ...TENANT, NODE_ENV: 'test' }))?.status).toBe('warn');
+  });
+});
+
+describe('diagnose: what cube.js gives Cube', () => {
+  const projects: string[] = [];
+  afterAll(() => {
+    for (const dir of projects) rmSync(dir, { recursive: true, force: true });
+  });
+  /** A Cube 1.7.43 project with this cube.js. */
+  const projectWith = (source: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'diagnose-cube-js-'));
+    projects.push(dir);
+    gatewayIn(dir, 'module.exports = {};\n');
+    cubeJsIn(dir, source);
+    return dir;
+  };
+  const env = { CUBEJS_API_SECRET: SECRET };
+  const lines = async (vars: NodeJS.ProcessEnv, cwd: string) =>
+    (await diagnose({ ...vars, CUBEJS_JWK_URL: server.url }, cwd)).checks.filter(({ id }) =>
+      ['authorization', 'cube-options', 'cube-js', 'logger'].includes(id),
+    );
+
+  it('warns, with authorization on Cube 1.x, of no contextToGroups, and with a tenant of no contextToAppId', async () => {
+    const checks = await lines({ ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' }, cubeProject);
+    expect(checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
+      'authorization ok',
+      'cube-options warn',
+      'cube-js ok',
+      'logger ok',
+    ]);
+    expect(checks[1]?.message).toMatch(
+      /^cube\.js exports no contextToGroups: Cube 1\.7\.43 matches access policies .*; cube\.js exports no contextToAppId while a tenant claim is configured/,
+    );
+  });
+
+  it("is ok with the package's options, and says nothing of them with authorization off", async () => {
+    const dir = projectWith(
+      "const { checkAuth, logger, contextToGroups, contextToAppId } = require('cube-dual-auth');\n" +
+        'module.exports = { checkAuth, logger, contextToGroups, contextToAppId };\n',
+    );
+    const on = await lines({ ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' }, dir);
+    expect(on.find(({ id }) => id === 'cube-options')).toEqual({
+      id: 'cube-options',
+      status: 'ok',
+      message: 'cube.js exports contextToGroups (Cube 1.7.43) and contextToAppId (a tenant claim is configured)',
+    });
+    expect(on.find(({ id }) => id === 'cube-js')?.message).toBe(
+      `${join(dir, 'cube.js')} exports checkAuth (cube-dual-auth's), logger (cube-dual-auth's), contextToGroups (cube-dual-auth's), contextToAppId (cube-dual-auth's)`,
+    );
+    expect((await lines(env, dir)).map(({ id }) => id)).not.toContain('cube-options');
+  });
+
+  it('warns when cube.js exports no logger: Cube then logs tokens', async () => {
+    const dir = projectWith("module.exports = { checkAuth: require('cube-dual-auth').checkAuth };\n");
+    const diagnosis = await diagnose({ ...env, CUBEJS_JWK_URL: server.url }, dir);
+    expect(diagnosis.checks.find(({ id }) => id === 'logger')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining("Cube's default logger then writes whole tokens into its log"),
+    });
+    expect(diagnosis.ok).toBe(true);
+  });
+
+  it('fails a cube.js without checkAuth, and one that does not load in time', async () => {
+    const none = await diagnose({ ...env, CUBEJS_JWK_URL: server.url }, projectWith('module.exports = {};\n'));
+    expect(none.checks.find(({ id }) => id === 'cube-js')?.status).toBe('fail');
+    expect(none.ok).toBe(false);
+    const slow = await diagnose({ ...env, CUBEJS_JWK_URL: server.url }, projectWith('for (;;) {}\n'), {
+      cubeJsTimeoutMs: 2000,
+    });
+    expect(slow.checks.find(({ id }) => id === 'cube-js')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('did not finish loading within 2000 ms'),
+    });
   });
 });

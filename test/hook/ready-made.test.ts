@@ -69,7 +69,7 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
     [
       'a JWKS URL that is not http(s)',
       { CUBEJS_API_SECRET: secret, CUBEJS_JWK_URL: 'ftp://idp.example/jwks' },
-      /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/,
+      /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL, not "ftp:\/\/idp\.example\/jwks"$/,
     ],
     [
       'providers that are not JSON',
@@ -90,7 +90,7 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
     [
       'a weak secret',
       { CUBEJS_API_SECRET: 'secret' },
-      /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+      /^cube-dual-auth: CUBEJS_API_SECRET holds at most 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
     ],
   ])('throws the DualAuthConfigError when it is read from the package root: %s', async (_, env, message) => {
     await withEnv(env, () => {
@@ -133,7 +133,7 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
       });
       expect(warn).toHaveBeenCalledTimes(1);
       expect(String(warn.mock.calls[0]?.[0])).toMatch(
-        /^cube-dual-auth: CUBEJS_API_SECRET holds 4 bytes of key material, under 32: /,
+        /^cube-dual-auth: CUBEJS_API_SECRET holds at most 4 bytes of key material, under 32: /,
       );
       expect(String(warn.mock.calls[0]?.[0])).not.toContain('"secret"');
     } finally {
@@ -143,7 +143,9 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
 
   it('the ES module twin checks at import once the environment configures a path, and not before', async () => {
     await withEnv({ CUBEJS_JWK_URL: 'ftp://idp.example/jwks' }, () => {
-      expect(() => checkAuthForImport()).toThrow(/^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL$/);
+      expect(() => checkAuthForImport()).toThrow(
+        /^cube-dual-auth: CUBEJS_JWK_URL must be an http\(s\) URL, not "ftp:\/\/idp\.example\/jwks"$/,
+      );
     });
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {

@@ -239,6 +239,16 @@ describe('network failures and timeouts', () => {
     expect(create.attempts).toBe(1);
   });
 
+  test('an https base URL whose server speaks plain http: the TLS handshake failed, not a bare EPROTO', async () => {
+    const https = createEmbeddableClient({
+      apiKey: API_KEY,
+      baseUrl: server.baseUrl.replace(/^http:/, 'https:'),
+      retries: 0,
+    });
+    const error = await networkError(https.listSavedVersions(id));
+    expect(error.message).toMatch(/: TLS handshake failed: does the server speak https\? \((EPROTO|ERR_SSL_\w+)\)$/);
+  });
+
   test('a server that never answers times out, and the GET is retried', async () => {
     server.fail({ times: 2, action: 'hang' });
     const started = Date.now();

@@ -2,7 +2,7 @@
  * What Cube brings to the hook: the environment it runs in, how each Cube line reads what `checkAuth` resolves to,
  * and the gateway package by which a Cube project is found.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Runs `body` with these variables set (undefined: unset) and every other CUBEJS_ and CUBE_DUAL_AUTH_ variable unset. */
@@ -45,3 +45,22 @@ export function gatewayIn(
   writeFileSync(join(dir, 'index.js'), source);
   return join(dir, 'index.js');
 }
+
+/** The repository's root, whose built package (dist/) a test's Cube project installs. */
+const PACKAGE_ROOT = join(__dirname, '..', '..');
+
+/**
+ * Writes `cube.js` into `project` with the given source, with cube-dual-auth installed there (a link to this
+ * repository, so `require('cube-dual-auth')` loads the built dist/ as in a real project). Returns the file.
+ */
+export function cubeJsIn(project: string, source: string): string {
+  const modules = join(project, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  if (!existsSync(join(modules, 'cube-dual-auth'))) symlinkSync(PACKAGE_ROOT, join(modules, 'cube-dual-auth'), 'dir');
+  writeFileSync(join(project, 'cube.js'), source);
+  return join(project, 'cube.js');
+}
+
+/** The `cube.js` the README recommends: the package's checkAuth and its logger. */
+export const RECOMMENDED_CUBE_JS =
+  "const { checkAuth, logger } = require('cube-dual-auth');\nmodule.exports = { checkAuth, logger };\n";

@@ -1,4 +1,4 @@
-import { diagnose } from '../../doctor';
+import { CUBE_JS_TIMEOUT_MS, diagnose } from '../../doctor';
 import { ENV } from '../../config/env';
 import { parseCommandLine } from '../args';
 import { checklist, plural } from '../format';
@@ -24,19 +24,27 @@ provider, each with its "issuer".
   authorization           off, or the tenant and groups claims read on each path (per identity
                           provider) and the groups given: default (${ENV.defaultGroups}),
                           service (${ENV.serviceGroups}) and providers' "groups"
-  sql-api                 when the SQL API is on or its login is configured: the claim a SQL
+  cube-options            with authorization: cube.js exports contextToGroups (Cube 1.x) and, with
+                          a tenant claim, contextToAppId
+  sql-api                 when the SQL API is on or its login is configured: cube.js exports
+                          checkSqlAuth (fails without it while the SQL API is on), the claim a SQL
                           user name must be (${ENV.sqlUserClaim}), the static login
                           (${ENV.sqlUser}, ${ENV.sqlPassword}: never printed); fails on a
                           Cube before 0.34.27
   metrics                 when metrics are on: where GET /metrics is served (${ENV.metricsPort},
                           ${ENV.metricsHost}), or recorded without a listener (${ENV.metrics});
                           fails on Cube's own API port
-  example-token           with --token-file or --token: whether a token like it carries the
-                          tenant claim its path reads (HS256: the service's, else the identity
-                          provider's its "iss" names); its signature and times are not checked
+  example-token           with --token-file or --token: whether a token like it passes the hook's
+                          authorization step, with the hook's own code: its path (HS256: the
+                          service's), its identity provider (by "iss"), the tenant claim, the
+                          groups claim and groups only configuration gives; its signature and
+                          times are not checked
   cube-gateway            @cubejs-backend/api-gateway is found as the hook finds it (from the
                           current directory, else from cube-dual-auth's own), so that rejections
                           become HTTP 403 inside Cube, not 500
+  cube-js                 cube.js in the current directory loads as Cube loads it (in a child
+                          process, stopped after ${CUBE_JS_TIMEOUT_MS / 1000} s) and exports a checkAuth function
+  logger                  cube.js exports cube-dual-auth's logger: else Cube logs whole tokens
 Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
 
 Options:
@@ -76,7 +84,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
     io,
   );
-  const diagnosis = await diagnose(io.env, io.cwd, example);
+  const diagnosis = await diagnose(io.env, io.cwd, { exampleToken: example });
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {
     writeJson(io.stdout, diagnosis);

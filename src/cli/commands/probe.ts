@@ -18,6 +18,7 @@ import {
 import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
 import type { Verdict } from '../probe/judge';
 import { apiBaseUrl } from '../probe/target';
+import { tenantClaimHint } from '../probe/tenant-hint';
 import { parseClaims, signServiceToken } from './token';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -61,7 +62,9 @@ Options:
                        else "${DEFAULTS.origin}")
   --claims <json>      the service token's claims, i.e. the security context Cube gets, e.g.
                        '{"tenant":"acme"}' when the deployment requires claims (default {});
-                       the token expires after ${SERVICE_TOKEN_SECONDS} s
+                       the token expires after ${SERVICE_TOKEN_SECONDS} s. With a tenant claim
+                       in the environment (${ENV.tenantClaim}, ${ENV.serviceTenantClaim})
+                       and none in --claims, a refused service-token check says which to add
   --timeout <ms>       deadline of each request, from connecting to the last byte
                        (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})
   --json               print the result as JSON instead:
@@ -197,7 +200,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const idpToken = await readIdpToken(args.idpTokenFrom, io);
   const secret = signingSecret(io.env);
   const expiresIn = args.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  const checks = await runChecks({
+  const sent = await runChecks({
     base: args.base,
     origin: args.origin,
     serviceToken: secret === undefined ? undefined : signServiceToken(secret.value, args.claims, expiresIn),
@@ -207,6 +210,12 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     timeoutMs: args.timeoutMs,
     env: io.env,
   });
+  const hint = tenantClaimHint(io.env, args.claims);
+  const checks = sent.map((check) =>
+    check.name === 'service-token' && check.status === 403 && hint !== undefined
+      ? { ...check, reason: `${check.reason}; ${hint}` }
+      : check,
+  );
   const ok = checks.every((check) => check.verdict !== 'FAIL');
   if (args.json)
     writeJson(io.stdout, { url: args.base.href, origin: args.origin, timeoutMs: args.timeoutMs, ok, checks });

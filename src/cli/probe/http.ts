@@ -1,6 +1,7 @@
 /** One GET to the deployment, bounded in time and size, with what came back or why nothing did. */
 import { performance } from 'node:perf_hooks';
 import { exchange, Interrupted, readBody } from '../../http/exchange';
+import { transportHint } from '../../http/transport-failure';
 
 /** Most of a body kept for judging: a Cube error is a few hundred bytes, /meta of a large model a few hundred KB. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -34,6 +35,8 @@ function describeFailure(error: unknown, url: URL): string {
   const code = (error as NodeJS.ErrnoException).code;
   const known = code === undefined ? undefined : CONNECTION_ERRORS[code];
   if (known !== undefined) return `cannot reach ${url.host}: ${known} (${code})`;
+  const hint = transportHint(error);
+  if (hint !== undefined) return `cannot reach ${url.host}: ${hint}`;
   // TLS and other socket errors: their messages name the certificate problem or the call, never our headers.
   const message = error instanceof Error ? error.message : String(error);
   return `cannot reach ${url.host}: ${code === undefined ? message : `${message} (${code})`}`;

@@ -31,6 +31,24 @@ interface Route {
 }
 
 /**
+ * With several identity providers, the one (here, what `byIssuer` keeps for it) whose issuer is exactly the token's
+ * `iss`, read before verification; the `iss` is then verified against that provider's issuer like any other claim.
+ * Throws `ERR_ISSUER_UNKNOWN` naming the configured issuers and `providersName`, their variable. Used by `doctor` too.
+ */
+export function providerByIssuer<T>(byIssuer: ReadonlyMap<string, T>, token: DecodedToken, providersName: string): T {
+  const iss = own(token.payload, 'iss');
+  const route = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
+  if (route !== undefined) return route;
+  const configured = `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} (${providersName})`;
+  if (iss === undefined) {
+    const none = 'Token has no "iss" claim: this deployment chooses the identity provider by it';
+    throw new DualAuthError('ERR_ISSUER_UNKNOWN', none, PATH, `${none}; ${configured}`);
+  }
+  const unknown = `Token issuer ${quote(iss)} is not an identity provider of this deployment`;
+  throw new DualAuthError('ERR_ISSUER_UNKNOWN', unknown, PATH, `${unknown}; ${configured}`);
+}
+
+/**
  * The key-set path: tokens of the customer's identity providers, verified with a public key from the provider's
  * JWKS, chosen by `kid`. With several providers, the token's `iss` chooses the provider first, and its `kid` is
  * looked up among that provider's keys only. Asymmetric algorithms only; `jku`, `x5u`, `jwk` and `x5c` in the
@@ -97,16 +115,7 @@ export class KeySetPath implements VerificationPath {
   private routeOf(token: DecodedToken): Route {
     const { byIssuer } = this;
     if (byIssuer === undefined) return this.routes[0] as Route;
-    const iss = own(token.payload, 'iss');
-    const route = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
-    if (route !== undefined) return route;
-    const configured = `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} (${this.options.names.providers})`;
-    if (iss === undefined) {
-      const none = 'Token has no "iss" claim: this deployment chooses the identity provider by it';
-      throw new DualAuthError('ERR_ISSUER_UNKNOWN', none, PATH, `${none}; ${configured}`);
-    }
-    const unknown = `Token issuer ${quote(iss)} is not an identity provider of this deployment`;
-    throw new DualAuthError('ERR_ISSUER_UNKNOWN', unknown, PATH, `${unknown}; ${configured}`);
+    return providerByIssuer(byIssuer, token, this.options.names.providers);
   }
 
   /** The provider a token goes to, for reports of refused tokens; undefined when none. Never throws. */

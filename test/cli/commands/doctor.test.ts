@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, keySetDeploymentPerFile, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
+import { jsonOf, keySetDeploymentPerFile, runBin, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { gatewayIn } from '../../support/cube';
+import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
@@ -32,6 +32,7 @@ keySetDeploymentPerFile(SECRET, (deployment) => {
 beforeAll(() => {
   cubeProject = mkdtempSync(join(tmpdir(), 'doctor-cube-'));
   gatewayIn(cubeProject, 'module.exports = {};\n');
+  cubeJsIn(cubeProject, RECOMMENDED_CUBE_JS);
   elsewhere = mkdtempSync(join(tmpdir(), 'doctor-empty-'));
 });
 afterAll(() => {
@@ -69,8 +70,10 @@ describe('cube-dual-auth doctor', () => {
       ['issuer', 'ok'],
       ['authorization', 'ok'],
       ['cube-gateway', 'ok'],
+      ['cube-js', 'ok'],
+      ['logger', 'ok'],
     ]);
-    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (32 bytes of key material)');
+    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (at most 32 bytes of key material)');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
     expect(checkOf(json, 'cube-gateway')?.message).toMatch(
       /@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/,
@@ -90,12 +93,12 @@ describe('cube-dual-auth doctor', () => {
     [
       'a short secret',
       'too-short-0123',
-      /CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/,
+      /CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/,
     ],
     [
       '32 hex characters (16 bytes, not 32)',
       randomSecret(16),
-      /CUBEJS_API_SECRET holds 16 bytes of key material, under 32/,
+      /CUBEJS_API_SECRET holds at most 16 bytes of key material, under 32/,
     ],
     ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
@@ -114,7 +117,7 @@ describe('cube-dual-auth doctor', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
       '  FAIL  configuration  the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
-      '  FAIL  api-secret     CUBEJS_API_SECRET holds 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
+      '  FAIL  api-secret     CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
       '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
     ]);
     expect(
@@ -129,6 +132,7 @@ describe('cube-dual-auth doctor', () => {
       'issuer',
       'authorization',
       'cube-gateway',
+      'cube-js',
     ]);
   });
 
@@ -145,7 +149,7 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'fail',
       message:
-        'CUBEJS_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
+        'CUBEJS_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
     });
   });
 
@@ -156,7 +160,7 @@ describe('cube-dual-auth doctor', () => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: secret }));
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'ok',
-      message: 'CUBEJS_API_SECRET is set (32 bytes of key material)',
+      message: 'CUBEJS_API_SECRET is set (at most 32 bytes of key material)',
     });
   });
 
@@ -167,7 +171,7 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
       message: expect.stringMatching(
-        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds 6 bytes of key material, under 32/,
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32/,
       ),
     });
   });
@@ -183,7 +187,7 @@ describe('cube-dual-auth doctor', () => {
     );
     expect(checkOf(sound, 'api-secret')).toMatchObject({
       status: 'ok',
-      message: 'CUBEJS_API_SECRETS: 2 secrets, each with at least 32 bytes of key material',
+      message: 'CUBEJS_API_SECRETS: 2 secrets, each long enough for 32 bytes of key material',
     });
   });
 
@@ -198,11 +202,11 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'api-secret')).toEqual({
       id: 'api-secret',
       status: 'ok',
-      message: 'CUBEJS_API_SECRETS: 1 secret, each with at least 32 bytes of key material',
+      message: 'CUBEJS_API_SECRETS: 1 secret, each long enough for 32 bytes of key material',
     });
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
-      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds 6 bytes/),
+      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds at most 6 bytes/),
     });
   });
 
@@ -239,6 +243,17 @@ describe('cube-dual-auth doctor', () => {
       ),
     );
     expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
+  });
+
+  it('says the TLS handshake failed for an https JWKS URL whose server speaks plain http', async () => {
+    const url = server.url.replace(/^http:/, 'https:');
+    const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_JWK_URL: url }));
+    expect(checkOf(json, 'jwks-keys')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /unreachable: TLS handshake failed: does the server speak https\? \((EPROTO|ERR_SSL_\w+)\)$/,
+      ),
+    });
   });
 
   it('fails within the configured timeout on a JWKS that does not answer', async () => {
@@ -314,7 +329,7 @@ describe('cube-dual-auth doctor', () => {
       status: 'fail',
       message: expect.stringMatching(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/),
     });
-    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway']);
+    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'cube-js']);
   });
 
   it('warns when audience and issuer are not checked', async () => {
@@ -554,7 +569,7 @@ describe('cube-dual-auth doctor: authorization', () => {
       'service tokens: tenant claim "tenant", groups claim "roles"; identity-provider tokens: tenant claim "/https:~1~1cube.example~1claims/tenant", groups claim "groups"; no default groups',
     );
     expect(checkOf(json, 'example-token')?.message).toBe(
-      'a service token (HS256, shared-secret path) carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM)',
+      `a service token (HS256, shared-secret path) passes the authorization step: carries the tenant claim "tenant" (CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM); it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     );
   });
 
@@ -580,14 +595,13 @@ describe('cube-dual-auth doctor: authorization', () => {
     const result = await withToken(env, idToken({ tenant: 'secret-tenant-7' }), []);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      '  FAIL  example-token  an identity-provider token (key-set path) without the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM): tokens like it are refused (ERR_TENANT_MISSING)\n',
+      `  FAIL  example-token  an identity-provider token (key-set path) is refused with ERR_TENANT_MISSING: The token has no tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM), so the request cannot be given a tenant (judged from its decoded payload by the hook's own rules; signature and times not checked)\n`,
     );
     const ok = jsonOf<DoctorJson>(await withToken(env, idToken({ tenant_id: 'secret-tenant-7' })));
     expect(checkOf(ok, 'example-token')).toEqual({
       id: 'example-token',
       status: 'ok',
-      message:
-        'an identity-provider token (key-set path) carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM)',
+      message: `an identity-provider token (key-set path) passes the authorization step: carries the tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM); it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     });
   });
 
@@ -596,12 +610,14 @@ describe('cube-dual-auth doctor: authorization', () => {
     const json = jsonOf<DoctorJson>(await withToken(env, serviceToken({ org: { id: 'secret-tenant-7' } })));
     expect(checkOf(json, 'example-token')).toMatchObject({
       status: 'ok',
-      message: expect.stringMatching(/^a service token \(HS256, shared-secret path\) carries/),
+      message: expect.stringMatching(
+        /^a service token \(HS256, shared-secret path\) passes the authorization step: carries/,
+      ),
     });
     const invalid = await withToken(env, serviceToken({ org: { id: 7 } }));
     expect(invalid.code).toBe(1);
     expect(checkOf(jsonOf<DoctorJson>(invalid), 'example-token')?.message).toMatch(
-      /is not a non-empty string: tokens like it are refused \(ERR_TENANT_INVALID\)$/,
+      /is refused with ERR_TENANT_INVALID: The token's tenant claim "\/org\/id" must be a non-empty string, not a number/,
     );
   });
 
@@ -615,18 +631,55 @@ describe('cube-dual-auth doctor: authorization', () => {
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://a.example/' }))), 'example-token')
         ?.message,
     ).toBe(
-      'an identity-provider token (key-set path) of identity provider "https://a.example/": no tenant claim is configured for it',
+      `an identity-provider token (key-set path) of identity provider "https://a.example/" passes the authorization step: no tenant claim is configured for it; it gets 0 groups (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
     );
     expect(
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://b.example/' }))), 'example-token'),
     ).toMatchObject({
       status: 'fail',
-      message: expect.stringContaining('of identity provider "https://b.example/" without the tenant claim "org"'),
+      message: expect.stringContaining(
+        'of identity provider "https://b.example/" is refused with ERR_TENANT_MISSING: The token has no tenant claim "org"',
+      ),
     });
     expect(
       checkOf(jsonOf<DoctorJson>(await withToken(env, idToken({ iss: 'https://c.example/' }))), 'example-token')
         ?.message,
-    ).toMatch(/ERR_ISSUER_UNKNOWN/);
+    ).toMatch(
+      /^an identity-provider token \(key-set path\) is refused with ERR_ISSUER_UNKNOWN: Token issuer "https:\/\/c\.example\/" is not an identity provider of this deployment; configured issuers: /,
+    );
+  });
+
+  it('judges the whole authorization step: groups that configuration alone gives, which no token may claim', async () => {
+    const env = {
+      ...good,
+      CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles',
+      CUBE_DUAL_AUTH_SERVICE_GROUPS: 'embeddable',
+    };
+    const claiming = await withToken(env, idToken({ roles: ['analyst', 'embeddable'] }), []);
+    expect(claiming.code).toBe(1);
+    expect(claiming.stdout).toContain(
+      `  FAIL  example-token  an identity-provider token (key-set path) is refused with ERR_GROUPS_INVALID: The token's groups claim "roles" names "embeddable", which this deployment gives by configuration only (CUBE_DUAL_AUTH_GROUPS_CLAIM) (judged from its decoded payload by the hook's own rules; signature and times not checked)\n`,
+    );
+    const invalid = jsonOf<DoctorJson>(await withToken(env, idToken({ roles: { admin: true } })));
+    expect(checkOf(invalid, 'example-token')?.message).toMatch(/is refused with ERR_GROUPS_INVALID: .* not an object/);
+    const service = jsonOf<DoctorJson>(await withToken(env, serviceToken({ roles: ['analyst', 'viewer'] })));
+    expect(checkOf(service, 'example-token')).toMatchObject({
+      status: 'ok',
+      message: `a service token (HS256, shared-secret path) passes the authorization step: no tenant claim is configured for it; it gets 3 groups, "embeddable" given by configuration (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
+    });
+  });
+
+  it('refuses an identity-provider token where no identity provider is configured, and says so with authorization off', async () => {
+    const keySetOff = { CUBEJS_API_SECRET: SECRET };
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(keySetOff, idToken({}))), 'example-token')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /^an identity-provider token \(key-set path\) is refused with ERR_JWKS_NOT_CONFIGURED/,
+      ),
+    });
+    expect(checkOf(jsonOf<DoctorJson>(await withToken(good, serviceToken({}))), 'example-token')?.message).toBe(
+      `a service token (HS256, shared-secret path): authorization is off, so no tenant or groups are read (judged from its decoded payload by the hook's own rules; signature and times not checked)`,
+    );
   });
 
   it('reads the token from standard input with --token -, never from the command line', async () => {
@@ -652,5 +705,34 @@ describe('cube-dual-auth doctor: authorization', () => {
     });
     const json = jsonOf<DoctorJson>(await withToken({ ...good, CUBEJS_JWT_ALGS: 'HS256' }, idToken({})));
     expect(checkOf(json, 'example-token')).toBeUndefined();
+  });
+});
+
+describe('cube-dual-auth doctor, as a process, reading cube.js', () => {
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'doctor-bin-'));
+    gatewayIn(project, 'module.exports = {};\n');
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('exits 1 when cube.js throws, naming its message with the secret masked, and 0 once it loads', async () => {
+    cubeJsIn(project, 'throw new Error(`cannot connect with ${process.env.CUBEJS_API_SECRET}`);\n');
+    const thrown = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
+    expect(thrown.code).toBe(1);
+    expect(thrown.stdout).toContain(
+      `  FAIL  cube-js        ${join(project, 'cube.js')} throws while it loads, so Cube will not start: cannot connect with [secret]\n`,
+    );
+    // Its message is text from outside: a terminal's controls in it are shown escaped, in the checklist and in --json.
+    cubeJsIn(project, "throw new Error('bad\\u001b[2J\\u202eevil');\n");
+    for (const args of [[], ['--json']]) {
+      const escaped = await runBin(['doctor', ...args], { env: good, cwd: project, secrets: [SECRET] });
+      expect(terminalControlsIn(escaped.stdout)).toEqual([]);
+      expect(escaped.stdout).toContain('bad\\u001b[2J\\u202eevil');
+    }
+    cubeJsIn(project, RECOMMENDED_CUBE_JS);
+    const loaded = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
+    expect(loaded.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(loaded.code).toBe(0);
   });
 });

@@ -222,6 +222,30 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     expect(jwtVerify(cube.requests.at(-2)?.headers.authorization as string, SECRET)).toMatchObject({ tenant: 'acme' });
   });
 
+  it("suggests --claims when the deployment's tenant claim, read from the environment, is not in them", async () => {
+    const cube = await withOurHook({ tenantClaim: 'tenant_id' });
+    const tenantEnv = { ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' };
+    const without = await probeJson([cube.url], { env: tenantEnv });
+    expect(check(without.json, 'service-token')).toMatchObject({
+      status: 403,
+      verdict: 'FAIL',
+      reason: expect.stringMatching(
+        /^expected 200, got 403: .*; service tokens need the tenant claim "tenant_id" \(CUBE_DUAL_AUTH_TENANT_CLAIM\): give the tenant to probe as with --claims '\{"tenant_id":"<tenant>"\}'$/,
+      ),
+    });
+    // A JSON Pointer shapes the claims it suggests; the service's own claim takes the place of the shared one.
+    const nested = await probeJson([cube.url], {
+      env: { ...tenantEnv, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM: '/securityContext/tenant' },
+    });
+    expect(check(nested.json, 'service-token').reason).toMatch(
+      /--claims '\{"securityContext":\{"tenant":"<tenant>"\}\}'$/,
+    );
+    const given = await probeJson([cube.url, '--claims', '{"tenant_id":"acme"}'], { env: tenantEnv });
+    expect(check(given.json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
+    // Without the setting in its environment, probe has nothing to suggest.
+    expect(check((await probeJson([cube.url])).json, 'service-token').reason).not.toContain('--claims');
+  });
+
   it('sends --origin, else CUBE_DUAL_AUTH_ORIGIN, as the Request-Origin of the service', async () => {
     const cube = await withOurHook({ origin: 'my-embedder' });
     const byDefault = await probeJson([cube.url]);

@@ -28,6 +28,20 @@ afterAll(async () => {
   certificate.remove();
 });
 
+describe('probe of an https URL whose server speaks plain http', () => {
+  it('says the TLS handshake failed, not a bare EPROTO', async () => {
+    const result = await runCli(['probe', plain.url.replace(/^http:/, 'https:')], {
+      env: { CUBEJS_API_SECRET: SECRET },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `cannot reach ${new URL(plain.url).host}: TLS handshake failed: does the server speak https\\? \\((EPROTO|ERR_SSL_\\w+)\\)`,
+      ),
+    );
+  });
+});
+
 // probe reaches the deployment as an operator's other tools do: through the proxy the environment names, with
 // curl's reading of NO_PROXY (the hook's JWKS fetcher reads the same variables the same way).
 describe('probe through the proxy the environment names', () => {
