@@ -1,14 +1,14 @@
 /**
  * The service's own domain: the default base URL is `https://api.<region>.embeddable.com`
- * (interface part 4: `https://api.<region>.<service-domain>`). Override it with the client's
+ * (docs/service-client.md#requests: `https://api.<region>.<service-domain>`). Override it with the client's
  * `serviceDomain` option, or pass a whole `baseUrl`.
  */
 export const EMBEDDABLE_SERVICE_DOMAIN = 'embeddable.com';
 
 /**
  * The data-provider `type` for a Cube deployment. The interface writes this engine-branded literal as
- * `<DATA_PROVIDER_TYPE>` (part 2.4); for Cube it is `"cube"`. Kept here, and only here, so that a
- * correction is one edit.
+ * `<DATA_PROVIDER_TYPE>` (docs/service-client.md#data-provider); for Cube it is `"cube"`. Kept here, and only here, so
+ * that a correction is one edit.
  */
 export const CUBE_DATA_PROVIDER_TYPE = 'cube';
 
@@ -18,10 +18,13 @@ export const ENVIRONMENT_TAGS = ['development', 'staging', 'production'] as cons
 /** One of {@link ENVIRONMENT_TAGS}. */
 export type EnvironmentTag = (typeof ENVIRONMENT_TAGS)[number];
 
-/** Cube's REST API path suffix, which the service wants left out of `instanceUrl` (part 2.4). */
+/**
+ * Cube's REST API path suffix, which the service wants left out of `instanceUrl`
+ * (docs/service-client.md#data-provider).
+ */
 export const CUBE_API_SUFFIX = '/cubejs-api/v1';
 
-/** How many saved versions the list operation returns at most (part 8). */
+/** How many saved versions the list operation returns at most (docs/service-client.md#limits). */
 export const MAX_LISTED_VERSIONS = 30;
 
 /**

@@ -4,7 +4,7 @@
  * No message ever contains the API key or a data-provider secret.
  */
 
-/** What the service's BUILDER codes mean (interface part 7, publish operation). */
+/** What the service's BUILDER codes mean (docs/service-client.md#service-errors, publish operation). */
 export const BUILDER_CODE_EXPLANATIONS: Readonly<Record<string, string>> = {
   'BUILDER-172':
     'the version is a tag name (such as production) instead of a version label such as v3; publish takes explicit labels only',
@@ -119,7 +119,9 @@ export type ResponseProblem = 'ERR_TOO_LARGE';
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */
   readonly status: number;
-  /** `ERR_TOO_LARGE` when the body was larger than `maxResponseBytes`; `undefined` for a body that is not as described. */
+  /**
+   * `ERR_TOO_LARGE` when the body was larger than `maxResponseBytes`; `undefined` for a body that is not as described.
+   */
   readonly code: ResponseProblem | undefined;
 
   constructor(operation: string, status: number, problem: string, code?: ResponseProblem) {

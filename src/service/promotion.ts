@@ -1,6 +1,7 @@
 /**
- * The decisions behind promote and rollback, made from the dashboard's saved-versions list (part 4.1):
- * where a tag points, and which saved version comes before another. Publishing stays the one write.
+ * The decisions behind promote and rollback, made from the dashboard's saved-versions list
+ * (docs/service-client.md#list-saved-versions): where a tag points, and which saved version comes before another.
+ * Publishing stays the one write.
  */
 import { MAX_LISTED_VERSIONS, type EnvironmentTag } from './constants';
 import { EmbeddableResponseError, EmbeddableStateError } from './errors';
@@ -28,7 +29,7 @@ export function taggedVersion(
   );
 }
 
-/** `saved-at` as milliseconds; the interface gives every saved version one (part 2.1). */
+/** `saved-at` as milliseconds; the interface gives every saved version one (docs/service-client.md#saved-version). */
 function savedAt(version: SavedVersion, operation: string, status: number): number {
   const time = typeof version['saved-at'] === 'string' ? Date.parse(version['saved-at']) : Number.NaN;
   if (Number.isNaN(time))

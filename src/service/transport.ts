@@ -95,7 +95,10 @@ function clean(text: string, secrets: readonly string[]): string {
   return result.length > MAX_SERVICE_MESSAGE ? `${result.slice(0, MAX_SERVICE_MESSAGE)}...` : result;
 }
 
-/** The service's own message. The error body's shape is not shown (part 7), so common fields are tried. */
+/**
+ * The service's own message. The error body's shape is not shown (docs/service-client.md#service-errors), so common
+ * fields are tried.
+ */
 function serviceMessage(text: string): string | undefined {
   let parsed: unknown;
   try {

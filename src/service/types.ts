@@ -3,11 +3,13 @@ import type { EnvironmentTag } from './constants';
 /** A JSON object whose fields this client does not interpret. */
 export type JsonObject = { [field: string]: unknown };
 
-/** Whether a parsed JSON value is an object (not null, not an array): the package's one test, under this module's name. */
+/**
+ * Whether a parsed JSON value is an object (not null, not an array): the package's one test, under this module's name.
+ */
 export { isObject as isJsonObject } from '../http/json';
 
 /**
- * One saved version of a dashboard (interface part 2.1), with the service's own field names: the
+ * One saved version of a dashboard (docs/service-client.md#saved-version), with the service's own field names: the
  * interface spells them in kebab-case, and one of them (`<engine>-version`) carries a brand name the
  * interface does not show, so renaming them could not be done consistently. Unknown fields are kept.
  */
@@ -29,7 +31,7 @@ export interface SavedVersion {
 }
 
 /**
- * Where a tag points (interface part 2.2). The list answer names the time `updated-at` and the publish
+ * Where a tag points (docs/service-client.md#tag-map). The list answer names the time `updated-at` and the publish
  * answer `updatedAt`; this client always gives it as `updatedAt`.
  */
 export interface TagAssignment {
@@ -56,7 +58,7 @@ export interface SavedVersionList {
   savedVersions: SavedVersion[];
 }
 
-/** A dashboard variable (part 2.3). */
+/** A dashboard variable (docs/service-client.md#dashboard-definition). */
 export interface DashboardVariable {
   /** The variable's name, which dataset filters refer to. */
   name: string;
@@ -67,7 +69,7 @@ export interface DashboardVariable {
   [field: string]: unknown;
 }
 
-/** A filter of a dataset (part 2.3). */
+/** A filter of a dataset (docs/service-client.md#dashboard-definition). */
 export interface DatasetFilter {
   /** `<model>.<field>`. */
   member: string;
@@ -80,7 +82,7 @@ export interface DatasetFilter {
   [field: string]: unknown;
 }
 
-/** A dataset of the dashboard (part 2.3). */
+/** A dataset of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardDataset {
   /** The dataset's name. */
   name: string;
@@ -91,7 +93,7 @@ export interface DashboardDataset {
   [field: string]: unknown;
 }
 
-/** An input of a widget (part 2.3). */
+/** An input of a widget (docs/service-client.md#dashboard-definition). */
 export interface WidgetInput {
   /** The input's name. */
   input: string;
@@ -102,7 +104,7 @@ export interface WidgetInput {
   [field: string]: unknown;
 }
 
-/** A widget of the dashboard (part 2.3). */
+/** A widget of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardWidget {
   /** For example a chart component name. */
   component: string;
@@ -116,9 +118,9 @@ export interface DashboardWidget {
 }
 
 /**
- * A dashboard definition as it was at a saved version (part 2.3): the JSON form of the
- * Dashboard-as-Code source. The types are the interface's; the client checks only that the answer is
- * a JSON object and keeps every field, including those the interface does not show.
+ * A dashboard definition as it was at a saved version (docs/service-client.md#dashboard-definition): the JSON form of
+ * the Dashboard-as-Code source. The types are the interface's; the client checks only that the answer is a JSON object
+ * and keeps every field, including those the interface does not show.
  */
 export interface DashboardDefinition {
   /** Identifier of the dashboard. */
@@ -131,7 +133,7 @@ export interface DashboardDefinition {
   [field: string]: unknown;
 }
 
-/** The deployment's credentials (part 2.4). */
+/** The deployment's credentials (docs/service-client.md#data-provider). */
 export interface DataProviderCredentials {
   /** The deployment's API secret (`CUBEJS_API_SECRET`); for a preview branch, that environment's secret. */
   secretKey: string;
@@ -142,7 +144,10 @@ export interface DataProviderCredentials {
   instanceUrl: string;
 }
 
-/** Input of {@link EmbeddableClient.createDataProvider} (part 4.4). The `type` is always {@link CUBE_DATA_PROVIDER_TYPE}. */
+/**
+ * Input of {@link EmbeddableClient.createDataProvider} (docs/service-client.md#create-a-data-provider). The `type` is
+ * always {@link CUBE_DATA_PROVIDER_TYPE}.
+ */
 export interface CreateDataProviderInput {
   /** Unique within the workspace; security contexts and token requests refer to the deployment by it. */
   name: string;
@@ -152,8 +157,8 @@ export interface CreateDataProviderInput {
 }
 
 /**
- * Input of {@link EmbeddableClient.updateDataProvider} (part 4.5). The interface shows only that
- * `version` is required; credentials are sent only when given, and then only the fields given.
+ * Input of {@link EmbeddableClient.updateDataProvider} (docs/service-client.md#update-a-data-provider). The interface
+ * shows only that `version` is required; credentials are sent only when given, and then only the fields given.
  */
 export interface UpdateDataProviderInput {
   /** `vMAJOR.MINOR.PATCH`, required by the service on update. */
@@ -175,7 +180,7 @@ export interface DataProviderRecord {
   [field: string]: unknown;
 }
 
-/** Input of {@link EmbeddableClient.createSecurityToken} (part 4.7). */
+/** Input of {@link EmbeddableClient.createSecurityToken} (docs/service-client.md#security-token-request). */
 export interface SecurityTokenRequest {
   /** UUID of the dashboard. Sent as `embeddableId` (see the method's documentation for the spelling). */
   embeddableId: string;
@@ -194,7 +199,7 @@ export interface SecurityTokenRequest {
    * Further body fields the interface does not show (for example a user or environment field), sent as
    * given. A field named like one of the fields above is refused with an
    * {@link EmbeddableValidationError} naming `extraFields.<field>` (give it as that field, where it is
-   * checked); `embbeddableId`, the reference's other spelling of the dashboard field, must be a UUID.
+   * checked); `embbeddableId`, the interface's other spelling of the dashboard field, must be a UUID.
    */
   extraFields?: JsonObject;
 }

@@ -53,7 +53,7 @@ export function secret(field: string, value: unknown, operation?: string): strin
   return value;
 }
 
-/** A dashboard UUID (part 1). */
+/** A dashboard UUID (docs/service-client.md#requests). */
 export function embeddableId(value: unknown, operation: string, field = 'embeddableId'): string {
   if (typeof value !== 'string' || !UUID.test(value))
     fail(field, `must be the dashboard's UUID, got ${quote(value)}`, operation);
@@ -132,7 +132,7 @@ export function providerVersion(value: unknown, operation: string): string {
 
 /**
  * The deployment's URL as the service wants it: an http(s) URL without Cube's `/cubejs-api/v1`
- * suffix (part 2.4). The suffix and trailing slashes are trimmed; anything else is refused.
+ * suffix (docs/service-client.md#data-provider). The suffix and trailing slashes are trimmed; anything else is refused.
  */
 export function instanceUrl(value: unknown, operation: string): string {
   const field = 'credentials.instanceUrl';
@@ -167,7 +167,7 @@ function jsonObject(field: string, value: unknown, operation: string): JsonObjec
   return value as JsonObject;
 }
 
-/** A security context: a plain JSON object (part 2.5). */
+/** A security context: a plain JSON object (docs/service-client.md#security-context-entry). */
 export function securityContext(value: unknown, operation: string): JsonObject {
   return jsonObject('securityContext', value, operation);
 }
