@@ -7,8 +7,6 @@ export { createCheckAuth } from './hook/check-auth';
 export type { CheckAuth, Explanation, SecurityContext } from './hook/check-auth';
 export type { CubeContext, CubeOptions, CubeQuery, QueryRewrite } from './hook/cube-options';
 export type { SqlAuth, SqlLogin } from './hook/sql-login';
-/** @deprecated Renamed {@link Explanation}, what `explain` returns (its verdict is `accepted`, or `error`); kept so that code naming it still compiles. */
-export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
 export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';

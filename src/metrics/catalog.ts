@@ -8,7 +8,7 @@
 /** The Prometheus text exposition format, as prom-client writes it. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export type MetricKind = 'counter' | 'histogram' | 'gauge';
+type MetricKind = 'counter' | 'histogram' | 'gauge';
 
 export interface MetricSpec {
   /** The Prometheus name; OpenTelemetry's drops a counter's `_total`, which its Prometheus exporters add back. */

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DualAuthConfigError } from '../errors';
 import { PROMETHEUS_CONTENT_TYPE } from './catalog';
 
-export interface MetricsListenerOptions {
+interface MetricsListenerOptions {
   readonly host: string;
   readonly port: number;
   /** How messages name the port and the host (their variables for the ready-made hook). */
