@@ -1,15 +1,15 @@
 /** The function Cube calls: outcomes of the authenticator turned into Cube's answers, events, and `explain`. */
-import { performance } from 'node:perf_hooks';
 import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } from './authenticator';
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from '../config/options';
-import { quotedText, toThrowable, type AuthPath, type DualAuthError } from '../errors';
+import { toThrowable, type AuthPath, type DualAuthError } from '../errors';
 import { ENV, readEnv } from '../config/env';
-import { emit, type AuthEventListener } from '../events';
+import type { AuthEventListener } from '../events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
 import { cubeOptionsOf, type CubeOptions } from './cube-options';
 import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
+import { reportOutcome, reportStart } from './outcome-report';
 
 export type { SecurityContext } from './security-context';
 
@@ -108,11 +108,6 @@ function attach(req: unknown, context: SecurityContext): boolean {
   }
 }
 
-/** A `kid` as events carry it: taken from a token, so printable and capped, as in messages. */
-function shownKid(kid: string | undefined): string | undefined {
-  return kid === undefined ? undefined : quotedText(kid);
-}
-
 /** A context's member that is the context itself, hidden from JSON, logs and `Object.keys`. */
 function selfReference(context: SecurityContext): PropertyDescriptor {
   return { value: context, enumerable: false, writable: true, configurable: true };
@@ -160,19 +155,7 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     outcome: Pick<Outcome, 'kid' | 'provider'> | undefined,
     started: number,
   ): Promise<never> {
-    if (onEvent) {
-      const { code, detail, path } = error;
-      const issuer = outcome?.provider?.issuer;
-      emit(onEvent, {
-        type: 'rejected',
-        path,
-        code,
-        message: detail,
-        kid: shownKid(outcome?.kid),
-        ...(issuer !== undefined && { issuer }),
-        durationMs: performance.now() - started,
-      });
-    }
+    reportOutcome(onEvent, started, { accepted: false, error, kid: outcome?.kid, issuer: outcome?.provider?.issuer });
     return Promise.reject(toThrowable(error, detailedErrors));
   }
 
@@ -194,22 +177,12 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     } catch (error) {
       return refuse(unexpected(error, path, onEvent), outcome, started);
     }
-    if (onEvent) {
-      const issuer = outcome.provider?.issuer;
-      emit(onEvent, {
-        type: 'accepted',
-        path,
-        kid: shownKid(kid),
-        ...(issuer !== undefined && { issuer }),
-        cached,
-        durationMs: performance.now() - started,
-      });
-    }
+    reportOutcome(onEvent, started, { accepted: true, path, kid, issuer: outcome.provider?.issuer, cached });
     return Promise.resolve(answer);
   }
 
   function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
-    const started = onEvent ? performance.now() : 0;
+    const started = reportStart(onEvent);
     // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
     try {
       const outcome = authenticator.authenticate(req, auth, CHECK);
@@ -297,20 +270,26 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
  * `DualAuthConfigError` naming the option when something cannot work.
  */
 export function createCheckAuth(options: DualAuthOptions): CheckAuth {
-  return createNamedCheckAuth(options, OPTION_NAMES, undefined, true);
+  return createNamedCheckAuth(options, { names: OPTION_NAMES, metrics: true });
 }
 
-/**
- * Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made
- * hook and the CLI), and judging tokens by `clock` (epoch ms), which tests set instead of moving the system's time.
- * @param withMetrics whether the options' metrics are recorded (and their listener started): by the hook Cube runs,
- *   not by the CLI, which judges tokens beside a Cube that may hold the metrics port
- */
+/** Internal: how {@link createNamedCheckAuth} names options, judges time and records metrics. */
+export interface NamedCheckAuthSetting {
+  /** How messages name options: by option name, or by environment variable (the ready-made hook, the CLI). */
+  readonly names: OptionNames;
+  /** Epoch ms that tokens are judged by; tests set it instead of moving the system's time. */
+  readonly clock?: () => number;
+  /**
+   * Whether the options' metrics are recorded (and their listener started): by the hook Cube runs, not by the CLI,
+   * which judges tokens beside a Cube that may hold the metrics port. Default false.
+   */
+  readonly metrics?: boolean;
+}
+
+/** Internal: {@link createCheckAuth}, with options named, time judged and metrics recorded as `setting` says. */
 export function createNamedCheckAuth(
   options: DualAuthOptions,
-  names: OptionNames,
-  clock?: () => number,
-  withMetrics = false,
+  { names, clock, metrics: withMetrics = false }: NamedCheckAuthSetting,
 ): CheckAuth {
   const resolved = resolveOptions(options, names);
   const metrics = withMetrics ? hookMetrics(resolved) : undefined;

@@ -19,7 +19,7 @@ let fromEnvError: DualAuthError | undefined;
  * variable) while Cube evaluates `cube.js`, and Cube stops before it listens.
  */
 export function validatedCheckAuth(): CheckAuth {
-  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
+  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), { names: ENV_NAMES, metrics: true });
   return checkAuth;
 }
 
@@ -51,7 +51,7 @@ function environmentInstance(): CheckAuth {
   if (fromEnv) return fromEnv;
   if (!fromEnvError) {
     try {
-      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
+      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), { names: ENV_NAMES, metrics: true });
       return fromEnv;
     } catch (error) {
       const message = faultMessage(error);

@@ -11,13 +11,12 @@
  * (0.33 among them) calls `checkSqlAuth(request, user)` and compares the password itself, with no way to pass it here.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
-import { emit } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
+import { reportOutcome, reportStart } from './outcome-report';
 import type { SecurityContext } from './security-context';
 
 /** The first Cube that passes the password to `checkSqlAuth`. */
@@ -107,28 +106,16 @@ export function sqlAuthOf(
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
 
   function tokenLogin(user: string, token: string): Promise<SqlLogin> {
-    const started = onEvent ? performance.now() : 0;
+    const started = reportStart(onEvent);
     // Reported as checkAuth reports a request: the same events, on the key-set path.
     const settle = (outcome: Outcome): Promise<SqlLogin> => {
-      const { kid, provider } = outcome;
-      const issuer = provider?.issuer;
-      const about = {
-        path: 'key-set',
-        ...(kid !== undefined && { kid: quotedText(kid) }),
-        ...(issuer !== undefined && { issuer }),
-      } as const;
+      const about = { path: 'key-set', kid: outcome.kid, issuer: outcome.provider?.issuer } as const;
       const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
       if (refusal !== undefined) {
-        emit(onEvent, {
-          type: 'rejected',
-          code: refusal.code,
-          message: refusal.detail,
-          ...about,
-          durationMs: performance.now() - started,
-        });
+        reportOutcome(onEvent, started, { accepted: false, error: refusal, ...about });
         return refuse(refusal);
       }
-      emit(onEvent, { type: 'accepted', cached: false, ...about, durationMs: performance.now() - started });
+      reportOutcome(onEvent, started, { accepted: true, cached: false, ...about });
       const { context } = outcome as Extract<Outcome, { accepted: true }>;
       return Promise.resolve({
         password: token,

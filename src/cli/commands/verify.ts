@@ -334,7 +334,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   let options: DualAuthOptions | undefined;
   try {
     options = optionsFromEnv(io.env);
-    checkAuth = createNamedCheckAuth(options, ENV_NAMES);
+    checkAuth = createNamedCheckAuth(options, { names: ENV_NAMES });
     result = await verifyWith(args, options, checkAuth, io.env);
   } catch (error) {
     if (!(error instanceof DualAuthConfigError)) throw error;
