@@ -1,4 +1,4 @@
-import type { CheckAuth, Explanation } from './hook/check-auth';
+import type { CheckAuth } from './hook/check-auth';
 import { readyMadeCubeOptions, readyMadeSqlAuth, validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
@@ -26,17 +26,13 @@ export type {
 } from './events';
 
 /**
- * The ready-made hook for `cube.js`, configured from the environment:
- * `module.exports = { checkAuth: require('cube-dual-auth').checkAuth }`. Reading it checks the environment and throws
- * a `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops while it loads
- * `cube.js`, before it listens. Requiring the package, or taking `createCheckAuth` from it, checks nothing. With
- * `import`, the check runs when the package is imported, as soon as the environment configures a path (an API
- * secret, a JWKS URL, an issuer or identity providers); see the README.
+ * The ready-made hook for `cube.js`, configured from the environment. Reading it checks the environment and throws a
+ * `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops before it listens;
+ * requiring the package checks nothing. With `import`, the check runs at import once a path is configured (README).
  */
 export declare const checkAuth: CheckAuth;
-// A getter of the CommonJS exports, so that the check runs when `checkAuth` is read (what cube.js does) and not when
-// the package is required for something else. A plain function, not `get: function () { return x.y; }`: Node's
-// reader of CommonJS exports would then list `checkAuth` and read it whenever an ES module imports this file.
+// A getter, so the check runs when cube.js reads `checkAuth`; a named function, since Node's reader of CommonJS
+// exports would list a `get: function () { return x.y; }` and read it whenever an ES module imports this file.
 Object.defineProperty(exports, 'checkAuth', { enumerable: true, get: validatedCheckAuth });
 
 /**

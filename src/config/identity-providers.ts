@@ -11,7 +11,10 @@ import { discoverableIssuer } from './option-checks';
  * Fields left out inherit the top-level option of the same name.
  */
 export interface IdentityProviderOptions {
-  /** The provider's issuer: a token whose `iss` is exactly this string is verified with this provider's keys and settings only. */
+  /**
+   * The provider's issuer: a token whose `iss` is exactly this string is verified with this provider's keys and
+   * settings only.
+   */
   issuer: string;
   /** Its JWKS URL. @default discovered from `issuer` (OpenID Connect Discovery, then RFC 8414 metadata) */
   jwksUri?: string;
@@ -26,11 +29,17 @@ export interface IdentityProviderOptions {
    * @default the top-level `claimsNamespace`
    */
   claimsNamespace?: string | null;
-  /** Where this provider's tokens carry the tenant (a claim name or a JSON Pointer). @default the top-level `tenantClaim` */
+  /**
+   * Where this provider's tokens carry the tenant (a claim name or a JSON Pointer). @default the top-level
+   * `tenantClaim`
+   */
   tenantClaim?: string;
   /** Where this provider's tokens list their groups. @default the top-level `groupsClaim` */
   groupsClaim?: string;
-  /** Groups every token of this provider gets in addition to its own, so access policies can tell providers apart. @default none */
+  /**
+   * Groups every token of this provider gets in addition to its own, so access policies can tell providers apart.
+   * @default none
+   */
   groups?: string | readonly string[];
 }
 

@@ -25,7 +25,9 @@ export function httpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail).href;
 }
 
-/** An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
+/**
+ * An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4).
+ */
 export function discoverableIssuer(value: string, fail: Fail): string {
   checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail, { bare: true });
   return value;

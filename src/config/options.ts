@@ -81,7 +81,10 @@ export interface DualAuthOptions {
    * @default ['RS256']
    */
   algorithms?: readonly KeySetAlgorithm[];
-  /** Required `aud` on the key-set path (any one of them). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not checked */
+  /**
+   * Required `aud` on the key-set path (any one of them). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not
+   * checked
+   */
   audience?: string | readonly string[];
   /**
    * Required `iss` on the key-set path (any one of them). Without `jwksUri`, a single http(s) URL here is also where
@@ -105,7 +108,9 @@ export interface DualAuthOptions {
    * @default not checked
    */
   maxTokenAge?: number;
-  /** Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is */
+  /**
+   * Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is
+   */
   securityContext?: SecurityContextMapper;
   /**
    * Longest wait for the `securityContext` function, in ms: past it the request is refused
@@ -175,7 +180,9 @@ export interface DualAuthOptions {
    * @default none: no static login
    */
   sqlUser?: string;
-  /** The password of the static SQL API login of `sqlUser`. Env: `CUBEJS_SQL_PASSWORD`. @default none: no static login */
+  /**
+   * The password of the static SQL API login of `sqlUser`. Env: `CUBEJS_SQL_PASSWORD`. @default none: no static login
+   */
   sqlPassword?: string;
   /**
    * The SQL user that may switch to another user (`canSwitchSqlUser`, as Cube's own default allows). Env:
@@ -212,8 +219,8 @@ export interface DualAuthOptions {
   /** Largest JWKS answer accepted, in bytes. Env: `CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES`. @default 524288 */
   jwksMaxResponseBytes?: number;
   /**
-   * Most verified tokens remembered, so a token used again skips signature verification; 0 turns the cache off.
-   * About 0.5 KB per entry for a service token, up to ~1.5 KB for an RS256 token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
+   * Most verified tokens remembered, so a token used again skips signature verification; 0 turns the cache off. About
+   * 0.5 KB per entry for a service token, up to ~1.5 KB for an RS256 token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
    * @default 10000
    */
   tokenCacheSize?: number;
@@ -519,7 +526,8 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   if (secrets.length === 0 && identityProviders.length === 0) {
     throw new DualAuthConfigError(
       names.apiSecret,
-      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to discover the JWKS from): set at least one, or no token can be accepted`,
+      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to ` +
+        `discover the JWKS from): set at least one, or no token can be accepted`,
     );
   }
   const secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
@@ -532,7 +540,8 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     if (rest.allowWeakSecret !== true) {
       throw new DualAuthConfigError(
         names.apiSecret,
-        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
+        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ` +
+          `${names.allowWeakSecret} to true`,
       );
     }
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;

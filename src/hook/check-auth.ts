@@ -27,10 +27,10 @@ export interface Explanation {
   readonly securityContext?: SecurityContext;
   /** The `kid` used on the key-set path. */
   readonly kid?: string;
-  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why it was chosen. */
+  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why. */
   readonly provider?: {
     readonly issuer?: string;
-    /** Where its keys come from now: the configured JWKS URL, or the one discovered from the issuer (absent until discovered). */
+    /** Where its keys come from: the configured JWKS URL, or the one discovered (absent until then). */
     readonly jwksUri?: string;
     readonly reason: string;
   };
@@ -44,23 +44,12 @@ export interface Explanation {
 }
 
 /**
- * The function Cube calls, with the key store's controls attached.
- *
- * It verifies the request's token, sets the security context on `req.securityContext`, where every Cube line reads
- * it, and resolves to that same object; `checkAuth(null, token)` (no request object) resolves to it too. Cube ≥ 0.35
- * reads the resolved value and, when its `security_context` member is truthy, takes that member as the security
- * context instead (0.33 and 0.34 ignore the value). So when the context itself has a truthy `security_context`
- * member (a token's claim, say), the hook resolves to `{ security_context: context }`, which Cube ≥ 0.35 takes as the
- * context: on every line Cube ends up with the context, never the member. Rejects with a 403 error (the host Cube's
- * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
- *
- * Its `contextToGroups`, `contextToAppId`, `contextToOrchestratorId` and `tenantFilter` are Cube's options reading the
- * tenant and groups it puts in the security context ({@link CubeOptions}); its `checkSqlAuth` and `canSwitchSqlUser`
- * are Cube's SQL API login, identity-provider tokens as the password ({@link SqlAuth}).
- *
- * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
- * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
- * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
+ * The function Cube calls, with the key store's controls attached. It verifies the request's token, sets the
+ * security context on `req.securityContext` and resolves to it (to `{ security_context: context }` when the context
+ * has a truthy `security_context` member, so that Cube ≥ 0.35 takes the context: docs/cube-lines.md, "What differs
+ * between Cube lines"). Rejects with a 403 error: the host Cube's `CubejsHandlerError`, else {@link DualAuthError}.
+ * Carries Cube's options ({@link CubeOptions}) and SQL API login ({@link SqlAuth}); the second call signature is
+ * the one Cube 0.33's `CheckAuthFn` accepts.
  */
 export interface CheckAuth extends CubeOptions, SqlAuth {
   /**
@@ -73,8 +62,8 @@ export interface CheckAuth extends CubeOptions, SqlAuth {
   /** The same call, as Cube 0.33's `CheckAuthFn` type describes it (see {@link CheckAuth}). */
   (req: unknown, auth?: unknown): Promise<void>;
   /**
-   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait
-   * for it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
+   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait for
+   * it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
    */
   prefetch(): Promise<void>;
   /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
@@ -87,11 +76,7 @@ export interface CheckAuth extends CubeOptions, SqlAuth {
 const CHECK: AuthenticateOptions = { useCache: true };
 const EXPLAIN: AuthenticateOptions = { useCache: false };
 
-/**
- * What an accepted request resolves to: the context, in Cube's own terms. Cube ≥ 0.35 takes a resolved value's
- * `security_context` member, when truthy, as the security context (read as Cube reads it, inherited members too);
- * a context with such a member is wrapped, so that what Cube takes is the context itself.
- */
+/** What an accepted request resolves to, in Cube's terms (see {@link CheckAuth}). */
 function answerFor(context: SecurityContext): SecurityContext {
   return (context as { security_context?: unknown }).security_context ? { security_context: context } : context;
 }
@@ -114,13 +99,9 @@ function selfReference(context: SecurityContext): PropertyDescriptor {
 }
 
 /**
- * Cube builds the data model's `SECURITY_CONTEXT` by applying its claims namespace (`CUBEJS_JWT_CLAIMS_NAMESPACE`)
- * to the context it got, on every path (0.33 and 1.7 alike: `namespace in context ? context[namespace] : {}`), while
- * `queryRewrite` gets the context itself. The context is already what the hook means Cube to see, so it answers to
- * each namespace Cube may apply with itself (a non-enumerable member: JSON, logs and `Object.keys` do not show it).
- * That holds also when the context has a member of that name, which would otherwise be the model's context and could
- * name another tenant than the one `queryRewrite` sees: the member is replaced. A context that cannot take the member
- * (frozen by a `securityContext` function) is copied, member by member, into one that can.
+ * Makes the context answer to each claims namespace Cube applies with itself, so the data model's `SECURITY_CONTEXT`
+ * and `queryRewrite` see one context (docs/cube-lines.md, "What differs between Cube lines"). A frozen context is
+ * copied first.
  */
 function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
   if (namespaces.length === 0) return (context) => context;
@@ -135,10 +116,7 @@ function answerToNamespaces(namespaces: readonly string[]): (context: SecurityCo
   };
 }
 
-/**
- * The namespaces Cube applies: the hook's own `claimsNamespace` (the same variable for the ready-made hook), and
- * `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it, which `createCheckAuth`'s options may not repeat.
- */
+/** The namespaces Cube applies: the hook's `claimsNamespace`, and `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it. */
 function cubeNamespaces(claimsNamespace: string | undefined): string[] {
   return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter(
     (name): name is string => name !== undefined,

@@ -1,4 +1,6 @@
-/** How a request or a SQL login fared, as one event: `checkAuth` and the SQL login report alike, and metrics hear it. */
+/**
+ * How a request or a SQL login fared, as one event: `checkAuth` and the SQL login report alike, and metrics hear it.
+ */
 import { performance } from 'node:perf_hooks';
 import { quotedText, type AuthPath, type DualAuthError } from '../errors';
 import { emit, type AuthEventListener } from '../events';

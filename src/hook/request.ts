@@ -91,7 +91,9 @@ function isVisibleAscii(code: number): boolean {
   return code > 0x20 && code < 0x7f;
 }
 
-/** `text` without surrounding white space. A token, visible ASCII at both ends, is returned without a call to `trim`. */
+/**
+ * `text` without surrounding white space. A token, visible ASCII at both ends, is returned without a call to `trim`.
+ */
 function trim(text: string): string {
   return isVisibleAscii(text.charCodeAt(0)) && isVisibleAscii(text.charCodeAt(text.length - 1)) ? text : text.trim();
 }

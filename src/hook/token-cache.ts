@@ -34,7 +34,10 @@ type Remembered = Pick<Verified, 'refusedFrom'> &
 
 type Container = Record<string, unknown> | unknown[];
 
-/** A new empty container like `value` (array, or plain object with the same prototype), or undefined when `value` is shared as it is. */
+/**
+ * A new empty container like `value` (array, or plain object with the same prototype), or undefined when `value` is
+ * shared as it is.
+ */
 function emptyLike(value: unknown): Container | undefined {
   if (Array.isArray(value)) return new Array<unknown>(value.length);
   if (typeof value !== 'object' || value === null) return undefined;
@@ -93,13 +96,9 @@ function fingerprint(token: string): number {
 }
 
 /**
- * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
- * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
- * clock tolerance the verification allowed), its maximum age by `iat`, and the cache's own maximum age.
- *
- * Two generations of half the size each, as in quick-lru: a hit in the older one moves the entry to the newer one,
- * and a full newer generation replaces the older one whole. Evicting one entry at a time from a single `Map` instead
- * would make every insertion under churn walk the holes that earlier evictions left at its front.
+ * Verified tokens by the whole token string, answering only on the path that verified them and until the earliest of
+ * `exp`, the maximum age and the cache's own; least recently used dropped first, in two generations as quick-lru
+ * (docs/performance.md, "The verified-token cache").
  */
 export class TokenCache {
   private current = new Map<number, Entry>();

@@ -168,7 +168,10 @@ function isAsciiPayload(token: string, start: number): boolean {
   return ASCII_PAYLOAD.test(token);
 }
 
-/** True when the base64url text at `start` of `text` starts with the byte `{` (its first character and the top two bits of its second). */
+/**
+ * True when the base64url text at `start` of `text` starts with the byte `{` (its first character and the top two bits
+ * of its second).
+ */
 function opensWithBrace(text: string, start: number): boolean {
   return text.charCodeAt(start) === 0x65 && base64urlValue(text, start + 1) >= 0x30;
 }

@@ -36,14 +36,18 @@ export function keyFactsOf(key: KeyObject): KeyFacts | undefined {
 
 /** Why a key may not verify tokens of an algorithm. */
 export type KeyMisfit =
-  /** Its type, curve, size or RSA-PSS parameters do not fit the algorithm, or the package never verifies that algorithm. */
+  /**
+   * Its type, curve, size or RSA-PSS parameters do not fit the algorithm, or the package never verifies that algorithm.
+   */
   | { readonly kind: 'unfit' }
   /** Its JWK names another algorithm, the only one it verifies. */
   | { readonly kind: 'bound'; readonly alg: string };
 
 const UNFIT: KeyMisfit = { kind: 'unfit' };
 
-/** Verdicts by key and algorithm: every verification asks, and reading a key's details crosses into C++ and allocates. */
+/**
+ * Verdicts by key and algorithm: every verification asks, and reading a key's details crosses into C++ and allocates.
+ */
 const verdicts = new WeakMap<KeyObject, Partial<Record<Algorithm, KeyMisfit | null>>>();
 
 /**

@@ -10,7 +10,9 @@ export interface PrometheusSink extends Sink {
   readonly registry: { metrics(): Promise<string> };
 }
 
-/** One series: its labels' values, and a counter's value or a histogram's per-bucket counts (the last past every bound). */
+/**
+ * One series: its labels' values, and a counter's value or a histogram's per-bucket counts (the last past every bound).
+ */
 interface Series {
   readonly labels: readonly string[];
   value: number;

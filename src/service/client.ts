@@ -121,12 +121,9 @@ export interface EmbeddableClient {
   deleteDataProvider(name: string): Promise<void>;
 
   /**
-   * Requests a security token for embedding a dashboard (docs/service-client.md#security-token-request). Never retried.
-   *
-   * The dashboard field is sent as `embeddableId`. The interface's reference spells it `embbeddableId`
-   * (double b) in that one place, while the path parameters and every other mention say
-   * `embeddableId`; the double b is taken to be a typo. Should the service prove to want the other
-   * spelling, send it through `extraFields: { embbeddableId: id }`.
+   * Requests a security token for embedding a dashboard (docs/service-client.md#security-token-request). Never
+   * retried. The dashboard field is sent as `embeddableId` (the interface's one `embbeddableId` is taken for a typo;
+   * send that spelling through `extraFields` if the service wants it).
    */
   createSecurityToken(request: SecurityTokenRequest): Promise<SecurityTokenResponse>;
 }
@@ -188,9 +185,8 @@ function credentialsForUpdate(input: UpdateDataProviderInput, operation: string)
 }
 
 /**
- * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up
- * with an {@link EmbeddableValidationError} naming the option, not at the first request.
- *
+ * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up with an
+ * {@link EmbeddableValidationError} naming the option, not at the first request.
  * @example
  * const client = createEmbeddableClient({ apiKey: process.env.EMBEDDABLE_API_KEY!, region: 'us' });
  * await client.publishVersion(dashboardId, 'v7', ['production']);

@@ -1,11 +1,6 @@
 /**
- * Every endpoint path of the service, in one place. Every path parameter goes through
- * {@link pathSegment}, so that no input can change which path is requested.
- *
- * The data-provider list, read and delete paths are ASSUMED: the interface says those operations exist but does not
- * show their methods or paths (docs/service-client.md#other-data-provider-operations). They follow the REST convention
- * of the paths it does show (`POST /api/v1/data-providers`, `PUT /api/v1/data-providers/{name}`). Correct them here if
- * the service differs.
+ * Every endpoint path of the service, each parameter through {@link pathSegment}. The list, read and delete paths of
+ * data providers are assumed, by the REST convention of the paths shown (docs/service-client.md#what-is-assumed).
  */
 import { EmbeddableValidationError } from './errors';
 import { quote } from './validate';
@@ -29,7 +24,8 @@ function pathSegment(field: string, value: string, operation?: string): string {
     const got = value === '' ? 'an empty string' : quote(value);
     throw new EmbeddableValidationError(
       field,
-      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`,
+      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another ` +
+        `path), got ${got}`,
       operation,
     );
   }

@@ -43,7 +43,8 @@ function parseDuration(text: string): number {
   const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(text);
   if (!match)
     throw new UsageError(
-      `--expires-in must be a whole number of s, m, h or d (e.g. 30s, 15m, 1h, 7d), got ${JSON.stringify(text.slice(0, 32))}`,
+      `--expires-in must be a whole number of s, m, h or d (e.g. 30s, 15m, 1h, 7d), got ` +
+        `${JSON.stringify(text.slice(0, 32))}`,
     );
   return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
 }

@@ -100,7 +100,10 @@ export class KeySetPath implements VerificationPath {
     const iss = own(token.payload, 'iss');
     const route = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
     if (route !== undefined) return route;
-    const configured = `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} (${this.options.names.providers})`;
+    const configured =
+      `configured issuers: ` +
+      `${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} ` +
+      `(${this.options.names.providers})`;
     if (iss === undefined) {
       const none = 'Token has no "iss" claim: this deployment chooses the identity provider by it';
       throw new DualAuthError('ERR_ISSUER_UNKNOWN', none, PATH, `${none}; ${configured}`);
@@ -125,7 +128,8 @@ export class KeySetPath implements VerificationPath {
       'ERR_JWKS_NOT_CONFIGURED',
       `${notConfigured}; only service tokens are accepted`,
       PATH,
-      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ${names.issuer} to discover it from); ` +
+      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ` +
+        `${names.issuer} to discover it from); ` +
         `only requests with "Request-Origin: ${origin}" and an API-secret token are accepted`,
     );
   }
@@ -178,7 +182,8 @@ export class KeySetPath implements VerificationPath {
         ? `${refused}: a token signed with the API secret needs the service's Request-Origin header`
         : `${refused}${from && ' from this issuer'}`,
       PATH,
-      `${refused}${from} (${allowed.join(', ')} only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
+      `${refused}${from} (${allowed.join(', ')} ` +
+        `only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
     );
   }
 }

@@ -2,7 +2,10 @@ import type { DecodedToken } from '../token';
 
 /** What a path makes of a token it verified. */
 export interface Verified {
-  /** The security context before any `securityContext` function: the payload, or on the key-set path its namespace claim. */
+  /**
+   * The security context before any `securityContext` function: the payload, or on the key-set path its namespace
+   * claim.
+   */
   readonly context: Record<string, unknown>;
   /** The whole verified payload. */
   readonly payload: Record<string, unknown>;
@@ -35,8 +38,6 @@ export interface ProviderChoice {
  * a refusal is a thrown (or rejected) `DualAuthError`.
  */
 export interface VerificationPath {
-  /**
-   * @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive
-   */
+  /** @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive */
   verify(token: DecodedToken, now: number): Verified | Promise<Verified>;
 }
