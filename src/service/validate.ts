@@ -119,7 +119,7 @@ export function savedVersion(value: unknown, operation: string): string {
   );
 }
 
-/** A data-provider version `vMAJOR.MINOR.PATCH` (parts 2.4 and 9). */
+/** A data-provider version `vMAJOR.MINOR.PATCH` (docs/service-client.md#data-provider). */
 export function providerVersion(value: unknown, operation: string): string {
   if (typeof value !== 'string' || !SEMVER_WITH_V.test(value)) {
     fail(
