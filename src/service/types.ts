@@ -3,15 +3,12 @@ import type { EnvironmentTag } from './constants';
 /** A JSON object whose fields this client does not interpret. */
 export type JsonObject = { [field: string]: unknown };
 
-/**
- * Whether a parsed JSON value is an object (not null, not an array): the package's one test, under this module's name.
- */
+/** Whether a parsed JSON value is an object (not null, not an array): the package's one test, named for here. */
 export { isObject as isJsonObject } from '../http/json';
 
 /**
- * One saved version of a dashboard (docs/service-client.md#saved-version), with the service's own field names: the
- * interface spells them in kebab-case, and one of them (`<engine>-version`) carries a brand name the
- * interface does not show, so renaming them could not be done consistently. Unknown fields are kept.
+ * One saved version of a dashboard (docs/service-client.md#saved-version), with the service's own kebab-case field
+ * names (one is engine-branded, so no renaming could be consistent). Unknown fields are kept.
  */
 export interface SavedVersion {
   /** Generated label `v<N>`, unique per dashboard. */
@@ -30,10 +27,7 @@ export interface SavedVersion {
   [field: string]: unknown;
 }
 
-/**
- * Where a tag points (docs/service-client.md#tag-map). The list answer names the time `updated-at` and the publish
- * answer `updatedAt`; this client always gives it as `updatedAt`.
- */
+/** Where a tag points (docs/service-client.md#tag-map), its time always as `updatedAt`. */
 export interface TagAssignment {
   /** The saved-version label the tag points to. */
   version: string;
@@ -44,9 +38,8 @@ export interface TagAssignment {
 }
 
 /**
- * The tag map of a dashboard: a key is present only when the dashboard was published to that tag.
- * An object without a prototype, so that every key is the service's own (`__proto__` too) and a tag
- * that is not set is `undefined`; test for a tag with `Object.hasOwn(tags, tag)` or `tags[tag]`.
+ * The tag map of a dashboard, holding the tags published to only. No prototype, so every key is the service's own
+ * (`__proto__` too); test for a tag with `Object.hasOwn(tags, tag)` or `tags[tag]`.
  */
 export type TagMap = { [tag in EnvironmentTag]?: TagAssignment } & { [tag: string]: TagAssignment | undefined };
 
@@ -117,11 +110,7 @@ export interface DashboardWidget {
   [field: string]: unknown;
 }
 
-/**
- * A dashboard definition as it was at a saved version (docs/service-client.md#dashboard-definition): the JSON form of
- * the Dashboard-as-Code source. The types are the interface's; the client checks only that the answer is a JSON object
- * and keeps every field, including those the interface does not show.
- */
+/** A dashboard definition at a saved version (docs/service-client.md#dashboard-definition), every field kept. */
 export interface DashboardDefinition {
   /** Identifier of the dashboard. */
   name: string;
@@ -137,17 +126,11 @@ export interface DashboardDefinition {
 export interface DataProviderCredentials {
   /** The deployment's API secret (`CUBEJS_API_SECRET`); for a preview branch, that environment's secret. */
   secretKey: string;
-  /**
-   * The deployment's REST API URL. Give it with or without Cube's `/cubejs-api/v1` suffix: the client
-   * trims the suffix (and a trailing slash), as the service requires.
-   */
+  /** The deployment's REST API URL, with or without `/cubejs-api/v1`: the suffix and a trailing slash are trimmed. */
   instanceUrl: string;
 }
 
-/**
- * Input of {@link EmbeddableClient.createDataProvider} (docs/service-client.md#create-a-data-provider). The `type` is
- * always {@link CUBE_DATA_PROVIDER_TYPE}.
- */
+/** Input of {@link EmbeddableClient.createDataProvider}; the `type` is always {@link CUBE_DATA_PROVIDER_TYPE}. */
 export interface CreateDataProviderInput {
   /** Unique within the workspace; security contexts and token requests refer to the deployment by it. */
   name: string;
@@ -157,8 +140,8 @@ export interface CreateDataProviderInput {
 }
 
 /**
- * Input of {@link EmbeddableClient.updateDataProvider} (docs/service-client.md#update-a-data-provider). The interface
- * shows only that `version` is required; credentials are sent only when given, and then only the fields given.
+ * Input of {@link EmbeddableClient.updateDataProvider} (docs/service-client.md#update-a-data-provider): `version` is
+ * required; credentials are sent only when given, and only the fields given.
  */
 export interface UpdateDataProviderInput {
   /** `vMAJOR.MINOR.PATCH`, required by the service on update. */
@@ -166,10 +149,7 @@ export interface UpdateDataProviderInput {
   credentials?: Partial<DataProviderCredentials>;
 }
 
-/**
- * A data provider as the service returns it. The interface does not show the record's fields, so
- * only the likely ones are named and everything is kept.
- */
+/** A data provider as the service returns it: the likely fields named, everything kept (the record is not shown). */
 export interface DataProviderRecord {
   /** The provider's name, if the service returns it. */
   name?: string;
@@ -189,17 +169,15 @@ export interface SecurityTokenRequest {
   /** Name of an existing data provider. */
   dataProvider: string;
   /**
-   * Which saved version the token shows: a tag (`development`, `staging`, `production`; it follows
-   * later publishes without a new token) or a label `v<N>` (pinned). Not sent when omitted.
+   * Which saved version the token shows: a tag (`development`, `staging`, `production`), followed by later publishes,
+   * or a label `v<N>`, pinned. Not sent when omitted.
    */
   savedVersion?: string;
   /** Lifetime of the token in seconds, a positive integer. Not shown in the interface; not sent when omitted. */
   expiryInSeconds?: number;
   /**
-   * Further body fields the interface does not show (for example a user or environment field), sent as
-   * given. A field named like one of the fields above is refused with an
-   * {@link EmbeddableValidationError} naming `extraFields.<field>` (give it as that field, where it is
-   * checked); `embbeddableId`, the interface's other spelling of the dashboard field, must be a UUID.
+   * Further body fields, sent as given. One named like a field above is refused ({@link EmbeddableValidationError}
+   * naming `extraFields.<field>`); `embbeddableId`, the interface's other spelling, must be a UUID.
    */
   extraFields?: JsonObject;
 }
@@ -247,9 +225,8 @@ export interface FieldChange {
 }
 
 /**
- * An item of a section, with the key it is matched by: a variable's or dataset's `name`; for a widget,
- * which has no name, `<component> at <x>,<y>` (widgets are matched by their place on the grid, and a
- * widget that moved with its component and inputs unchanged by those).
+ * An item of a section, with the key it is matched by: a variable's or dataset's `name`; a widget's
+ * `<component> at <x>,<y>` (a widget that moved with its component and inputs unchanged is matched by those).
  */
 export interface DefinitionItem {
   key: string;
