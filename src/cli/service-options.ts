@@ -52,7 +52,8 @@ export function connectionOptionsHelp(width = 18): string {
 }
 
 /** The lines of a service command's Environment section: the key and the address. */
-export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the command line,
+export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the \
+command line,
                        never printed
   ${BASE_URL_ENV}  the base URL, when neither --base-url nor --region is given
   ${MAX_RESPONSE_BYTES_ENV}

@@ -15,7 +15,8 @@ import {
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
-const help = `Usage: cube-dual-auth security-token <embeddableId> --data-provider <name> --security-context <json|-> [options]
+const help = `Usage: cube-dual-auth security-token <embeddableId> --data-provider <name> \
+--security-context <json|-> [options]
 
 Requests a security token for embedding a dashboard against a given data provider. Prints the token
 alone (for TOKEN=$(...)), or the service's whole answer with --json. Server-side use only.

@@ -149,12 +149,11 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
 function describePromotion(promotion: Promotion): string {
   const targets = promotion.to.map((tag) => {
     const before = promotion.previous[tag];
-    return (
-      `${tag} ` +
-      `(${before === null || before === undefined ? 'was not set' : before === promotion.version ? 'already there' : `was ${before}`})`
-    );
+    const was = before === null || before === undefined ? 'was not set' : `was ${before}`;
+    return `${tag} (${before === promotion.version ? 'already there' : was})`;
   });
-  return `${forTerminal(`Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.`)}\n${tagTable(promotion.tags)}`;
+  const promoted = `Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.`;
+  return `${forTerminal(promoted)}\n${tagTable(promotion.tags)}`;
 }
 
 async function promote(args: readonly string[], io: CliIO): Promise<number> {

@@ -182,8 +182,10 @@ export class KeySetPath implements VerificationPath {
         ? `${refused}: a token signed with the API secret needs the service's Request-Origin header`
         : `${refused}${from && ' from this issuer'}`,
       PATH,
-      `${refused}${from} (${allowed.join(', ')} ` +
-        `only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
+      `${refused}${from} (${allowed.join(', ')} only)` +
+        (symmetric
+          ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
+          : ''),
     );
   }
 }
