@@ -123,6 +123,64 @@ function cubeNamespaces(claimsNamespace: string | undefined): string[] {
   );
 }
 
+/** `explain` of a hook: the same verification without the cache or events, reported step by step; never rejects. */
+function explainerOf(
+  authenticator: Authenticator,
+  forCube: (context: SecurityContext) => SecurityContext,
+): CheckAuth['explain'] {
+  const { onEvent } = authenticator.options;
+  const stores = authenticator.keyStores;
+
+  async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
+    let outcome: Outcome;
+    try {
+      outcome = await authenticator.authenticate(req, auth, EXPLAIN);
+    } catch (error) {
+      const { code, detail } = unexpected(error, undefined, onEvent);
+      return {
+        accepted: false,
+        pathReason: 'not chosen: the verification failed unexpectedly',
+        error: { code, message: detail },
+      };
+    }
+    const { path, pathReason, header, payload, kid } = outcome;
+    const provider = providerReport(outcome);
+    const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
+    const verdict = {
+      pathReason,
+      path,
+      header,
+      payload,
+      kid,
+      ...(provider && { provider }),
+      ...(jwksUri !== undefined && { jwksUri }),
+    };
+    if (outcome.accepted) {
+      try {
+        return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
+      } catch (error) {
+        const { code, detail } = unexpected(error, path, onEvent);
+        return { ...verdict, accepted: false, error: { code, message: detail } };
+      }
+    }
+    const { code, detail } = outcome.error;
+    return { ...verdict, accepted: false, error: { code, message: detail } };
+  }
+
+  /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
+  function providerReport({ provider }: Outcome): Explanation['provider'] {
+    if (provider === undefined) return undefined;
+    const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
+    return {
+      ...(provider.issuer !== undefined && { issuer: provider.issuer }),
+      ...(jwksUri !== undefined && { jwksUri }),
+      reason: provider.reason,
+    };
+  }
+
+  return explain;
+}
+
 function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
   const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
   const namespaces = cubeNamespaces(claimsNamespace);
@@ -176,54 +234,7 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     }
   }
 
-  async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
-    let outcome: Outcome;
-    try {
-      outcome = await authenticator.authenticate(req, auth, EXPLAIN);
-    } catch (error) {
-      const { code, detail } = unexpected(error, undefined, onEvent);
-      return {
-        accepted: false,
-        pathReason: 'not chosen: the verification failed unexpectedly',
-        error: { code, message: detail },
-      };
-    }
-    const { path, pathReason, header, payload, kid } = outcome;
-    const provider = providerReport(outcome);
-    const jwksUri = provider?.jwksUri ?? (stores.length === 1 ? stores[0]?.describe().jwksUri : undefined);
-    const verdict = {
-      pathReason,
-      path,
-      header,
-      payload,
-      kid,
-      ...(provider && { provider }),
-      ...(jwksUri !== undefined && { jwksUri }),
-    };
-    if (outcome.accepted) {
-      try {
-        return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
-      } catch (error) {
-        const { code, detail } = unexpected(error, path, onEvent);
-        return { ...verdict, accepted: false, error: { code, message: detail } };
-      }
-    }
-    const { code, detail } = outcome.error;
-    return { ...verdict, accepted: false, error: { code, message: detail } };
-  }
-
-  const stores = authenticator.keyStores;
-
-  /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
-  function providerReport({ provider }: Outcome): Explanation['provider'] {
-    if (provider === undefined) return undefined;
-    const jwksUri = provider.jwksUri ?? stores[provider.index]?.describe().jwksUri;
-    return {
-      ...(provider.issuer !== undefined && { issuer: provider.issuer }),
-      ...(jwksUri !== undefined && { jwksUri }),
-      reason: provider.reason,
-    };
-  }
+  const explain = explainerOf(authenticator, forCube);
 
   // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
   const hook = Object.assign(checkAuth as CheckAuth, {

@@ -184,21 +184,14 @@ function credentialsForUpdate(input: UpdateDataProviderInput, operation: string)
   return result;
 }
 
-/**
- * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up with an
- * {@link EmbeddableValidationError} naming the option, not at the first request.
- * @example
- * const client = createEmbeddableClient({ apiKey: process.env.EMBEDDABLE_API_KEY!, region: 'us' });
- * await client.publishVersion(dashboardId, 'v7', ['production']);
- */
-export function createEmbeddableClient(options: EmbeddableClientOptions): EmbeddableClient {
-  const settings = resolveClientSettings(options);
-  const send = createSender(settings);
-  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(settings.baseUrl)} }`;
-
-  const client: EmbeddableClient = {
-    baseUrl: settings.baseUrl,
-
+/** The client's operations on a dashboard's saved versions and tags. */
+function versionOperations(
+  send: Send,
+): Pick<
+  EmbeddableClient,
+  'listSavedVersions' | 'getVersionDefinition' | 'publishVersion' | 'promoteVersion' | 'rollbackTag' | 'diffVersions'
+> {
+  return {
     async listSavedVersions(embeddableId) {
       const operation = 'listSavedVersions';
       const id = check.embeddableId(embeddableId, operation);
@@ -266,7 +259,22 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const after = await definitionAt(to);
       return { from, to, ...diffDefinitions(before, after) };
     },
+  };
+}
 
+/** The client's operations on data providers. */
+function dataProviderOperations(
+  send: Send,
+): Pick<
+  EmbeddableClient,
+  | 'createDataProvider'
+  | 'updateDataProvider'
+  | 'upsertDataProvider'
+  | 'listDataProviders'
+  | 'getDataProvider'
+  | 'deleteDataProvider'
+> {
+  return {
     async createDataProvider(request) {
       const operation = 'createDataProvider';
       const body = providerBody(request, operation);
@@ -342,7 +350,12 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         retry: false,
       });
     },
+  };
+}
 
+/** The client's security-token request. */
+function securityTokenOperation(send: Send): Pick<EmbeddableClient, 'createSecurityToken'> {
+  return {
     async createSecurityToken(request) {
       const operation = 'createSecurityToken';
       const fields = check.object('request', request, operation);
@@ -361,6 +374,26 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         await send({ operation, endpoint: endpoints.createSecurityToken(), body, retry: false }),
       );
     },
+  };
+}
+
+/**
+ * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up with an
+ * {@link EmbeddableValidationError} naming the option, not at the first request.
+ * @example
+ * const client = createEmbeddableClient({ apiKey: process.env.EMBEDDABLE_API_KEY!, region: 'us' });
+ * await client.publishVersion(dashboardId, 'v7', ['production']);
+ */
+export function createEmbeddableClient(options: EmbeddableClientOptions): EmbeddableClient {
+  const settings = resolveClientSettings(options);
+  const send = createSender(settings);
+  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(settings.baseUrl)} }`;
+
+  const client: EmbeddableClient = {
+    baseUrl: settings.baseUrl,
+    ...versionOperations(send),
+    ...dataProviderOperations(send),
+    ...securityTokenOperation(send),
   };
 
   // Printing or inspecting the client shows the base URL and nothing else; the key lives in `send` only.
