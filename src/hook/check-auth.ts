@@ -191,7 +191,8 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     outcome: Pick<Outcome, 'kid' | 'provider'> | undefined,
     started: number,
   ): Promise<never> {
-    reportOutcome(onEvent, started, { accepted: false, error, kid: outcome?.kid, issuer: outcome?.provider?.issuer });
+    if (onEvent)
+      reportOutcome(onEvent, started, { accepted: false, error, kid: outcome?.kid, issuer: outcome?.provider?.issuer });
     return Promise.reject(toThrowable(error, detailedErrors));
   }
 
@@ -213,7 +214,9 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     } catch (error) {
       return refuse(unexpected(error, path, onEvent), outcome, started);
     }
-    reportOutcome(onEvent, started, { accepted: true, path, kid, issuer: outcome.provider?.issuer, cached });
+    // Guarded here, so that a hook without listeners builds no report on the hot path.
+    if (onEvent)
+      reportOutcome(onEvent, started, { accepted: true, path, kid, issuer: outcome.provider?.issuer, cached });
     return Promise.resolve(answer);
   }
 
