@@ -11,6 +11,7 @@
 // --metrics: this build's hooks record metrics (createCheckAuth's `metrics: true`, as CUBE_DUAL_AUTH_METRICS or
 // CUBE_DUAL_AUTH_METRICS_PORT turn on), so the targets hold with metrics on; the --against build's never do, so
 // `--metrics --against <a copy of dist/>` divides metrics on by metrics off, round by round.
+// --against-metrics: the --against build records metrics too, so two ways of recording are divided round by round.
 import {
   createHmac,
   createPublicKey,
@@ -38,6 +39,7 @@ const quick = process.argv.includes('--quick');
 const againstAt = process.argv.indexOf('--against');
 const against = againstAt === -1 ? undefined : resolve(process.argv[againstAt + 1] ?? '');
 const withMetrics = process.argv.includes('--metrics');
+const againstMetrics = process.argv.includes('--against-metrics');
 // Many very short rounds rather than a few long ones: on a shared machine the speed of the whole machine drifts by
 // tens of percent within seconds. Each round runs every way once, for about SLICE_MS, in an order rotated by one per
 // round, so the two ways a target divides are timed milliseconds apart; each target is the median of its per-round
@@ -357,9 +359,9 @@ async function main() {
  */
 async function againstBuild(dir, options, ways) {
   const { createCheckAuth: create } = require(join(dir, 'index.js'));
-  // Metrics off in the other build, whatever this one does: with --metrics, the comparison is their cost.
+  // Metrics off in the other build unless --against-metrics: with --metrics alone, the comparison is their cost.
   // (Left out, not undefined: a build from before metrics refuses an option it does not know.)
-  options = Object.fromEntries(Object.entries(options).filter(([name]) => name !== 'metrics'));
+  if (!againstMetrics) options = Object.fromEntries(Object.entries(options).filter(([name]) => name !== 'metrics'));
   const auth = { distinct: create({ ...options, tokenCacheSize: CACHE_FOR_DISTINCT }), repeated: create(options) };
   await Promise.all(Object.values(auth).map((checkAuth) => checkAuth.prefetch()));
   const compared = ways

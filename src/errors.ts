@@ -1,8 +1,6 @@
 import { findGateway, handlerErrorClass, type HandlerErrorClass } from './host-cube';
 
-/**
- * Stable reason codes of a rejection. The message may be reworded between releases; the code will not.
- */
+/** Stable reason codes of a rejection. The message may be reworded between releases; the code will not. */
 export type RejectionCode =
   | 'ERR_TOKEN_MISSING'
   | 'ERR_TOKEN_MALFORMED'
@@ -47,13 +45,9 @@ const BRAND = Symbol.for('cube-dual-auth.rejection');
 const MAX_ECHO = 64;
 
 /**
- * A refused request. `status` is always 403. Inside a Cube server the thrown object is an instance of
- * the host Cube's own `CubejsHandlerError` (so Cube answers `403 {"error": message}` instead of a 500),
- * and `instanceof DualAuthError` still holds for it.
- *
- * `message` is what a caller may read: it names the failure, never the deployment's JWKS URL, hosts or
- * configuration. `detail` says all of it, for the operator: events, `explain()`, `cube-dual-auth verify`, and
- * the caller too when detailed errors are turned on for development.
+ * A refused request, status 403. Inside Cube it is an instance of the host Cube's `CubejsHandlerError` (so Cube
+ * answers 403, not 500), and `instanceof DualAuthError` holds. `message` is for the caller and names no URL, host or
+ * configuration; `detail` tells the operator all (events, `explain()`, `verify`, and detailed errors).
  */
 export class DualAuthError extends Error {
   /** HTTP status Cube answers with. */

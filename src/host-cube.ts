@@ -1,8 +1,6 @@
 /**
- * Where the running Cube is, found one way for the hook, for `doctor` and for the logger. The hook throws that Cube's
- * own `CubejsHandlerError`, because Cube's gateway answers 403 only for an instance of that very class (anything else
- * is a 500); `doctor` says whether, where and which version the hook would find, without loading it; the logger
- * writes through that Cube's own default logger.
+ * Where the running Cube is, found one way for the hook (which throws its `CubejsHandlerError`, the only class
+ * Cube answers with 403: docs/security.md), for `doctor` and for the logger.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,10 +31,8 @@ type FoundModule =
   | { readonly kind: 'resolved'; readonly file: string; readonly from: string };
 
 /**
- * Finds a module of Cube: first one already loaded whose file matches `loadedFile` (the running Cube's; another copy
- * would not be the one it uses), then `specifier` as `require` resolves it from the working directory (where
- * `cubejs-server` runs: the Cube project), then from this package's own directory (installed next to Cube, when Cube
- * was started from elsewhere). Undefined when there is none.
+ * Finds a module of Cube: one already loaded whose file matches `loadedFile` (the running Cube's), else `specifier`
+ * resolved from the working directory (the Cube project), else from this package's directory. Undefined if none.
  */
 function findCubeModule(loadedFile: RegExp, specifier: string, cwd: string): FoundModule | undefined {
   for (const [file, loaded] of Object.entries(require.cache)) {
@@ -67,10 +63,7 @@ export function exportsOf(found: FoundModule): unknown {
   return found.kind === 'loaded' ? found.exports : createRequire(found.file)(found.file);
 }
 
-/**
- * The `CubejsHandlerError` class of the gateway found: the loaded module's, or the resolved gateway's, which is
- * loaded now. Null when the module exports no such class. Throws what loading the gateway throws.
- */
+/** The gateway's `CubejsHandlerError` class, loading the gateway if needed (throwing what that throws); else null. */
 export function handlerErrorClass(found: FoundModule): HandlerErrorClass | null {
   const exports = exportsOf(found);
   const candidate = (exports as { CubejsHandlerError?: unknown } | undefined)?.CubejsHandlerError ?? exports;

@@ -1,4 +1,4 @@
-import type { CheckAuth, Explanation } from './hook/check-auth';
+import type { CheckAuth } from './hook/check-auth';
 import { readyMadeCubeOptions, readyMadeSqlAuth, validatedCheckAuth } from './hook/ready-made';
 
 export { KEY_SET_ALGORITHMS } from './algorithms';
@@ -7,8 +7,6 @@ export { createCheckAuth } from './hook/check-auth';
 export type { CheckAuth, Explanation, SecurityContext } from './hook/check-auth';
 export type { CubeContext, CubeOptions, CubeQuery, QueryRewrite } from './hook/cube-options';
 export type { SqlAuth, SqlLogin } from './hook/sql-login';
-/** @deprecated Renamed {@link Explanation}, what `explain` returns (its verdict is `accepted`, or `error`); kept so that code naming it still compiles. */
-export type Verdict = Explanation;
 export type { DualAuthOptions, SecurityContextInfo, SecurityContextMapper } from './config/options';
 export { ENV, optionsFromEnv } from './config/env';
 export { DualAuthConfigError, DualAuthError, forbidden } from './errors';
@@ -32,17 +30,13 @@ export type {
 } from './events';
 
 /**
- * The ready-made hook for `cube.js`, configured from the environment:
- * `module.exports = { checkAuth: require('cube-dual-auth').checkAuth }`. Reading it checks the environment and throws
- * a `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops while it loads
- * `cube.js`, before it listens. Requiring the package, or taking `createCheckAuth` from it, checks nothing. With
- * `import`, the check runs when the package is imported, as soon as the environment configures a path (an API
- * secret, a JWKS URL, an issuer or identity providers); see the README.
+ * The ready-made hook for `cube.js`, configured from the environment. Reading it checks the environment and throws a
+ * `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops before it listens;
+ * requiring the package checks nothing. With `import`, the check runs at import once a path is configured (README).
  */
 export declare const checkAuth: CheckAuth;
-// A getter of the CommonJS exports, so that the check runs when `checkAuth` is read (what cube.js does) and not when
-// the package is required for something else. A plain function, not `get: function () { return x.y; }`: Node's
-// reader of CommonJS exports would then list `checkAuth` and read it whenever an ES module imports this file.
+// A getter, so the check runs when cube.js reads `checkAuth`; a named function, since Node's reader of CommonJS
+// exports would list a `get: function () { return x.y; }` and read it whenever an ES module imports this file.
 Object.defineProperty(exports, 'checkAuth', { enumerable: true, get: validatedCheckAuth });
 
 /**

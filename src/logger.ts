@@ -1,8 +1,4 @@
-/**
- * A `logger` for `cube.js` (Cube's `logger(message, params)` option): writes what Cube's own default logger writes,
- * with every value shaped like a token masked as the package masks its own messages (`[token]`), so a token in a
- * query, an error or a security context never reaches the log. Opt-in: `module.exports = { checkAuth, logger }`.
- */
+/** Cube's `logger` option: what Cube's default logger writes, with token-shaped values masked (`[token]`). Opt-in. */
 import { mayHoldToken, maskTokens } from './errors';
 import { exportsOf, findCubeLogger } from './host-cube';
 
@@ -19,10 +15,7 @@ interface LoggerModule {
 /** Outside Cube (a script, a test): the line Cube's production logger writes. */
 const jsonLines: CubeLogger = (message, params) => console.log(JSON.stringify({ message, ...params }));
 
-/**
- * Cube's default logger, made as that Cube makes it when `cube.js` gives none: its level from `CUBEJS_LOG_LEVEL`
- * (the line's own default when unset), the production one when `NODE_ENV` is `production`.
- */
+/** Cube's default logger, made as Cube makes it: level from `CUBEJS_LOG_LEVEL`, production by `NODE_ENV`. */
 function cubeDefaultLogger(): CubeLogger {
   const found = findCubeLogger(process.cwd());
   let module: LoggerModule | undefined;
@@ -38,11 +31,7 @@ function cubeDefaultLogger(): CubeLogger {
   return typeof chosen === 'function' ? chosen(level) : jsonLines;
 }
 
-/**
- * A copy of `value` with every string's token-shaped text masked: arrays and plain objects member by member (a
- * structure met again is the same copy, so a cycle ends), an error as an error of the same class with its message
- * and stack masked; anything else as it is.
- */
+/** A copy of `value` with token-shaped text masked: arrays, objects and errors copied (cycles end); else as is. */
 function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
   if (typeof value === 'string') return maskTokens(value);
   if (typeof value !== 'object' || value === null) return value;
@@ -86,10 +75,7 @@ function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
 /** Deeper than this, {@link holdsToken} answers yes: `masked` then copies the value, and a cycle ends there. */
 const MAX_SCANNED_DEPTH = 64;
 
-/**
- * Whether {@link masked} would change anything in `value`, walking what it walks without copying: most of what Cube
- * logs holds no token, and copying every line cost about twice the scan (docs/performance.md, "The logger").
- */
+/** Whether {@link masked} would change `value`, without copying, which costs less (docs/performance.md). */
 function holdsToken(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return mayHoldToken(value);
   if (typeof value !== 'object' || value === null) return false;
@@ -110,10 +96,7 @@ function holdsToken(value: unknown, depth = 0): boolean {
 
 let cubeLogger: CubeLogger | undefined;
 
-/**
- * Cube's `logger` option: the message and params masked, then written by Cube's own default logger (found and made
- * at the first line, when Cube has loaded it). Params that hold no token are passed on as they are.
- */
+/** Cube's `logger` option: message and params masked, written by Cube's own default logger, made at the first line. */
 export function logger(message: string, params: Record<string, unknown> = {}): void {
   cubeLogger ??= cubeDefaultLogger();
   cubeLogger(maskTokens(String(message)), holdsToken(params) ? (masked(params) as Record<string, unknown>) : params);

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { anchors } from './support/markdown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -22,23 +23,6 @@ const pages = [
 /** The text a reader sees as prose: fenced code blocks and inline code spans removed (their brackets are not links). */
 function prose(markdown: string): string {
   return markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens; repeats get -1, -2, ... */
-function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const result = new Set<string>();
-  const headings = markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *$/gm);
-  for (const [, text] of headings) {
-    const slug = (text as string)
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
-      .replace(/ /g, '-');
-    const count = seen.get(slug) ?? 0;
-    seen.set(slug, count + 1);
-    result.add(count === 0 ? slug : `${slug}-${count}`);
-  }
-  return result;
 }
 
 /** Every relative link of a page that does not lead where it says, as "page: target (why)". */

@@ -65,7 +65,8 @@ function refuseCredentials(args: readonly string[], credentialsFrom: string): vo
   const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
   if (credential) {
     throw new UsageError(
-      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ${credentialsFrom}`,
+      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ` +
+        `${credentialsFrom}`,
     );
   }
 }

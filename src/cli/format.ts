@@ -14,7 +14,10 @@ export function isoSeconds(seconds: number): string {
   return new Date(Math.trunc(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** `in 59 min` / `3 h ago`, rounded down to the largest unit that fits, so a 1 h token minted a second ago reads "in 59 min". */
+/**
+ * `in 59 min` / `3 h ago`, rounded down to the largest unit that fits, so a 1 h token minted a second ago reads "in 59
+ * min".
+ */
 export function relative(seconds: number, nowSeconds: number): string {
   const delta = Math.trunc(seconds - nowSeconds);
   if (delta === 0) return 'now';

@@ -7,10 +7,7 @@ export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
 /** Exit status: the command line itself is wrong. */
 export const EXIT_USAGE = 2;
-/**
- * Exit status: the command failed in a way it does not foresee (a bug, or a stream it cannot write to); the message
- * is on standard error. Apart from 2, so that a script does not take it for a mistake of its own command line.
- */
+/** Exit status: an unforeseen failure (a bug, an unwritable stream); not 2, which blames the command line. */
 export const EXIT_FAILURE = 3;
 
 /** All that a command reads from the process. Tests pass their own streams, environment and directory. */
@@ -23,23 +20,9 @@ export interface CliIO {
   readonly cwd: string;
 }
 
-/**
- * What a subcommand's module exports. Its name and one-line summary are in `commands/index.ts`, so
- * that the overview loads no command module.
- */
+/** What a subcommand's module exports; its name and summary are in `commands/index.ts`, so help loads no command. */
 export interface Command {
-  /**
-   * The full `--help` text, which is also the source of the generated CLI reference. Every command
-   * uses one layout (test/cli/run.test.ts holds each command to it):
-   *
-   *     Usage: cube-dual-auth <command> ...       one line
-   *     (blank line, then what the command does, in sentences)
-   *     Arguments: / Actions: / Options: / Environment: / Exit status: / Examples:
-   *
-   * each section a heading alone on its line followed by lines indented by two spaces, in that order;
-   * Options, Exit status and Examples are always there. Options and actions are described in
-   * lower case (`--json   print ...`), and exit statuses one per line (`  0  accepted`).
-   */
+  /** The full `--help` text, source of the CLI reference, in the one layout test/cli/run.test.ts holds it to. */
   readonly help: string;
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
@@ -53,12 +36,8 @@ const CODES = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 } as c
 export type Style = keyof typeof CODES;
 
 /**
- * Whether to colour what goes to `stream`. The precedence is Node's own (`tty.WriteStream#hasColors`,
- * `util.styleText`), so that the same environment gives the same answer in every Node tool:
- * 1. FORCE_COLOR set: "0" or "false" turns colour off, any other value (empty too) turns it on, terminal
- *    or not (a CI log viewer that renders ANSI codes);
- * 2. otherwise NO_COLOR set and not empty (https://no-color.org): off;
- * 3. otherwise on only when the stream is a terminal.
+ * Whether to colour what goes to `stream`, by Node's own precedence (`tty.WriteStream#hasColors`): FORCE_COLOR ("0"
+ * or "false" off, else on), then a non-empty NO_COLOR (off), then whether the stream is a terminal.
  */
 export function colourEnabled(stream: CliIO['stdout'], env: NodeJS.ProcessEnv): boolean {
   const force = env.FORCE_COLOR;

@@ -1,8 +1,4 @@
-/**
- * What the service subcommands (`provider`, `versions`, `security-token`) share: the connection
- * options, the API key from the environment, argument parsing, output (JSON or text, secrets
- * removed) and the mapping of failures to exit statuses.
- */
+/** What the service commands share: connection options, the API key, parsing, output without secrets, exit statuses. */
 import {
   createEmbeddableClient,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -40,11 +36,7 @@ const CONNECTION_OPTION_LINES: ReadonlyArray<readonly [string, string]> = [
   ['--json', 'print JSON on stdout (failures too, as {"error": {...}})'],
 ];
 
-/**
- * The lines of a service command's Options section that document {@link CONNECTION_OPTIONS}, the flags
- * padded to `width` so that the descriptions line up with the command's own options; a flag longer
- * than `width` has its description on the next line, in the same column.
- */
+/** The Options lines of {@link CONNECTION_OPTIONS}, flags padded to `width`; a longer flag's text on the next line. */
 export function connectionOptionsHelp(width = 18): string {
   return CONNECTION_OPTION_LINES.map(([flag, text]) =>
     flag.length > width ? `  ${flag}\n  ${' '.repeat(width)}  ${text}` : `  ${flag.padEnd(width)}  ${text}`,
@@ -52,7 +44,8 @@ export function connectionOptionsHelp(width = 18): string {
 }
 
 /** The lines of a service command's Environment section: the key and the address. */
-export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the command line,
+export const SERVICE_ENVIRONMENT_HELP = `  ${API_KEY_ENV}   the workspace API key (required); never taken from the \
+command line,
                        never printed
   ${BASE_URL_ENV}  the base URL, when neither --base-url nor --region is given
   ${MAX_RESPONSE_BYTES_ENV}
@@ -92,7 +85,8 @@ function wholeNumber(
   if (value === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(value) || Number(value) > max) {
     throw new UsageError(
-      `${source} must be a whole number of ${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`,
+      `${source} must be a whole number of ` +
+        `${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`,
     );
   }
   return Number(value);
@@ -101,10 +95,7 @@ function wholeNumber(
 /** The values of {@link CONNECTION_OPTIONS}, as every service command has them parsed. */
 type ConnectionValues = ParsedArgs<typeof CONNECTION_OPTIONS>['values'];
 
-/**
- * Creates the client from `--base-url`, `--region` or `$EMBEDDABLE_BASE_URL`, `$EMBEDDABLE_API_KEY`,
- * `--timeout-ms`, and `--max-response-bytes` or `$EMBEDDABLE_MAX_RESPONSE_BYTES`.
- */
+/** Creates the client from the connection flags and the `EMBEDDABLE_…` variables. */
 function connect(values: ConnectionValues, env: NodeJS.ProcessEnv): EmbeddableClient {
   const apiKey = env[API_KEY_ENV];
   if (!apiKey) throw new UsageError(`${API_KEY_ENV} is not set: put the workspace API key in it`);
@@ -127,10 +118,7 @@ function connect(values: ConnectionValues, env: NodeJS.ProcessEnv): EmbeddableCl
   });
 }
 
-/**
- * Writes results: JSON or text, with secrets kept out and everything escaped by the one rule of `forTerminal`
- * (terminal-text.ts), `--json` included (as `writeJson` does for the other commands).
- */
+/** Writes results, JSON or text, secrets kept out and escaped by `forTerminal` (terminal-text.ts), `--json` too. */
 class Output {
   private readonly secrets: string[];
 
@@ -167,11 +155,7 @@ class Output {
     this.io.stdout.write(this.clean(text));
   }
 
-  /**
-   * Removes known secrets, then escapes by `forTerminal` line by line: the line breaks of a table or of indented
-   * JSON are kept, every other character a terminal acts on is written as `\uXXXX` (text the commands escaped
-   * already has none left, so nothing is escaped twice).
-   */
+  /** Removes known secrets, then escapes line by line, keeping the line breaks of tables and indented JSON. */
   private clean(text: string): string {
     return this.redact(text).split('\n').map(forTerminal).join('\n');
   }
@@ -192,10 +176,7 @@ function withoutSecretKeys(value: unknown): unknown {
   );
 }
 
-/**
- * Runs a service action with the client made from the connection options ({@link connect}) and an {@link Output} that
- * keeps the API key and `secrets` out: exit 0 when it resolves, 1 when the client refuses or the service does.
- */
+/** Runs a service action with a client and an {@link Output} keeping secrets out: exit 0, or 1 when refused. */
 export async function runService(
   command: string,
   io: CliIO,

@@ -140,7 +140,8 @@ export function authorizationOf(
   if (taken !== undefined) {
     throw new DualAuthConfigError(
       names.defaultGroups,
-      `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`,
+      `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} ` +
+        `or a provider's "groups"): every token naming no group would get it`,
     );
   }
   const serviceTenantClaim =

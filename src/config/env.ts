@@ -11,7 +11,9 @@ import { jsonForTerminal } from '../terminal-text';
 type Specs = typeof OPTIONS;
 type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
 
-/** Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own. */
+/**
+ * Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own.
+ */
 export const ENV = Object.freeze({
   ...(Object.fromEntries(
     Object.entries(OPTIONS).flatMap(([key, spec]) =>
@@ -145,7 +147,8 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
     console.error(
-      `cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`,
+      `cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; ` +
+        `logging as "rejected"`,
     );
     level = 'rejected';
   }

@@ -6,12 +6,9 @@ import type { KeySetAlgorithm } from '../algorithms';
 import { DualAuthConfigError } from '../errors';
 import { discoverableIssuer } from './option-checks';
 
-/**
- * One identity provider of the key-set path when there are several (the `providers` option).
- * Fields left out inherit the top-level option of the same name.
- */
+/** One identity provider of the `providers` option; a field left out inherits the top-level option of its name. */
 export interface IdentityProviderOptions {
-  /** The provider's issuer: a token whose `iss` is exactly this string is verified with this provider's keys and settings only. */
+  /** The provider's issuer: a token whose `iss` is exactly this is verified with this provider's settings only. */
   issuer: string;
   /** Its JWKS URL. @default discovered from `issuer` (OpenID Connect Discovery, then RFC 8414 metadata) */
   jwksUri?: string;
@@ -26,11 +23,11 @@ export interface IdentityProviderOptions {
    * @default the top-level `claimsNamespace`
    */
   claimsNamespace?: string | null;
-  /** Where this provider's tokens carry the tenant (a claim name or a JSON Pointer). @default the top-level `tenantClaim` */
+  /** Where this provider's tokens carry the tenant (claim or JSON Pointer). @default the top-level `tenantClaim` */
   tenantClaim?: string;
   /** Where this provider's tokens list their groups. @default the top-level `groupsClaim` */
   groupsClaim?: string;
-  /** Groups every token of this provider gets in addition to its own, so access policies can tell providers apart. @default none */
+  /** Groups every token of this provider gets besides its own, to tell providers apart. @default none */
   groups?: string | readonly string[];
 }
 
@@ -53,10 +50,7 @@ type Inherited = Pick<ProviderSettings, 'audience' | 'algorithms' | 'subject' | 
 
 /** One identity provider with every setting it is verified by (inherited ones filled in). */
 export interface IdentityProvider extends Inherited {
-  /**
-   * The `iss` that routes a token to this provider, when tokens are routed (several providers); also the issuer
-   * the JWKS URL is discovered from when `jwksUri` is undefined.
-   */
+  /** The `iss` that routes tokens here (several providers), and the issuer discovered from without `jwksUri`. */
   readonly issuer: string | undefined;
   /** The configured JWKS URL; undefined when it is discovered from `issuer`. */
   readonly jwksUri: string | undefined;

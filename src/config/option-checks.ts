@@ -44,7 +44,9 @@ export function configuredHttpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(text, wordingFor(text), fail).href;
 }
 
-/** An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
+/**
+ * An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4).
+ */
 export function discoverableIssuer(value: string, fail: Fail): string {
   const text = nonEmptyString(value, fail);
   checkedUrl(text, wordingFor(text), fail, { bare: true });

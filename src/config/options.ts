@@ -38,149 +38,126 @@ export type SecurityContextMapper = (
 /** Options of {@link createCheckAuth}. The ready-made `checkAuth` reads each from the environment variable named. */
 export interface DualAuthOptions {
   /**
-   * The deployment's API secret for the shared-secret path (HS256). A list accepts a token signed with any
-   * of them, for rotation. At least 32 bytes of randomness: anyone can choose this path.
-   * Env: `CUBEJS_API_SECRET`, or Cube's rotation list `CUBEJS_API_SECRETS` (comma-separated), which replaces it
-   * when set, as in Cube; plus `CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS` (comma-separated), always added.
+   * The deployment's API secret for the shared-secret path (HS256); a list accepts any, for rotation. At least 32
+   * bytes of randomness: anyone can choose this path. Env: `CUBEJS_API_SECRET`, or Cube's `CUBEJS_API_SECRETS`
+   * (comma-separated), which replaces it; plus `CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS` (comma-separated), always added.
    * @default none: the shared-secret path refuses every token, naming the missing setting
    */
   apiSecret?: string | readonly string[];
   /**
-   * Runs with an API secret that is too weak for HS256 (under 32 bytes of key material, a pattern, words or a
-   * placeholder): without it, such a secret stops `createCheckAuth` (and Cube, at start) with a
-   * `DualAuthConfigError`; with it, the hook warns once at start and accepts tokens signed with it. Anyone can
-   * choose the shared-secret path, so a guessable secret lets anyone mint tokens: for a test set-up only.
-   * Env: `CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET` (`true` or `false`).
-   * @default false
+   * Runs with an API secret too weak for HS256 (docs/security.md), warning once at start, instead of stopping with a
+   * `DualAuthConfigError`: a guessable secret lets anyone mint tokens, so for a test set-up only.
+   * Env: `CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET` (`true` or `false`). @default false
    */
   allowWeakSecret?: boolean;
   /**
-   * JWKS URL of the identity provider, for the key-set path. Never taken from a token.
-   * Env: `CUBEJS_JWK_URL`.
-   * @default discovered from `issuer` when that is exactly one http(s) URL; else none: the key-set path refuses
-   * every token, naming the missing setting
+   * JWKS URL of the identity provider, for the key-set path; never taken from a token. Env: `CUBEJS_JWK_URL`.
+   * @default discovered from `issuer` when that is one http(s) URL; else none: the key-set path refuses every token
    */
   jwksUri?: string;
   /**
-   * Several identity providers on the key-set path: a token's `iss` (read before verification, compared exactly)
-   * chooses the provider, then its `kid` one of that provider's keys. A token with another or no `iss` is refused
-   * (`ERR_ISSUER_UNKNOWN`). Each provider has its own key store; one without `jwksUri` is discovered from its
-   * `issuer`. Not together with `jwksUri` or `issuer`. Env: `CUBE_DUAL_AUTH_PROVIDERS` (the same array as JSON).
-   * @default none: one identity provider, from `jwksUri` or `issuer`
+   * Several identity providers on the key-set path: a token's `iss`, compared exactly, chooses the provider
+   * (another or none: `ERR_ISSUER_UNKNOWN`), then its `kid` one of that provider's keys. Not with `jwksUri` or
+   * `issuer`. Env: `CUBE_DUAL_AUTH_PROVIDERS` (the array as JSON). @default none: one provider, `jwksUri` or `issuer`
    */
   providers?: readonly IdentityProviderOptions[];
   /**
-   * Value of the `Request-Origin` header that sends a request to the shared-secret path (compared ignoring case).
-   * Env: `CUBE_DUAL_AUTH_ORIGIN`.
+   * `Request-Origin` value (any case) that sends a request to the shared-secret path. Env: `CUBE_DUAL_AUTH_ORIGIN`.
    * @default 'embeddable'
    */
   origin?: string;
   /**
-   * Algorithms accepted on the key-set path: asymmetric only (RS, PS and ES with 256, 384 or 512).
-   * Env: `CUBEJS_JWT_ALGS` (comma-separated).
+   * Key-set path algorithms, asymmetric only (RS, PS, ES; 256/384/512). Env: `CUBEJS_JWT_ALGS` (comma-separated).
    * @default ['RS256']
    */
   algorithms?: readonly KeySetAlgorithm[];
-  /** Required `aud` on the key-set path (any one of them). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not checked */
+  /**
+   * Required `aud` on the key-set path (any one). Env: `CUBEJS_JWT_AUDIENCE` (comma-separated). @default not checked
+   */
   audience?: string | readonly string[];
   /**
-   * Required `iss` on the key-set path (any one of them). Without `jwksUri`, a single http(s) URL here is also where
-   * the JWKS URL is discovered (its OpenID configuration). Env: `CUBEJS_JWT_ISSUER` (comma-separated).
-   * @default not checked
+   * Required `iss` on the key-set path (any one); without `jwksUri`, a single http(s) URL here is where the JWKS URL
+   * is discovered. Env: `CUBEJS_JWT_ISSUER` (comma-separated). @default not checked
    */
   issuer?: string | readonly string[];
   /** Required `sub` on the key-set path. Env: `CUBEJS_JWT_SUBJECT`. @default not checked */
   subject?: string;
   /**
-   * Key-set path: the security context is the payload's claim of this name (an object), as with Cube's own
-   * setting of the same variable. Env: `CUBEJS_JWT_CLAIMS_NAMESPACE`.
+   * Key-set path: the context is the payload's claim of this name, as in Cube. Env: `CUBEJS_JWT_CLAIMS_NAMESPACE`.
    * @default the whole payload
    */
   claimsNamespace?: string;
   /** Seconds of clock skew allowed for `exp`, `nbf` and `iat`. Env: `CUBE_DUAL_AUTH_CLOCK_TOLERANCE`. @default 5 */
   clockTolerance?: number;
   /**
-   * Oldest accepted token, in seconds since its `iat` (which becomes required), on both paths.
-   * Env: `CUBE_DUAL_AUTH_MAX_TOKEN_AGE`.
-   * @default not checked
+   * Oldest token accepted, seconds since its (then required) `iat`. Env: `CUBE_DUAL_AUTH_MAX_TOKEN_AGE`. @default not
+   * checked
    */
   maxTokenAge?: number;
-  /** Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is */
+  /**
+   * Shapes the security context per path (see {@link SecurityContextMapper}). @default the verified payload as it is
+   */
   securityContext?: SecurityContextMapper;
   /**
-   * Longest wait for the `securityContext` function, in ms: past it the request is refused
-   * (`ERR_SECURITY_CONTEXT_TIMEOUT`), so a function that never settles cannot hang requests.
-   * Env: `CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS`. @default 5000
+   * Longest wait for the `securityContext` function, in ms; past it the request is refused
+   * (`ERR_SECURITY_CONTEXT_TIMEOUT`). Env: `CUBE_DUAL_AUTH_SECURITY_CONTEXT_TIMEOUT_MS`. @default 5000
    */
   securityContextTimeoutMs?: number;
   /**
-   * Claims the security context must have (own properties), on both paths; a request without one is refused
-   * with `ERR_CLAIM_MISSING` naming it, before `queryRewrite` could fail on it.
-   * Env: `CUBE_DUAL_AUTH_REQUIRED_CLAIMS` (comma-separated).
-   * @default none required
+   * Claims the security context must own, on both paths, else `ERR_CLAIM_MISSING` before `queryRewrite` runs.
+   * Env: `CUBE_DUAL_AUTH_REQUIRED_CLAIMS` (comma-separated). @default none required
    */
   requiredClaims?: readonly string[];
   /**
-   * Where the tenant is in a token, on both paths: a claim name or a JSON Pointer (RFC 6901, `/org/id`), read from the
-   * whole verified payload. Setting it turns authorization on: the security context's `tenant` is this claim's value,
-   * and a token without it, or with one that is not a non-empty string, is refused (`ERR_TENANT_MISSING`,
-   * `ERR_TENANT_INVALID`). Env: `CUBE_DUAL_AUTH_TENANT_CLAIM`.
-   * @default none: the security context has no tenant
+   * Where the tenant is in a token, both paths: a claim name or a JSON Pointer (`/org/id`). Turns authorization on:
+   * the context's `tenant` is its value, and a token without a non-empty string there is refused
+   * (`ERR_TENANT_MISSING`, `ERR_TENANT_INVALID`). Env: `CUBE_DUAL_AUTH_TENANT_CLAIM`. @default none: no tenant
    */
   tenantClaim?: string;
   /**
-   * Where a service token carries the tenant (shared-secret path), when not where `tenantClaim` says: the service signs
-   * the `securityContext` it was given as the token's payload, while an identity provider often nests its claims
-   * (`tenantClaim: '/https:~1~1example.com~1claims/tenant'` beside `serviceTenantClaim: 'tenant'`). A claim name or a
-   * JSON Pointer. Setting it turns authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM`.
-   * @default `tenantClaim`
+   * Where a service token carries the tenant, when not where `tenantClaim` says (the service signs the context as
+   * the payload; identity providers often nest claims). A claim name or JSON Pointer; turns authorization on.
+   * Env: `CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM`. @default `tenantClaim`
    */
   serviceTenantClaim?: string;
   /**
-   * Where an identity provider's token lists its groups (key-set path): a claim name or a JSON Pointer
-   * (`/realm_access/roles`), holding a group name or a list of them. Setting it turns authorization on; the security
-   * context's `groups` are then these. Env: `CUBE_DUAL_AUTH_GROUPS_CLAIM`.
-   * @default 'groups'
+   * Where an identity provider's token lists its groups: a claim name or JSON Pointer (`/realm_access/roles`) holding
+   * one name or a list. Turns authorization on. Env: `CUBE_DUAL_AUTH_GROUPS_CLAIM`. @default 'groups'
    */
   groupsClaim?: string;
   /**
-   * Where a service token lists its groups (shared-secret path): a claim name or a JSON Pointer. Setting it turns
-   * authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM`.
-   * @default 'roles'
+   * Where a service token lists its groups (claim or JSON Pointer); turns authorization on. Env:
+   * `CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM`. @default 'roles'
    */
   serviceGroupsClaim?: string;
   /**
-   * Groups of a token that names none, on both paths. Setting it (even to an empty list) turns authorization on.
-   * Env: `CUBE_DUAL_AUTH_DEFAULT_GROUPS` (comma-separated).
-   * @default none
+   * Groups of a token naming none, both paths; turns authorization on. Env: `CUBE_DUAL_AUTH_DEFAULT_GROUPS`
+   * (comma-separated). @default none
    */
   defaultGroups?: string | readonly string[];
   /**
-   * Groups every service token gets in addition to its own (`embeddable`, say), so that access policies can tell the
-   * service from your applications by something no token can claim: a token whose own groups name one is refused.
-   * Setting it turns authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS` (comma-separated).
+   * Groups every service token gets besides its own, which no token may claim (one that does is refused), so access
+   * policies tell the service apart. Turns authorization on. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS` (comma-separated).
    * @default none
    */
   serviceGroups?: string | readonly string[];
   /**
-   * The SQL API's login (`checkSqlAuth`): the claim of an identity provider's token, given as the password, that must
-   * equal the user name the SQL client signs in with. A claim name or a JSON Pointer (`/preferred_username`); `*`
-   * accepts any user name. Env: `CUBE_DUAL_AUTH_SQL_USER_CLAIM`.
-   * @default 'sub'
+   * SQL API login: the claim of the identity-provider token given as the password that must equal the user name (a
+   * name or JSON Pointer; `*` accepts any user). Env: `CUBE_DUAL_AUTH_SQL_USER_CLAIM`. @default 'sub'
    */
   sqlUserClaim?: string;
   /**
-   * The user name of Cube's static SQL API login, which `checkSqlAuth` keeps beside token logins when `sqlPassword` is
-   * set too; that user's password is then compared with `sqlPassword`, never read as a token. Env: `CUBEJS_SQL_USER`.
-   * @default none: no static login
+   * User of Cube's static SQL API login, kept beside token logins when `sqlPassword` is set too; its password is
+   * compared with `sqlPassword`, never read as a token. Env: `CUBEJS_SQL_USER`. @default none: no static login
    */
   sqlUser?: string;
-  /** The password of the static SQL API login of `sqlUser`. Env: `CUBEJS_SQL_PASSWORD`. @default none: no static login */
+  /**
+   * The password of the static SQL API login of `sqlUser`. Env: `CUBEJS_SQL_PASSWORD`. @default none: no static login
+   */
   sqlPassword?: string;
   /**
-   * The SQL user that may switch to another user (`canSwitchSqlUser`, as Cube's own default allows). Env:
-   * `CUBEJS_SQL_SUPER_USER`.
-   * @default none: a user may only stay itself
+   * The SQL user that may switch to another (`canSwitchSqlUser`). Env: `CUBEJS_SQL_SUPER_USER`. @default none: no
+   * switching
    */
   sqlSuperUser?: string;
   /**
@@ -205,27 +182,23 @@ export interface DualAuthOptions {
    */
   sqlKeysRevoked?: readonly string[];
   /**
-   * Sends the caller the whole message of a refusal (JWKS URL, configuration names and values) instead of the
-   * public one, which names the failure only. For development; the event log and `explain()` always have it all.
-   * Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`).
-   * @default false
+   * Sends the caller a refusal's whole message (JWKS URL, configuration) instead of the public one; for development.
+   * Events and `explain()` always have it. Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`). @default false
    */
   detailedErrors?: boolean;
   /**
-   * Least time between two JWKS fetches caused by an unknown `kid` or a failure, in ms.
-   * Env: `CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS`. @default 30000
+   * Least ms between two JWKS fetches for an unknown `kid` or after a failure. Env: `CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS`.
+   * @default 30000
    */
   jwksCooldownMs?: number;
   /**
-   * Age after which the key set is fetched again, in ms. A JWKS answer with a shorter `Cache-Control: max-age`
-   * (as Cube honours) is fetched again after that instead, but never sooner than `jwksCooldownMs`.
-   * Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000
+   * Age in ms after which the key set is fetched again (sooner by the answer's `Cache-Control: max-age`, never under
+   * `jwksCooldownMs`). Env: `CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS`. @default 600000
    */
   jwksMaxAgeMs?: number;
   /**
-   * How long past `jwksMaxAgeMs` the last good key set keeps serving while the JWKS URL fails, in ms
-   * (as `stale-if-error` in RFC 5861).
-   * Env: `CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS`. @default 86400000
+   * Ms past `jwksMaxAgeMs` the last good key set serves while fetches fail (RFC 5861). Env:
+   * `CUBE_DUAL_AUTH_JWKS_STALE_IF_ERROR_MS`. @default 86400000
    */
   jwksStaleIfErrorMs?: number;
   /** Deadline of one JWKS fetch, in ms. Env: `CUBE_DUAL_AUTH_JWKS_TIMEOUT_MS`. @default 5000 */
@@ -233,37 +206,31 @@ export interface DualAuthOptions {
   /** Largest JWKS answer accepted, in bytes. Env: `CUBE_DUAL_AUTH_JWKS_MAX_RESPONSE_BYTES`. @default 524288 */
   jwksMaxResponseBytes?: number;
   /**
-   * Most verified tokens remembered, so a token used again skips signature verification; 0 turns the cache off.
-   * About 0.5 KB per entry for a service token, up to ~1.5 KB for an RS256 token. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`.
-   * @default 10000
+   * Most verified tokens remembered, so a token used again skips verification; 0 turns the cache off. About 0.5 to
+   * 1.5 KB each (docs/performance.md). Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE`. @default 10000
    */
   tokenCacheSize?: number;
   /**
-   * Longest a remembered token answers from the cache, in ms; `exp` always ends it sooner.
-   * Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS`.
+   * Longest a token answers from the cache, in ms; `exp` ends it sooner. Env: `CUBE_DUAL_AUTH_TOKEN_CACHE_MAX_AGE_MS`.
    * @default 60000
    */
   tokenCacheMaxAgeMs?: number;
   /**
-   * Serves the hook's metrics in the Prometheus text format at `GET /metrics` on this port, from the Cube process but
-   * on a listener of its own (never Cube's API port, so callers of the API never see it). Turns metrics on. A port
-   * that cannot be bound (in use, not allowed) stops `createCheckAuth`, and Cube at start, with a
-   * `DualAuthConfigError`. Env: `CUBE_DUAL_AUTH_METRICS_PORT`.
-   * @default none: no listener
+   * Serves the metrics at `GET /metrics` on this port, a listener of its own in the Cube process, and turns them on.
+   * A port that cannot be bound stops `createCheckAuth` (and Cube) with a `DualAuthConfigError`.
+   * Env: `CUBE_DUAL_AUTH_METRICS_PORT`. @default none: no listener
    */
   metricsPort?: number;
   /** The address the metrics listener binds. Env: `CUBE_DUAL_AUTH_METRICS_HOST`. @default '127.0.0.1' */
   metricsHost?: string;
   /**
-   * Records metrics without serving them: into the package's `metrics`, to mount on a server of your own, and into
-   * OpenTelemetry's meter provider when one is registered. Env: `CUBE_DUAL_AUTH_METRICS` (`true` or `false`).
-   * @default false; on whenever `metricsPort` is set
+   * Records metrics without serving them: into the package's `metrics`, and a registered OpenTelemetry meter
+   * provider. Env: `CUBE_DUAL_AUTH_METRICS` (`true` or `false`). @default false; on whenever `metricsPort` is set
    */
   metrics?: boolean;
   /**
-   * Receives an event per accepted or refused request and per JWKS refresh, for logs and metrics.
-   * Env: `CUBE_DUAL_AUTH_LOG` (`rejected` or `all`) logs them as JSON lines to stderr.
-   * @default silent
+   * Receives an event per accepted or refused request and per JWKS refresh. Env: `CUBE_DUAL_AUTH_LOG` (`rejected` or
+   * `all`) logs them as JSON lines to stderr. @default silent
    */
   onEvent?: AuthEventListener;
 }
@@ -608,7 +575,8 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   if (secrets.length === 0 && identityProviders.length === 0) {
     throw new DualAuthConfigError(
       names.apiSecret,
-      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to discover the JWKS from): set at least one, or no token can be accepted`,
+      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to ` +
+        `discover the JWKS from): set at least one, or no token can be accepted`,
     );
   }
   const secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
@@ -621,7 +589,8 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
     if (rest.allowWeakSecret !== true) {
       throw new DualAuthConfigError(
         names.apiSecret,
-        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
+        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ` +
+          `${names.allowWeakSecret} to true`,
       );
     }
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;

@@ -26,7 +26,9 @@ interface Reported {
   readonly kid?: string;
   /** The identity provider chosen on the key-set path, and why. */
   readonly provider?: ProviderChoice;
-  /** Decoded header and payload, when the token was decoded (never on a cache hit; no payload when it is not an object). */
+  /**
+   * Decoded header and payload, when the token was decoded (never on a cache hit; no payload when it is not an object).
+   */
   readonly header?: TokenHeader;
   readonly payload?: Record<string, unknown>;
 }

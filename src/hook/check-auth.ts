@@ -1,15 +1,15 @@
 /** The function Cube calls: outcomes of the authenticator turned into Cube's answers, events, and `explain`. */
-import { performance } from 'node:perf_hooks';
 import { Authenticator, unexpected, type AuthenticateOptions, type Outcome } from './authenticator';
 import { OPTION_NAMES, resolveOptions, type DualAuthOptions, type OptionNames } from '../config/options';
-import { quotedText, toThrowable, type AuthPath, type DualAuthError } from '../errors';
+import { toThrowable, type AuthPath, type DualAuthError } from '../errors';
 import { ENV, readEnv } from '../config/env';
-import { emit, type AuthEventListener } from '../events';
+import type { AuthEventListener } from '../events';
 import type { SecurityContext } from './security-context';
 import type { TokenHeader } from './token';
 import { cubeOptionsOf, type CubeOptions } from './cube-options';
 import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
+import { reportOutcome, reportStart } from './outcome-report';
 
 export type { SecurityContext } from './security-context';
 
@@ -27,10 +27,10 @@ export interface Explanation {
   readonly securityContext?: SecurityContext;
   /** The `kid` used on the key-set path. */
   readonly kid?: string;
-  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why it was chosen. */
+  /** The identity provider chosen on the key-set path: its issuer (when configured), JWKS URL, and why. */
   readonly provider?: {
     readonly issuer?: string;
-    /** Where its keys come from now: the configured JWKS URL, or the one discovered from the issuer (absent until discovered). */
+    /** Where its keys come from: the configured JWKS URL, or the one discovered (absent until then). */
     readonly jwksUri?: string;
     readonly reason: string;
   };
@@ -44,23 +44,12 @@ export interface Explanation {
 }
 
 /**
- * The function Cube calls, with the key store's controls attached.
- *
- * It verifies the request's token, sets the security context on `req.securityContext`, where every Cube line reads
- * it, and resolves to that same object; `checkAuth(null, token)` (no request object) resolves to it too. Cube ≥ 0.35
- * reads the resolved value and, when its `security_context` member is truthy, takes that member as the security
- * context instead (0.33 and 0.34 ignore the value). So when the context itself has a truthy `security_context`
- * member (a token's claim, say), the hook resolves to `{ security_context: context }`, which Cube ≥ 0.35 takes as the
- * context: on every line Cube ends up with the context, never the member. Rejects with a 403 error (the host Cube's
- * `CubejsHandlerError` inside Cube, {@link DualAuthError} elsewhere).
- *
- * Its `contextToGroups`, `contextToAppId`, `contextToOrchestratorId` and `tenantFilter` are Cube's options reading the
- * tenant and groups it puts in the security context ({@link CubeOptions}); its `checkSqlAuth` and `canSwitchSqlUser`
- * are Cube's SQL API login, identity-provider tokens as the password ({@link SqlAuth}).
- *
- * Two call signatures, one function: a call is typed by the first (it resolves to the context); the second, which
- * resolves to nothing, is the one Cube 0.33's typings (`CheckAuthFn`: `Promise<void> | void`) accept, so
- * `checkAuth` fits `CreateOptions` of every Cube line without a cast.
+ * The function Cube calls, with the key store's controls attached. It verifies the request's token, sets the
+ * security context on `req.securityContext` and resolves to it (to `{ security_context: context }` when the context
+ * has a truthy `security_context` member, so that Cube ≥ 0.35 takes the context: docs/cube-lines.md, "What differs
+ * between Cube lines"). Rejects with a 403 error: the host Cube's `CubejsHandlerError`, else {@link DualAuthError}.
+ * Carries Cube's options ({@link CubeOptions}) and SQL API login ({@link SqlAuth}); the second call signature is
+ * the one Cube 0.33's `CheckAuthFn` accepts.
  */
 export interface CheckAuth extends CubeOptions, SqlAuth {
   /**
@@ -73,8 +62,8 @@ export interface CheckAuth extends CubeOptions, SqlAuth {
   /** The same call, as Cube 0.33's `CheckAuthFn` type describes it (see {@link CheckAuth}). */
   (req: unknown, auth?: unknown): Promise<void>;
   /**
-   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait
-   * for it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
+   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait for
+   * it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
    */
   prefetch(): Promise<void>;
   /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
@@ -87,11 +76,7 @@ export interface CheckAuth extends CubeOptions, SqlAuth {
 const CHECK: AuthenticateOptions = { useCache: true };
 const EXPLAIN: AuthenticateOptions = { useCache: false };
 
-/**
- * What an accepted request resolves to: the context, in Cube's own terms. Cube ≥ 0.35 takes a resolved value's
- * `security_context` member, when truthy, as the security context (read as Cube reads it, inherited members too);
- * a context with such a member is wrapped, so that what Cube takes is the context itself.
- */
+/** What an accepted request resolves to, in Cube's terms (see {@link CheckAuth}). */
 function answerFor(context: SecurityContext): SecurityContext {
   return (context as { security_context?: unknown }).security_context ? { security_context: context } : context;
 }
@@ -108,24 +93,15 @@ function attach(req: unknown, context: SecurityContext): boolean {
   }
 }
 
-/** A `kid` as events carry it: taken from a token, so printable and capped, as in messages. */
-function shownKid(kid: string | undefined): string | undefined {
-  return kid === undefined ? undefined : quotedText(kid);
-}
-
 /** A context's member that is the context itself, hidden from JSON, logs and `Object.keys`. */
 function selfReference(context: SecurityContext): PropertyDescriptor {
   return { value: context, enumerable: false, writable: true, configurable: true };
 }
 
 /**
- * Cube builds the data model's `SECURITY_CONTEXT` by applying its claims namespace (`CUBEJS_JWT_CLAIMS_NAMESPACE`)
- * to the context it got, on every path (0.33 and 1.7 alike: `namespace in context ? context[namespace] : {}`), while
- * `queryRewrite` gets the context itself. The context is already what the hook means Cube to see, so it answers to
- * each namespace Cube may apply with itself (a non-enumerable member: JSON, logs and `Object.keys` do not show it).
- * That holds also when the context has a member of that name, which would otherwise be the model's context and could
- * name another tenant than the one `queryRewrite` sees: the member is replaced. A context that cannot take the member
- * (frozen by a `securityContext` function) is copied, member by member, into one that can.
+ * Makes the context answer to each claims namespace Cube applies with itself, so the data model's `SECURITY_CONTEXT`
+ * and `queryRewrite` see one context (docs/cube-lines.md, "What differs between Cube lines"). A frozen context is
+ * copied first.
  */
 function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
   if (namespaces.length === 0) return (context) => context;
@@ -140,90 +116,20 @@ function answerToNamespaces(namespaces: readonly string[]): (context: SecurityCo
   };
 }
 
-/**
- * The namespaces Cube applies: the hook's own `claimsNamespace` (the same variable for the ready-made hook), and
- * `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it, which `createCheckAuth`'s options may not repeat.
- */
+/** The namespaces Cube applies: the hook's `claimsNamespace`, and `CUBEJS_JWT_CLAIMS_NAMESPACE` as Cube reads it. */
 function cubeNamespaces(claimsNamespace: string | undefined): string[] {
   return [...new Set([claimsNamespace, readEnv(process.env, ENV.claimsNamespace)])].filter(
     (name): name is string => name !== undefined,
   );
 }
 
-function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
-  const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
-  const namespaces = cubeNamespaces(claimsNamespace);
-  const forCube = answerToNamespaces(namespaces);
-
-  function refuse(
-    error: DualAuthError,
-    outcome: Pick<Outcome, 'kid' | 'provider'> | undefined,
-    started: number,
-  ): Promise<never> {
-    if (onEvent) {
-      const { code, detail, path } = error;
-      const issuer = outcome?.provider?.issuer;
-      emit(onEvent, {
-        type: 'rejected',
-        path,
-        code,
-        message: detail,
-        kid: shownKid(outcome?.kid),
-        ...(issuer !== undefined && { issuer }),
-        durationMs: performance.now() - started,
-      });
-    }
-    return Promise.reject(toThrowable(error, detailedErrors));
-  }
-
-  /** Never throws: it also runs in a promise's callback, where a throw would reach Cube as a 500. */
-  function settle(req: unknown, outcome: Outcome, started: number): Promise<SecurityContext> {
-    if (!outcome.accepted) return refuse(outcome.error, outcome, started);
-    const { path, kid, cached } = outcome;
-    let answer: SecurityContext;
-    try {
-      const context = forCube(outcome.context);
-      // Cube reads the context from the request: a request that cannot carry it must not pass without one.
-      if (!attach(req, context))
-        return refuse(
-          unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent),
-          outcome,
-          started,
-        );
-      answer = answerFor(context);
-    } catch (error) {
-      return refuse(unexpected(error, path, onEvent), outcome, started);
-    }
-    if (onEvent) {
-      const issuer = outcome.provider?.issuer;
-      emit(onEvent, {
-        type: 'accepted',
-        path,
-        kid: shownKid(kid),
-        ...(issuer !== undefined && { issuer }),
-        cached,
-        durationMs: performance.now() - started,
-      });
-    }
-    return Promise.resolve(answer);
-  }
-
-  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
-    const started = onEvent ? performance.now() : 0;
-    // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
-    try {
-      const outcome = authenticator.authenticate(req, auth, CHECK);
-      if (outcome instanceof Promise) {
-        return outcome.then(
-          (settled) => settle(req, settled, started),
-          (error: unknown) => refuse(unexpected(error, undefined, onEvent), undefined, started),
-        );
-      }
-      return settle(req, outcome, started);
-    } catch (error) {
-      return refuse(unexpected(error, undefined, onEvent), undefined, started);
-    }
-  }
+/** `explain` of a hook: the same verification without the cache or events, reported step by step; never rejects. */
+function explainerOf(
+  authenticator: Authenticator,
+  forCube: (context: SecurityContext) => SecurityContext,
+): CheckAuth['explain'] {
+  const { onEvent } = authenticator.options;
+  const stores = authenticator.keyStores;
 
   async function explain(req: unknown, auth?: unknown): Promise<Explanation> {
     let outcome: Outcome;
@@ -261,8 +167,6 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
     return { ...verdict, accepted: false, error: { code, message: detail } };
   }
 
-  const stores = authenticator.keyStores;
-
   /** The provider as reported: its JWKS URL is the configured one, or what its key store discovered. */
   function providerReport({ provider }: Outcome): Explanation['provider'] {
     if (provider === undefined) return undefined;
@@ -273,6 +177,67 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
       reason: provider.reason,
     };
   }
+
+  return explain;
+}
+
+function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
+  const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
+  const namespaces = cubeNamespaces(claimsNamespace);
+  const forCube = answerToNamespaces(namespaces);
+
+  function refuse(
+    error: DualAuthError,
+    outcome: Pick<Outcome, 'kid' | 'provider'> | undefined,
+    started: number,
+  ): Promise<never> {
+    if (onEvent)
+      reportOutcome(onEvent, started, { accepted: false, error, kid: outcome?.kid, issuer: outcome?.provider?.issuer });
+    return Promise.reject(toThrowable(error, detailedErrors));
+  }
+
+  /** Never throws: it also runs in a promise's callback, where a throw would reach Cube as a 500. */
+  function settle(req: unknown, outcome: Outcome, started: number): Promise<SecurityContext> {
+    if (!outcome.accepted) return refuse(outcome.error, outcome, started);
+    const { path, kid, cached } = outcome;
+    let answer: SecurityContext;
+    try {
+      const context = forCube(outcome.context);
+      // Cube reads the context from the request: a request that cannot carry it must not pass without one.
+      if (!attach(req, context))
+        return refuse(
+          unexpected(new TypeError('the request object refused req.securityContext'), path, onEvent),
+          outcome,
+          started,
+        );
+      answer = answerFor(context);
+    } catch (error) {
+      return refuse(unexpected(error, path, onEvent), outcome, started);
+    }
+    // Guarded here, so that a hook without listeners builds no report on the hot path.
+    if (onEvent)
+      reportOutcome(onEvent, started, { accepted: true, path, kid, issuer: outcome.provider?.issuer, cached });
+    return Promise.resolve(answer);
+  }
+
+  function checkAuth(req: unknown, auth?: unknown): Promise<SecurityContext> {
+    const started = reportStart(onEvent);
+    // Whatever the host object or a listener does, the answer is a settled promise: a 403, never a throw or a 500.
+    try {
+      const outcome = authenticator.authenticate(req, auth, CHECK);
+      if (outcome instanceof Promise) {
+        return outcome.then(
+          (settled) => settle(req, settled, started),
+          (error: unknown) => refuse(unexpected(error, undefined, onEvent), undefined, started),
+        );
+      }
+      return settle(req, outcome, started);
+    } catch (error) {
+      return refuse(unexpected(error, undefined, onEvent), undefined, started);
+    }
+  }
+
+  const explain = explainerOf(authenticator, forCube);
 
   // The one function answers both call signatures of CheckAuth: the second (Cube 0.33's type) only says less.
   const hook = Object.assign(checkAuth as CheckAuth, {
@@ -297,20 +262,26 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
  * `DualAuthConfigError` naming the option when something cannot work.
  */
 export function createCheckAuth(options: DualAuthOptions): CheckAuth {
-  return createNamedCheckAuth(options, OPTION_NAMES, undefined, true);
+  return createNamedCheckAuth(options, { names: OPTION_NAMES, metrics: true });
 }
 
-/**
- * Internal: the same, naming options in messages as `names` says (by their environment variables for the ready-made
- * hook and the CLI), and judging tokens by `clock` (epoch ms), which tests set instead of moving the system's time.
- * @param withMetrics whether the options' metrics are recorded (and their listener started): by the hook Cube runs,
- *   not by the CLI, which judges tokens beside a Cube that may hold the metrics port
- */
+/** Internal: how {@link createNamedCheckAuth} names options, judges time and records metrics. */
+export interface NamedCheckAuthSetting {
+  /** How messages name options: by option name, or by environment variable (the ready-made hook, the CLI). */
+  readonly names: OptionNames;
+  /** Epoch ms that tokens are judged by; tests set it instead of moving the system's time. */
+  readonly clock?: () => number;
+  /**
+   * Whether the options' metrics are recorded (and their listener started): by the hook Cube runs, not by the CLI,
+   * which judges tokens beside a Cube that may hold the metrics port. Default false.
+   */
+  readonly metrics?: boolean;
+}
+
+/** Internal: {@link createCheckAuth}, with options named, time judged and metrics recorded as `setting` says. */
 export function createNamedCheckAuth(
   options: DualAuthOptions,
-  names: OptionNames,
-  clock?: () => number,
-  withMetrics = false,
+  { names, clock, metrics: withMetrics = false }: NamedCheckAuthSetting,
 ): CheckAuth {
   const resolved = resolveOptions(options, names);
   const metrics = withMetrics ? hookMetrics(resolved) : undefined;

@@ -139,17 +139,8 @@ function mismatch(
 }
 
 /**
- * The rules jsonwebtoken lacks, applied after it accepted the token at `nowSeconds`:
- * - every time claim present is a finite number (JSON's `1e400` parses to Infinity, which jsonwebtoken takes as
- *   "never expires"), `iat` included when no maximum age asks for it;
- * - with a maximum age, `iat` is not later than now plus the clock tolerance (a future `iat` would stretch the age),
- *   and the age is checked here too, at jsonwebtoken's threshold, for the `iat` of 0 that jsonwebtoken lets through;
- * - `iss` and `sub` are single strings (RFC 7519 4.1.1-4.1.2), whether or not they are checked against a value.
- * Returns the moment (epoch ms) from which verification refuses the token, for the verified-token cache to answer
- * until then and no longer: `exp`, or `iat` plus the maximum token age, each with the clock tolerance; Infinity when
- * neither applies. jsonwebtoken only answers whether a token passes at the clock it is given, so that moment is
- * worked out here from the thresholds it compares the clock with (`now >= exp + tolerance`, `now >= iat + maxAge +
- * tolerance`); the comparisons themselves are its own.
+ * The claim rules jsonwebtoken lacks, at `nowSeconds` (docs/security.md, "How a request is verified", step 6).
+ * Returns the epoch ms from which verification refuses the token, Infinity when nothing expires it: the cache's end.
  */
 export function checkClaims(payload: Record<string, unknown>, policy: ClaimPolicy, nowSeconds: number): number {
   // Read by name here, where V8 reads them as fields of the payload's shape (see ownValue).

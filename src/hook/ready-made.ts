@@ -13,13 +13,9 @@ import type { SqlAuth } from './sql-login';
 let fromEnv: CheckAuth | undefined;
 let fromEnvError: DualAuthError | undefined;
 
-/**
- * The ready-made hook with its environment checked: what `require('cube-dual-auth').checkAuth` reads. Makes the
- * environment's instance now, so a configuration that cannot work throws its `DualAuthConfigError` (naming the
- * variable) while Cube evaluates `cube.js`, and Cube stops before it listens.
- */
+/** The ready-made hook with its environment checked now, so a bad configuration stops Cube while it loads cube.js. */
 export function validatedCheckAuth(): CheckAuth {
-  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
+  fromEnv ??= createNamedCheckAuth(optionsFromEnv(process.env), { names: ENV_NAMES, metrics: true });
   return checkAuth;
 }
 
@@ -32,26 +28,19 @@ const PATH_VARIABLES = [
 ];
 
 /**
- * What the ES module twin (dist/index.mjs) exports as `checkAuth`. A named export of an ES module is bound when the
- * module is imported, whichever names the importer takes, so the check runs at import: as soon as the environment
- * configures a path, a configuration that cannot work fails the import, and Cube's start. An environment that
- * configures no path (`import { createCheckAuth }` with explicit options) fails nothing at import; the hook then
- * refuses every request (see {@link environmentInstance}).
+ * The ES module twin's `checkAuth`, bound at import: a configured path is checked then (a bad one fails the import and
+ * Cube's start); with no path configured nothing fails, and the hook refuses every request.
  */
 export function checkAuthForImport(): CheckAuth {
   return PATH_VARIABLES.some((name) => readEnv(process.env, name) !== undefined) ? validatedCheckAuth() : checkAuth;
 }
 
-/**
- * The instance for a call. Made already when the hook was taken from the package root; made here after `close()`
- * (from the environment as it is then) and for an ES module import whose environment configured no path. A
- * configuration that cannot work is then printed once to the Cube log and every request refused with a 403.
- */
+/** The instance for a call, made anew after `close()`; a configuration that cannot work is logged once and refused. */
 function environmentInstance(): CheckAuth {
   if (fromEnv) return fromEnv;
   if (!fromEnvError) {
     try {
-      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), ENV_NAMES, undefined, true);
+      fromEnv = createNamedCheckAuth(optionsFromEnv(process.env), { names: ENV_NAMES, metrics: true });
       return fromEnv;
     } catch (error) {
       const message = faultMessage(error);
@@ -97,10 +86,7 @@ const instanceCubeOptions = Object.fromEntries(
   CUBE_OPTION_NAMES.map((name) => [name, { get: () => environmentInstance()[name] }]),
 );
 
-/**
- * The ready-made hook itself: one function for the life of the process, whose instance `close()` releases and the
- * next call makes again. Taken from the package root through {@link validatedCheckAuth}.
- */
+/** The ready-made hook: one function for the process's life, whose instance `close()` releases and a call remakes. */
 const checkAuth: CheckAuth = Object.defineProperties(
   Object.assign(
     // Not an async function: it would wrap the instance's promise in one more, which costs every request two turns.
@@ -148,11 +134,8 @@ function contextOption<N extends Exclude<keyof CubeOptions, 'tenantFilter'>>(nam
 }
 
 /**
- * The Cube options the package root exports, configured from the environment as the ready-made `checkAuth` is. Plain
- * functions, read when Cube calls them: an ES module binds every named export at import, and one that configures no
- * authorization must still import `createCheckAuth`. `tenantFilter` runs while `cube.js` loads, so a configuration that
- * gives it no tenant throws its `DualAuthConfigError` there and Cube stops; the context functions run per request,
- * where such a configuration is a 403 (`ERR_CONFIG_INVALID`), printed once to the Cube log.
+ * The root's Cube options from the environment, read when Cube calls them. `tenantFilter` runs while cube.js loads, so
+ * a configuration without a tenant stops Cube; the context functions answer such a one with a 403, logged once.
  */
 export const readyMadeCubeOptions: CubeOptions = {
   contextToGroups: (context) => contextOption('contextToGroups')(context),
@@ -161,11 +144,7 @@ export const readyMadeCubeOptions: CubeOptions = {
   tenantFilter: (members) => validatedCheckAuth().tenantFilter(members),
 };
 
-/**
- * The SQL API's login the package root exports, configured from the environment as the ready-made `checkAuth` is:
- * the instance in force answers. A configuration that cannot work refuses every login, as it refuses every request,
- * and is printed once to the Cube log.
- */
+/** The root's SQL API login from the environment: a configuration that cannot work refuses every login, logged once. */
 export const readyMadeSqlAuth: SqlAuth = {
   checkSqlAuth(req, user, password) {
     try {

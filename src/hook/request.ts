@@ -16,10 +16,7 @@ function first(value: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * @param lowerCased true for a Node request (Express's too), whose header names Node has lower-cased: there is no
- *   other casing to look for, and a request that lacks the header (most key-set requests) walks no names.
- */
+/** @param lowerCased true for a Node request, whose header names Node lower-cased: no other casing to look for */
 function fromPlainHeaders(headers: HeaderBag, lowerName: string, lowerCased: boolean): unknown {
   if (Object.hasOwn(headers, lowerName)) return headers[lowerName];
   if (lowerCased) return undefined;
@@ -36,10 +33,7 @@ export function readHeader(req: unknown, lowerName: string): string | undefined 
   return first(readHeaderValues(req, lowerName));
 }
 
-/**
- * A request header as the request holds it: a string, or an array of strings when it came more than once (an
- * array of one counts as its value); undefined when absent or unreadable. Never throws whatever `req` is.
- */
+/** A request header as held: a string, or an array when repeated (one element counts as its value); never throws. */
 function readHeaderValues(req: unknown, lowerName: string): string | readonly string[] | undefined {
   if (typeof req !== 'object' || req === null) return undefined;
   try {
@@ -65,10 +59,7 @@ function readHeaderValues(req: unknown, lowerName: string): string | readonly st
   return undefined;
 }
 
-/**
- * The token: the `auth` argument when Cube passes one, else the `Authorization` header, else
- * `X-Cube-Authorization`. A `Bearer ` prefix (any case) is removed. Empty means none.
- */
+/** The token: `auth` when Cube passes one, else `Authorization`, else `X-Cube-Authorization`; `Bearer ` removed. */
 export function extractToken(req: unknown, auth: unknown): string | undefined {
   const given = typeof auth === 'string' ? trim(auth) : '';
   const raw = given !== '' ? given : (readHeader(req, 'authorization') ?? readHeader(req, 'x-cube-authorization'));
@@ -77,10 +68,7 @@ export function extractToken(req: unknown, auth: unknown): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/**
- * Trimmed text without its `Bearer` scheme (any case, and the blanks after it; `Bearer` alone leaves nothing): the
- * token as the hook reads it, and as the CLI reads one it is given.
- */
+/** Trimmed text without its `Bearer` scheme (any case): the token as the hook and the CLI read it. */
 export function withoutBearer(text: string): string {
   // A JWS starts with "ey" (the encoded "{"): the prefix is looked for only when the text starts with a "b".
   return (text.charCodeAt(0) | 0x20) === 0x62 ? text.replace(BEARER, '').trim() : text;
@@ -91,7 +79,7 @@ function isVisibleAscii(code: number): boolean {
   return code > 0x20 && code < 0x7f;
 }
 
-/** `text` without surrounding white space. A token, visible ASCII at both ends, is returned without a call to `trim`. */
+/** `text` without surrounding white space; a token (visible ASCII at both ends) without a call to `trim`. */
 function trim(text: string): string {
   return isVisibleAscii(text.charCodeAt(0)) && isVisibleAscii(text.charCodeAt(text.length - 1)) ? text : text.trim();
 }
@@ -103,10 +91,8 @@ export interface PathChoice {
 }
 
 /**
- * Chooses the path from the `Request-Origin` header: the shared-secret path only when the request carries exactly
- * one value and it equals `origin` (lower-case; compared ignoring case and surrounding space); the key-set path
- * otherwise. Several values, as an array or in Node's comma-joined form, never select the shared-secret path:
- * the two forms of the same request must not disagree. The answers are made once.
+ * Chooses the path from `Request-Origin`: shared-secret only for exactly one value equal to `origin` (any case and
+ * surrounding space); several values, as an array or comma-joined, never (docs/security.md, "One request, one path").
  */
 export function pathChooser(origin: string): (req: unknown) => PathChoice {
   const keySet = 'the key-set path (identity provider tokens)';

@@ -14,7 +14,6 @@
  * docs/cube-lines.md, "The SQL API's re-authentication", names the lines of Cube's source.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
@@ -22,6 +21,7 @@ import { emit, type SqlLoginKind } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
 import { LiveLogins, type LoginRecord, type MissingLogin } from './live-logins';
+import { reportOutcome, reportStart } from './outcome-report';
 import type { SecurityContext } from './security-context';
 import { looksLikeSqlKey, SqlKeys, type SqlKeyLogin } from './sql-key';
 
@@ -162,30 +162,18 @@ export function sqlAuthOf(
   }
 
   function tokenLogin(user: string, token: string): Promise<SqlLogin> {
-    const started = onEvent ? performance.now() : 0;
+    const started = reportStart(onEvent);
     // Reported as checkAuth reports a request: the same events, on the key-set path.
     const settle = (outcome: Outcome): Promise<SqlLogin> => {
-      const { kid, provider } = outcome;
-      const issuer = provider?.issuer;
-      const about = {
-        path: 'key-set',
-        ...(kid !== undefined && { kid: quotedText(kid) }),
-        ...(issuer !== undefined && { issuer }),
-      } as const;
+      const about = { path: 'key-set', kid: outcome.kid, issuer: outcome.provider?.issuer } as const;
       const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
       if (refusal !== undefined) {
         reported('token', refusal);
-        emit(onEvent, {
-          type: 'rejected',
-          code: refusal.code,
-          message: refusal.detail,
-          ...about,
-          durationMs: performance.now() - started,
-        });
+        reportOutcome(onEvent, started, { accepted: false, error: refusal, ...about });
         return refuse(refusal);
       }
       reported('token');
-      emit(onEvent, { type: 'accepted', cached: false, ...about, durationMs: performance.now() - started });
+      reportOutcome(onEvent, started, { accepted: true, cached: false, ...about });
       const { context, payload } = outcome as Extract<Outcome, { accepted: true }>;
       const securityContext = forSql(context, namespaces);
       liveLogins.remember(loginRecord(user, securityContext, payload));

@@ -6,10 +6,7 @@ interface Entry {
   /** The verified token: an entry answers for exactly this text. */
   readonly token: string;
   readonly path: AuthPath;
-  /**
-   * A private copy of the security context; undefined for a payload not asked for since it was verified, which the
-   * token itself holds: most tokens are seen once, and keeping nothing else makes them cost nothing more.
-   */
+  /** A private copy of the context; undefined until asked for, since most tokens are seen once and the token has it. */
   context: Record<string, unknown> | undefined;
   /** With no context kept yet: the claim of the payload that is the security context, if not the whole payload. */
   readonly claim: string | undefined;
@@ -34,7 +31,7 @@ type Remembered = Pick<Verified, 'refusedFrom'> &
 
 type Container = Record<string, unknown> | unknown[];
 
-/** A new empty container like `value` (array, or plain object with the same prototype), or undefined when `value` is shared as it is. */
+/** A new empty container like `value` (array, or object of its prototype); undefined when `value` is shared as is. */
 function emptyLike(value: unknown): Container | undefined {
   if (Array.isArray(value)) return new Array<unknown>(value.length);
   if (typeof value !== 'object' || value === null) return undefined;
@@ -51,10 +48,8 @@ function define(target: Container, key: string, value: unknown): void {
 }
 
 /**
- * A private copy of a security context, indistinguishable from the original for every JSON value: arrays and plain
- * objects (null-prototype ones too) are copied member by member in order, own `"__proto__"` keys included; anything
- * else a `securityContext` function put there (a Date, a class instance) is shared. Iterative, so a payload nested
- * thousands of levels deep (a token may be 16 KiB) is copied, not a stack overflow.
+ * A private copy of a security context, indistinguishable from the original for every JSON value (own `"__proto__"`
+ * keys, null prototypes); anything else is shared. Iterative, so deep nesting cannot overflow the stack.
  */
 function copy<T>(value: T): T {
   const top = emptyLike(value);
@@ -79,10 +74,8 @@ function payloadContext(token: string, claim: string | undefined): Record<string
 }
 
 /**
- * The number a token is filed under: its length and the end of its signature, where verified tokens differ at
- * random. Each request brings its token as a new string, which a map keyed by the token would hash whole, hundreds
- * of characters, on every lookup. Two tokens may share a number: an entry answers only for its own token, and the
- * newer of two replaces the older.
+ * The number a token is filed under: its length and the end of its signature, so no lookup hashes a whole new string.
+ * Two tokens may share one: an entry answers only for its own token, and the newer replaces the older.
  */
 function fingerprint(token: string): number {
   let hash = token.length;
@@ -93,13 +86,9 @@ function fingerprint(token: string): number {
 }
 
 /**
- * Verified tokens, matched by the whole token string (signature included), the least recently used dropped first.
- * An entry answers only on the path that verified it and only until the earliest of: the token's `exp` (plus the
- * clock tolerance the verification allowed), its maximum age by `iat`, and the cache's own maximum age.
- *
- * Two generations of half the size each, as in quick-lru: a hit in the older one moves the entry to the newer one,
- * and a full newer generation replaces the older one whole. Evicting one entry at a time from a single `Map` instead
- * would make every insertion under churn walk the holes that earlier evictions left at its front.
+ * Verified tokens by the whole token string, answering only on the path that verified them and until the earliest of
+ * `exp`, the maximum age and the cache's own; least recently used dropped first, in two generations as quick-lru
+ * (docs/performance.md, "The verified-token cache").
  */
 export class TokenCache {
   private current = new Map<number, Entry>();
@@ -141,10 +130,8 @@ export class TokenCache {
   }
 
   /**
-   * Remembers a verified token until `verified.refusedFrom`, the epoch ms at which verification itself would start
-   * refusing it (Infinity when never), or the cache's maximum age from `now`, whichever comes first.
-   * @param shaped the security context when a `securityContext` function made it (a copy is kept); without it, the
-   *   context is the token's payload, or its `verified.claimsNamespace` claim
+   * Remembers a verified token until `verified.refusedFrom` or the cache's maximum age from `now`, whichever is first.
+   * @param shaped the context a `securityContext` function made (a copy is kept); else the payload or its namespace
    */
   set(token: string, path: AuthPath, verified: Remembered, now: number, shaped?: Record<string, unknown>): void {
     const validUntil = Math.min(verified.refusedFrom, now + this.maxAgeMs);
@@ -162,10 +149,7 @@ export class TokenCache {
     });
   }
 
-  /**
-   * Forgets tokens verified by a key the key set no longer has (rotation), judged by the key itself: a key replaced
-   * under the same `kid` takes the tokens it verified with it.
-   */
+  /** Forgets tokens verified by a key the key set no longer has, judged by the key, not its `kid` (rotation). */
   forgetKeysOtherThan(thumbprints: ReadonlySet<string>): void {
     for (const generation of [this.current, this.previous]) {
       for (const [number, entry] of generation)

@@ -14,9 +14,8 @@ export interface TokenHeader {
 }
 
 /**
- * A compact JWS split, its header decoded and its encoding vetted, its signature not yet checked. The header routes
- * the token (path, `kid`, algorithm). The payload is decoded on first use: jsonwebtoken decodes it as it verifies
- * `raw`, and its result is what an accepted token carries; refusals and reports decode it here.
+ * A compact JWS split, its header decoded and its encoding vetted, its signature not yet checked. The payload is
+ * decoded on first use: jsonwebtoken decodes it as it verifies `raw`, and refusals and reports decode it here.
  */
 export class DecodedToken {
   private parsed: Record<string, unknown> | undefined;
@@ -55,11 +54,7 @@ export class DecodedToken {
     }
   }
 
-  /**
-   * Why the token is malformed, when it is: what decoding checks only cheaply on the way in (the whole base64url
-   * alphabet of payload and signature, which jsonwebtoken enforces too, and JSON that starts like an object)
-   * is checked in full here, so a refusal names the first fault of the token rather than the symptom.
-   */
+  /** Why the token is malformed, checked in full, so a refusal names the token's first fault, not a symptom. */
   malformation(): DualAuthError | undefined {
     const segments = this.raw.split('.');
     const names = ['header', 'payload', 'signature'] as const;
@@ -75,11 +70,7 @@ export class DecodedToken {
   }
 }
 
-/**
- * Decoded headers by their encoded form, shared by every hook in the process: a header's decoding depends on its text
- * alone, and an issuer sends the same few headers, so each is parsed once. The first few are kept, so a stream of
- * made-up headers cannot make it grow.
- */
+/** Decoded headers by their text, shared by every hook: an issuer sends few; only the first few are kept. */
 const headerCache = new Map<string, TokenHeader>();
 const HEADER_CACHE_SIZE = 64;
 
@@ -101,10 +92,8 @@ function base64urlValue(text: string, index: number): number {
 }
 
 /**
- * One token, one encoding (RFC 7515 2, RFC 7519 7.2): Node's decoder also takes `+`, `/`, `=`, white space and
- * non-zero spare bits, so two texts could stand for one token. A segment is canonical when it uses the base64url
- * alphabet only, has no impossible length, and its last character leaves the spare bits at zero. Checked on the
- * text, without decoding: the signature segment is never decoded here (jsonwebtoken does that).
+ * One token, one encoding (RFC 7515 2, RFC 7519 7.2; docs/security.md): Node's decoder also takes `+`, `/`, `=`,
+ * white space and spare bits. Checked on the text, without decoding; the signature is jsonwebtoken's to decode.
  */
 function isCanonicalBase64url(part: string): boolean {
   return BASE64URL.test(part) && hasCanonicalEnd(part);
@@ -134,10 +123,7 @@ function notAnObject(path?: AuthPath): DualAuthError {
   );
 }
 
-/**
- * True when the length of a base64url segment (`text` from `start` up to `end`, so a token's segments need no copy)
- * is possible and its last character leaves the spare bits at zero.
- */
+/** True when the length of the base64url segment from `start` to `end` is possible and leaves the spare bits 0. */
 function hasCanonicalEnd(text: string, start = 0, end = text.length): boolean {
   const tail = (end - start) % 4;
   if (tail === 0) return true;
@@ -147,10 +133,8 @@ function hasCanonicalEnd(text: string, start = 0, end = text.length): boolean {
 }
 
 /**
- * A payload whose bytes are all ASCII, hence UTF-8, recognised in the token's text, without a copy and without
- * decoding it: matched from the payload's first character (sticky) to the dot that ends it. Each group of four
- * characters carries three bytes, and a byte's top bit is one bit of one character: bit 5 of the first, bit 3 of
- * the second, bit 1 of the third. A trailing group of two or three characters carries one or two bytes.
+ * A payload of ASCII bytes only, recognised in the token's text without a copy or a decode: a byte's top bit is bit
+ * 5, 3 or 1 of the first, second or third character of each group of four.
  */
 const ASCII_PAYLOAD = (() => {
   const where = (clear: number): string =>
@@ -168,7 +152,7 @@ function isAsciiPayload(token: string, start: number): boolean {
   return ASCII_PAYLOAD.test(token);
 }
 
-/** True when the base64url text at `start` of `text` starts with the byte `{` (its first character and the top two bits of its second). */
+/** True when the base64url text at `start` opens with the byte `{` (its first character, two bits of the next). */
 function opensWithBrace(text: string, start: number): boolean {
   return text.charCodeAt(start) === 0x65 && base64urlValue(text, start + 1) >= 0x30;
 }
@@ -182,19 +166,12 @@ function opensAnObject(bytes: Buffer): boolean {
   return false;
 }
 
-/**
- * A member of a token's header or payload, read as an own property only: `"__proto__"`, `"constructor"` or a
- * name someone added to `Object.prototype` must never answer with something the token does not carry.
- */
+/** A member of a token's header or payload as an own property only, never one of `Object.prototype`. */
 export function own(record: Readonly<Record<string, unknown>>, name: string): unknown {
   return ownValue(record, name, record[name]);
 }
 
-/**
- * {@link own} for a reader that has read `value` as `record[name]` itself, by name at its own site: V8 reads such a
- * member as a field of the record's shape, where the one keyed read in `own`, shared by every name and record,
- * searches a global table. For claims read on every request.
- */
+/** {@link own} for a reader that read `record[name]` itself, which V8 reads as a field of the shape: faster. */
 export function ownValue(record: Readonly<Record<string, unknown>>, name: string, value: unknown): unknown {
   // Asked only when there is an answer: most names asked for are present, or absent from the prototype too.
   return value !== undefined && Object.hasOwn(record, name) ? value : undefined;
@@ -227,10 +204,8 @@ function headerOf(token: string, length: number, path?: AuthPath): TokenHeader {
 }
 
 /**
- * Splits a compact JWS and decodes its header, with what jsonwebtoken does not check: a length limit, canonical
- * base64url (the alphabet of the signature is also jsonwebtoken's, so here only its end is checked), UTF-8, a
- * payload that is a JSON object, no `alg: none`, no `crit`. The payload is not decoded when its text shows that it
- * is ASCII and opens an object, as almost every payload does: jsonwebtoken decodes it once more anyway.
+ * Splits a compact JWS and decodes its header, with the checks of docs/security.md step 3. A payload whose text shows
+ * ASCII opening an object is not decoded here: jsonwebtoken decodes it anyway.
  */
 export function decodeToken(token: string, path?: AuthPath): DecodedToken {
   if (token.length > MAX_TOKEN_LENGTH) throw malformed(`longer than ${MAX_TOKEN_LENGTH} characters`, path);

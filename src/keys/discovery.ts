@@ -79,7 +79,10 @@ export async function discover(issuer: string, fetch: FetchDocumentOptions): Pro
   return { jwksUri: jwksUri as string, documentUrl, maxAgeMs: answer.maxAgeMs };
 }
 
-/** How long a discovered JWKS URL is used, and how long past that it serves while discovery fails: the key store's own rules. */
+/**
+ * How long a discovered JWKS URL is used, and how long past that it serves while discovery fails: the key store's own
+ * rules.
+ */
 interface DiscoveryOptions {
   readonly maxAgeMs: number;
   readonly staleIfErrorMs: number;

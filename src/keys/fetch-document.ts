@@ -31,12 +31,9 @@ export class HttpStatus {
 }
 
 /**
- * GETs a JSON document of the identity provider (its JWKS or its discovery document). jwks-rsa's own request has
- * only a socket-idle timeout and no size limit, so an IdP that trickles bytes or answers with a huge body could hold
- * a request forever; this one cannot. Every failure is a `JwksFailure` worded by `wording`: unreachable, timed out,
- * or an unusable answer; a non-2xx status is returned as {@link HttpStatus} without reading the body. Redirects are
- * not followed. Goes through the proxy the environment names (the package's one client, src/http/), as Cube's own
- * JWKS fetcher does.
+ * GETs an identity provider's JSON document (JWKS or discovery) with a deadline and a size limit, which jwks-rsa's
+ * own request lacks (docs/failure-modes.md); no redirects, through the environment's proxy. A failure is a
+ * `JwksFailure` worded by `wording`; a non-2xx status is returned as {@link HttpStatus}, its body unread.
  */
 export async function fetchDocument(
   address: string,

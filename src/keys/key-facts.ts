@@ -1,8 +1,4 @@
-/**
- * What is known of a key beyond its `KeyObject` (the key store hands out `KeyObject`s only): what its key set said
- * of it, kept beside it, and the one rule for whether it may verify tokens of an algorithm, which every layer asks
- * (loading a key set, and each verification before jsonwebtoken is called).
- */
+/** What a key's JWK said, kept beside its `KeyObject`, and the one rule for whether it may verify an algorithm. */
 import { createHash, type KeyObject } from 'node:crypto';
 import { algorithmFacts, type Algorithm, type AlgorithmFacts } from '../algorithms';
 
@@ -18,10 +14,7 @@ interface Recorded extends KeyFacts {
 
 const recorded = new WeakMap<KeyObject, Recorded>();
 
-/**
- * Records what the JWK of `key` said, `alg` being its `alg` member; called once per key when its key set is loaded,
- * before the key is judged by {@link keyMisfit} (whose verdicts are kept).
- */
+/** Records what the JWK of `key` said (`alg` its `alg`), once per key when its key set is loaded. */
 export function recordKeyFacts(key: KeyObject, alg: string | undefined): void {
   const thumbprint = createHash('sha256')
     .update(key.export({ type: 'spki', format: 'der' }))
@@ -36,20 +29,19 @@ export function keyFactsOf(key: KeyObject): KeyFacts | undefined {
 
 /** Why a key may not verify tokens of an algorithm. */
 export type KeyMisfit =
-  /** Its type, curve, size or RSA-PSS parameters do not fit the algorithm, or the package never verifies that algorithm. */
+  /** Its type, curve, size or RSA-PSS parameters do not fit the algorithm, or the algorithm is never verified. */
   | { readonly kind: 'unfit' }
   /** Its JWK names another algorithm, the only one it verifies. */
   | { readonly kind: 'bound'; readonly alg: string };
 
 const UNFIT: KeyMisfit = { kind: 'unfit' };
 
-/** Verdicts by key and algorithm: every verification asks, and reading a key's details crosses into C++ and allocates. */
+/** Verdicts by key and algorithm: reading a key's details crosses into C++ and allocates, on every verification. */
 const verdicts = new WeakMap<KeyObject, Partial<Record<Algorithm, KeyMisfit | null>>>();
 
 /**
- * Whether `key` may verify tokens of `alg`: undefined when it may, else why not. The key must be of the type (and
- * curve, size and RSA-PSS parameters) that the algorithm requires, and a key whose JWK names an algorithm verifies
- * that one only. Never looser than jsonwebtoken's own check of the key, which would otherwise throw a plain `Error`.
+ * Whether `key` may verify tokens of `alg`: undefined when it may, else why not (type, curve, size, RSA-PSS
+ * parameters; a JWK's own `alg`). Never looser than jsonwebtoken's check, which would throw a plain `Error`.
  */
 export function keyMisfit(key: KeyObject, alg: string): KeyMisfit | undefined {
   const facts = algorithmFacts(alg);

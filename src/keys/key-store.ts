@@ -14,39 +14,19 @@ import {
 import { fetchJwks } from './fetch-jwks';
 import { usableKeys, type UsableKeySet } from './usable-keys';
 
-/**
- * How the key store talks to the identity provider's JWKS URL. Every duration is in milliseconds; the hook fills them
- * from its options (`jwksCooldownMs`, `jwksMaxAgeMs`... in config/options.ts) with `keyStoreOptions` (keys/index.ts).
- */
+/** How the key store talks to the JWKS URL; durations in ms, from the hook's `jwks…` options (config/options.ts). */
 export interface KeyStoreOptions {
-  /**
-   * The JWKS URL, already validated as http(s); or, for an issuer configured without one, the issuer to discover it
-   * from (see discovery.ts): the discovered URL is kept and asked again under the same rules as the keys.
-   */
+  /** The JWKS URL (http(s)); or, for an issuer configured without one, the issuer to discover it from. */
   jwksUri: string | { readonly discoverFrom: string };
   /** The issuer whose keys these are, when one is configured: events and diagnostics name it. */
   issuer?: string;
-  /**
-   * Algorithms the key-set path accepts (RS256/384/512, PS256/384/512, ES256/384/512). Keys that can
-   * verify none of them are skipped, and so is a key whose JWK `alg` is not one of them.
-   */
+  /** Algorithms the key-set path accepts; a key fit for none of them, or whose JWK `alg` is another, is skipped. */
   algorithms: readonly string[];
-  /**
-   * Minimum time between two fetches, counted from the end of the previous one, successful or not. A token
-   * with an unknown `kid` triggers a refetch only once this has passed; until then it is refused at once.
-   * Also how long a failed fetch holds off the next attempt, so a down IdP is not hammered.
-   */
+  /** `jwksCooldownMs`: least time between fetches, so an unknown `kid` or a down IdP costs one fetch per period. */
   cooldownMs: number;
-  /**
-   * Age after which the key set is refreshed. The refresh is lazy: the first request that needs a key
-   * after this age starts it, and is still answered from the current set meanwhile. A JWKS answer whose
-   * `Cache-Control: max-age` is shorter is refreshed after that instead, but never sooner than `cooldownMs`.
-   */
+  /** `jwksMaxAgeMs`: age that starts a lazy refresh (sooner by the answer's `max-age`, never under the cooldown). */
   maxAgeMs: number;
-  /**
-   * How long past `maxAgeMs` the last good key set keeps serving known keys while refreshes fail (RFC 5861
-   * stale-if-error). After that, requests are refused with the cause of the outage.
-   */
+  /** `jwksStaleIfErrorMs`: how long past the max age the last good set serves while refreshes fail (RFC 5861). */
   staleIfErrorMs: number;
   /** Deadline for a whole fetch (connect, headers and body; discovery included), not just socket idle time. */
   timeoutMs: number;
@@ -54,10 +34,7 @@ export interface KeyStoreOptions {
   maxResponseBytes: number;
   /** Receives `jwks-refreshed` and `jwks-refresh-failed` events. Optional. */
   onEvent?: AuthEventListener;
-  /**
-   * Monotonic milliseconds, read for every deadline (cooldown, max age, stale-if-error) and for the durations
-   * in events. Tests pass a fake one to move time without waiting. Default `() => performance.now()`.
-   */
+  /** Monotonic ms for every deadline and duration; tests pass a fake one. Default `() => performance.now()`. */
   clock?: () => number;
 }
 
@@ -69,10 +46,7 @@ interface KeyStoreState {
   readonly issuer: string | undefined;
   /** How the JWKS URL was discovered, when it is. */
   readonly discovery: DiscoveryState | undefined;
-  /**
-   * `empty`: never loaded; `fresh`: younger than `maxAgeMs`; `stale`: older, still serving known keys while it
-   * is being refreshed or refreshes fail; `expired`: older than `maxAgeMs + staleIfErrorMs`, no longer served.
-   */
+  /** `empty`, `fresh` (under the max age), `stale` (still served) or `expired` (past max age plus stale-if-error). */
   readonly status: 'empty' | 'fresh' | 'stale' | 'expired';
   readonly kids: readonly string[];
   /** Keys of the last good answer that were skipped as unusable. */
@@ -87,9 +61,8 @@ interface KeyStoreState {
 }
 
 /**
- * The identity provider's signing keys, by `kid`, as `KeyObject`s. One fetch at a time (concurrent needs
- * share it), unknown kids refetch at most once per cooldown, and the last good set outlives outages for
- * a bounded time. Deadlines use a monotonic clock (`clock`), so a wall-clock jump neither expires nor revives keys.
+ * The identity provider's signing keys by `kid`, as `KeyObject`s: one fetch at a time, unknown kids refetch at most
+ * once per cooldown, the last good set outlives outages for a while (docs/failure-modes.md); a monotonic clock.
  */
 export class KeyStore {
   private readonly options: KeyStoreOptions;
@@ -130,10 +103,8 @@ export class KeyStore {
   }
 
   /**
-   * The key for `kid`. Returned synchronously whenever it can be served without waiting (a fresh set, or a
-   * stale one being refreshed behind the request); otherwise a Promise that settles within `timeoutMs`.
-   * Fails with a {@link DualAuthError}: `ERR_KID_UNKNOWN`, or `ERR_JWKS_UNREACHABLE` / `ERR_JWKS_TIMEOUT` /
-   * `ERR_JWKS_INVALID` when no key set can be served.
+   * The key for `kid`: synchronously when it can be served without waiting, else a Promise settled within `timeoutMs`.
+   * Fails with a {@link DualAuthError}: `ERR_KID_UNKNOWN`, or an `ERR_JWKS_…` code when no key set can be served.
    */
   getKey(kid: string): KeyObject | Promise<KeyObject> {
     // Hot path: one map lookup and one clock read.

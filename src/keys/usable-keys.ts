@@ -5,7 +5,10 @@ import type { JwksDocument } from './fetch-jwks';
 /** The signing keys of one JWKS answer that can verify tokens of the allowed algorithms, by `kid`. */
 export interface UsableKeySet {
   readonly keys: ReadonlyMap<string, KeyObject>;
-  /** Keys of the answer left out: not for signatures, no `kid`, malformed, private, unfit for the allowed algorithms, or a repeated `kid`. */
+  /**
+   * Keys of the answer left out: not for signatures, no `kid`, malformed, private, unfit for the allowed algorithms, or
+   * a repeated `kid`.
+   */
   readonly skipped: number;
 }
 
@@ -47,7 +50,8 @@ async function parseSigningKeys(document: JwksDocument, jwksUri: string): Promis
   const keys = document.keys
     .filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null)
     .filter(forVerifying);
-  // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads it (docs/performance.md).
+  // Loaded on the first key set, not with the package: a Cube process that never sees a JWKS never loads it
+  // (docs/performance.md).
   const { JwksClient } = await import('jwks-rsa');
   const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, fetcher: () => Promise.resolve({ keys }) });
   try {

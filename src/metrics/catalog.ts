@@ -8,7 +8,7 @@
 /** The Prometheus text exposition format, as prom-client writes it. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export type MetricKind = 'counter' | 'histogram' | 'gauge';
+type MetricKind = 'counter' | 'histogram' | 'gauge';
 
 export interface MetricSpec {
   /** The Prometheus name; OpenTelemetry's drops a counter's `_total`, which its Prometheus exporters add back. */
@@ -20,7 +20,10 @@ export interface MetricSpec {
   readonly buckets?: readonly number[];
 }
 
-/** A verification from the cache takes microseconds, one against a fresh key set under a millisecond; a wait for keys, seconds. */
+/**
+ * A verification from the cache takes microseconds, one against a fresh key set under a millisecond; a wait for keys,
+ * seconds.
+ */
 const VERIFICATION_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
@@ -31,7 +34,9 @@ export const METRICS = {
   requests: {
     name: 'cube_dual_auth_requests_total',
     kind: 'counter',
-    help: 'Requests the hook answered, by path (shared-secret, key-set, or none without a token) and outcome (accepted, refused).',
+    help:
+      'Requests the hook answered, by path (shared-secret, key-set, or none without a token) and outcome ' +
+      '(accepted, refused).',
     labels: ['path', 'outcome'],
   },
   refusals: {
@@ -69,7 +74,9 @@ export const METRICS = {
   keySetAge: {
     name: 'cube_dual_auth_key_set_age_seconds',
     kind: 'gauge',
-    help: "Seconds since the identity provider's key set was last fetched successfully, by issuer; absent before the first success.",
+    help:
+      "Seconds since the identity provider's key set was last fetched successfully, by issuer; absent " +
+      'before the first success.',
     labels: ['issuer'],
   },
   keySetKeys: {
@@ -81,7 +88,9 @@ export const METRICS = {
   keySetServingStale: {
     name: 'cube_dual_auth_key_set_serving_stale',
     kind: 'gauge',
-    help: "1 while the identity provider's last fetch failed and its last good key set still serves, else 0, by issuer.",
+    help:
+      "1 while the identity provider's last fetch failed and its last good key set still serves, else 0, " +
+      'by issuer.',
     labels: ['issuer'],
   },
   discoveryFetches: {

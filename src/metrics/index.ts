@@ -1,8 +1,7 @@
 /**
- * The hook's metrics: off unless `metricsPort` or `metrics` is set, and then prom-client (and OpenTelemetry's API,
- * when installed) are loaded; with metrics off nothing here is loaded past this file, and no listener is installed.
+ * The hook's metrics: off unless `metricsPort` or `metrics` is set, and then OpenTelemetry's API (when installed) is
+ * loaded; with metrics off nothing here is loaded past this file, and no listener is installed.
  */
-import type { Registry } from 'prom-client';
 import type { ResolvedOptions } from '../config/options';
 import type { AuthEventListener } from '../events';
 import { PROMETHEUS_CONTENT_TYPE, type GaugeName, type Sink } from './catalog';
@@ -85,16 +84,11 @@ export function hookMetrics(options: ResolvedOptions, clock: () => number = mono
 
 /**
  * The metrics of every hook in this process with metrics on, to serve yourself (from your own server or `initApp`):
- * `res.type(metrics.contentType).send(await metrics.text())`, or merge `metrics.registry` into your prom-client
- * registry. Reading `text` or `registry` loads prom-client.
+ * `res.type(metrics.contentType).send(await metrics.text())`.
  */
 export const metrics = {
   /** The Content-Type of {@link metrics.text}: the Prometheus text exposition format. */
   contentType: PROMETHEUS_CONTENT_TYPE,
   /** The metrics in the Prometheus text exposition format. */
   text: (): Promise<string> => sinks().prometheus.registry.metrics(),
-  /** The prom-client registry holding them (the package's own, not prom-client's global one). */
-  get registry(): Registry {
-    return sinks().prometheus.registry;
-  },
 };

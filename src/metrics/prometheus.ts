@@ -1,142 +1,100 @@
 /**
- * The Prometheus side: prom-client's registry (the package's own, not prom-client's global one, which an application
- * may fill with its own metrics and serve itself) and its text format. Loaded only when metrics are on.
- *
- * A request records into plain numbers held here, and prom-client reads them when scraped: its own `inc` and
- * `observe` check and hash the labels on every call, which with metrics on took the repeated-token benchmark past its
- * limit (docs/performance.md, "Metrics on and off"). Counters are prom-client's, brought up
- * to date in their `collect`; histograms are collectors of the shape prom-client's registry reads (`get()`), since
- * prom-client has no way to set a histogram's buckets.
+ * The Prometheus side: each series holds plain numbers, bound once per label set, and a scrape writes them in
+ * Prometheus' text exposition format. Why not prom-client's own Counter and Histogram: docs/performance.md, "Metrics
+ * on and off".
  */
-import type { Counter, Registry } from 'prom-client';
-import {
-  METRICS,
-  type GaugeName,
-  type GaugeSource,
-  type MetricName,
-  type MetricSpec,
-  type RecordedName,
-  type Sink,
-} from './catalog';
+import { METRICS, type GaugeName, type GaugeSource, type MetricName, type MetricSpec, type Sink } from './catalog';
 
 export interface PrometheusSink extends Sink {
-  readonly registry: Registry;
+  /** The package's own registry of every series (nothing global): `metrics()` is their text. */
+  readonly registry: { metrics(): Promise<string> };
 }
 
-/** One counter series: what requests added, and what prom-client has been told of it. */
-interface CounterSeries {
+/**
+ * One series: its labels' values, and a counter's value or a histogram's per-bucket counts (the last past every bound).
+ */
+interface Series {
   readonly labels: readonly string[];
   value: number;
-  told: number;
-}
-
-/** One histogram series: a count per bucket (not cumulative; the last is past every bound), the sum and the count. */
-interface HistogramSeries {
-  readonly labels: readonly string[];
   readonly counts: Float64Array;
   sum: number;
-  count: number;
 }
 
-type Labelled = Record<string, string | number>;
+const escape = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 
-const labelsOf = (spec: MetricSpec, values: readonly string[]): Labelled =>
-  Object.fromEntries(spec.labels.map((name, i) => [name, values[i] as string]));
+const numberText = (value: number): string =>
+  Number.isNaN(value) ? 'Nan' : Number.isFinite(value) ? `${value}` : value < 0 ? '-Inf' : '+Inf';
 
-/** A histogram as prom-client's registry reads a metric: its name, help and type, and `get()` for the samples. */
-function histogramCollector(spec: MetricSpec, series: readonly HistogramSeries[]) {
+function labelText(names: readonly string[], values: readonly (string | number)[]): string {
+  const pairs = names.map((name, i) => `${name}="${escape(String(values[i])).replace(/"/g, '\\"')}"`);
+  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
+}
+
+function histogramLines(spec: MetricSpec, { labels, counts, sum, value }: Series): string[] {
   const bounds = spec.buckets ?? [];
-  return {
-    name: spec.name,
-    help: spec.help,
-    type: 'histogram',
-    aggregator: 'sum',
-    get() {
-      const values = series.flatMap(({ labels, counts, sum, count }) => {
-        const named = labelsOf(spec, labels);
-        let below = 0;
-        const buckets = bounds.map((le, i) => {
-          below += counts[i] as number;
-          return { metricName: `${spec.name}_bucket`, labels: { ...named, le }, value: below };
-        });
-        return [
-          ...buckets,
-          { metricName: `${spec.name}_bucket`, labels: { ...named, le: '+Inf' }, value: count },
-          { metricName: `${spec.name}_sum`, labels: named, value: sum },
-          { metricName: `${spec.name}_count`, labels: named, value: count },
-        ];
-      });
-      return { name: spec.name, help: spec.help, type: 'histogram', aggregator: 'sum', values };
-    },
-    reset() {
-      for (const one of series) {
-        one.counts.fill(0);
-        one.sum = 0;
-        one.count = 0;
-      }
-    },
-  };
+  const names = [...spec.labels, 'le'];
+  let below = 0;
+  const lines = bounds.map((le, i) => {
+    below += counts[i] as number;
+    return `${spec.name}_bucket${labelText(names, [...labels, le])} ${numberText(below)}`;
+  });
+  const named = labelText(spec.labels, labels);
+  lines.push(`${spec.name}_bucket${labelText(names, [...labels, '+Inf'])} ${numberText(value)}`);
+  lines.push(`${spec.name}_sum${named} ${numberText(sum)}`, `${spec.name}_count${named} ${numberText(value)}`);
+  return lines;
+}
+
+/** A gauge's readings, one line per label set; a label set read twice shows its last value. */
+function gaugeLines(spec: MetricSpec, readings: ReturnType<GaugeSource>): string[] {
+  const byLabels = new Map<string, string>();
+  for (const { labels, value } of readings) {
+    byLabels.set(labels.join('\0'), `${spec.name}${labelText(spec.labels, labels)} ${numberText(value)}`);
+  }
+  return [...byLabels.values()];
 }
 
 export function prometheusSink(gauges: GaugeSource): PrometheusSink {
-  // Required here, not at the top: `require('cube-dual-auth')` must not pay for prom-client while metrics are off.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const client = require('prom-client') as typeof import('prom-client');
-  const registry = new client.Registry();
-  const counters = new Map<MetricName, CounterSeries[]>();
-  const histograms = new Map<MetricName, HistogramSeries[]>();
-  for (const [key, spec] of Object.entries(METRICS) as [MetricName, MetricSpec][]) {
-    const common = { name: spec.name, help: spec.help, labelNames: spec.labels, registers: [registry] };
-    if (spec.kind === 'counter') {
-      const series: CounterSeries[] = [];
-      counters.set(key, series);
-      new client.Counter({
-        ...common,
-        collect(this: Counter) {
-          for (const one of series) {
-            if (one.value === one.told) continue;
-            this.labels(...one.labels).inc(one.value - one.told);
-            one.told = one.value;
-          }
-        },
-      });
-    } else if (spec.kind === 'histogram') {
-      const series: HistogramSeries[] = [];
-      histograms.set(key, series);
-      // The registry takes any object it can read as a metric; prom-client's types name only its own classes.
-      registry.registerMetric(histogramCollector(spec, series) as unknown as Counter);
-    } else {
-      const metric = key as GaugeName;
-      new client.Gauge({
-        ...common,
-        // Read when scraped: the age of a key set grows between events, and a closed hook's providers must go.
-        collect() {
-          this.reset();
-          for (const { labels, value } of gauges(metric)) this.labels(...labels).set(value);
-        },
-      });
-    }
+  const recorded = new Map<MetricName, Map<string, Series>>();
+
+  function lines(key: MetricName, spec: MetricSpec): string[] {
+    if (spec.kind === 'gauge') return gaugeLines(spec, gauges(key as GaugeName));
+    const series = [...(recorded.get(key)?.values() ?? [])];
+    if (spec.kind === 'histogram') return series.flatMap((one) => histogramLines(spec, one));
+    return series.map(({ labels, value }) => `${spec.name}${labelText(spec.labels, labels)} ${numberText(value)}`);
   }
+
+  const text = (): string => {
+    const metrics = (Object.entries(METRICS) as [MetricName, MetricSpec][]).map(([key, spec]) => {
+      const name = escape(spec.name);
+      return [`# HELP ${name} ${escape(spec.help)}`, `# TYPE ${name} ${spec.kind}`, ...lines(key, spec)].join('\n');
+    });
+    return `${metrics.join('\n\n')}\n`;
+  };
+
   return {
-    registry,
-    series(metric: RecordedName, labels) {
-      const counterSeries = counters.get(metric);
-      if (counterSeries !== undefined) {
-        const one: CounterSeries = { labels, value: 0, told: 0 };
-        counterSeries.push(one);
+    registry: { metrics: async () => text() },
+    series(metric, labels) {
+      let byLabels = recorded.get(metric);
+      if (byLabels === undefined) recorded.set(metric, (byLabels = new Map()));
+      const key = labels.join('\0');
+      let one = byLabels.get(key);
+      const bounds = (METRICS[metric] as MetricSpec).buckets;
+      if (one === undefined) {
+        one = { labels, value: 0, counts: new Float64Array((bounds?.length ?? 0) + 1), sum: 0 };
+        byLabels.set(key, one);
+      }
+      const series = one;
+      if (bounds === undefined) {
         return (value) => {
-          one.value += value;
+          series.value += value;
         };
       }
-      const bounds = (METRICS[metric] as MetricSpec).buckets ?? [];
-      const one: HistogramSeries = { labels, counts: new Float64Array(bounds.length + 1), sum: 0, count: 0 };
-      (histograms.get(metric) as HistogramSeries[]).push(one);
       return (value) => {
         let bucket = 0;
         while (bucket < bounds.length && value > (bounds[bucket] as number)) bucket += 1;
-        one.counts[bucket] = (one.counts[bucket] as number) + 1;
-        one.sum += value;
-        one.count += 1;
+        series.counts[bucket] = (series.counts[bucket] as number) + 1;
+        series.sum += value;
+        series.value += 1;
       };
     },
   };

@@ -39,7 +39,7 @@ interface KeySetState {
   servingStale: boolean;
 }
 
-export interface RecorderOptions {
+interface RecorderOptions {
   /**
    * The label of each identity provider, by the issuer its key store names in events (`''` for a provider that
    * names none). Only these are ever labels: an event naming another issuer is not recorded.

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DualAuthConfigError } from '../errors';
 import { PROMETHEUS_CONTENT_TYPE } from './catalog';
 
-export interface MetricsListenerOptions {
+interface MetricsListenerOptions {
   readonly host: string;
   readonly port: number;
   /** How messages name the port and the host (their variables for the ready-made hook). */
@@ -79,7 +79,7 @@ export interface MetricsListener {
 export function listenForMetrics(options: MetricsListenerOptions): MetricsListener {
   const problem = bindProblem(options);
   if (problem !== undefined) throw problem;
-  // Required here: Node's http costs every process that loads the package milliseconds, and only this listener needs it.
+  // Required here: Node's http costs every process that loads the package milliseconds; only this listener needs it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createServer } = require('node:http') as typeof import('node:http');
   const server = createServer(

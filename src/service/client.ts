@@ -34,84 +34,96 @@ export interface EmbeddableClient {
   /** The base URL requests go to (the API key is not shown anywhere on the client). */
   readonly baseUrl: string;
 
-  /** The dashboard's tag map and its last 30 saved versions, newest first (part 4.1). Retried when safe. */
+  /**
+   * The dashboard's tag map and its last 30 saved versions, newest first (docs/service-client.md#list-saved-versions).
+   * Retried when safe.
+   */
   listSavedVersions(embeddableId: string): Promise<SavedVersionList>;
 
-  /** The dashboard definition as it was at a saved version `v<N>` (part 4.3). Retried when safe. */
+  /**
+   * The dashboard definition as it was at a saved version `v<N>` (docs/service-client.md#get-version-metadata). Retried
+   * when safe.
+   */
   getVersionDefinition(embeddableId: string, version: string): Promise<DashboardDefinition>;
 
   /**
    * Points each of `tags` at the saved version `version` and returns the dashboard's updated tag map
-   * (part 4.2). Other tags are left as they are. `version` must be a label `v<N>`: a tag name is
-   * refused before sending (BUILDER-172), as are an empty `tags` (BUILDER-996) and unknown tags
+   * (docs/service-client.md#publish-a-version). Other tags are left as they are. `version` must be a label `v<N>`: a
+   * tag name is refused before sending (BUILDER-172), as are an empty `tags` (BUILDER-996) and unknown tags
    * (BUILDER-117). Publish is idempotent, so it is retried after a network failure or timeout.
    */
   publishVersion(embeddableId: string, version: string, tags: readonly string[]): Promise<TagMap>;
 
   /**
-   * Publishes the version that the tag `from` points to onto the tags `to` (part 4.2), so that a team
-   * promotes what staging runs without knowing its label. Reads the tag map first (part 4.1); refuses
-   * with an {@link EmbeddableStateError} `ERR_TAG_ABSENT`, publishing nothing, when `from` is not set.
-   * `to` is checked as publish checks its tags (BUILDER-996, BUILDER-117) and must not hold `from`.
-   * Two requests; both retried when safe (the list is a GET, publish is idempotent).
+   * Publishes the version that the tag `from` points to onto the tags `to` (docs/service-client.md#publish-a-version),
+   * so that a team promotes what staging runs without knowing its label. Reads the tag map first
+   * (docs/service-client.md#list-saved-versions); refuses with an {@link EmbeddableStateError} `ERR_TAG_ABSENT`,
+   * publishing nothing, when `from` is not set. `to` is checked as publish checks its tags (BUILDER-996, BUILDER-117)
+   * and must not hold `from`. Two requests; both retried when safe (the list is a GET, publish is idempotent).
    */
   promoteVersion(embeddableId: string, from: string, to: readonly string[]): Promise<Promotion>;
 
   /**
-   * Moves `tag` back: to the saved version `to` when given, otherwise to the newest saved version older,
-   * by `saved-at`, than the one the tag points to now (part 2.1). Reads the list first (part 4.1);
-   * refuses with an {@link EmbeddableStateError} when the tag is not set (`ERR_TAG_ABSENT`) or when no
-   * listed version is older (`ERR_NO_OLDER_VERSION`), publishing nothing. Unlike publish, a rollback
-   * without `to` is not idempotent: run twice, it moves the tag back twice.
+   * Moves `tag` back: to the saved version `to` when given, otherwise to the newest saved version older, by `saved-at`,
+   * than the one the tag points to now (docs/service-client.md#saved-version). Reads the list first
+   * (docs/service-client.md#list-saved-versions); refuses with an {@link EmbeddableStateError} when the tag is not set
+   * (`ERR_TAG_ABSENT`) or when no listed version is older (`ERR_NO_OLDER_VERSION`), publishing nothing. Unlike publish,
+   * a rollback without `to` is not idempotent: run twice, it moves the tag back twice.
    */
   rollbackTag(embeddableId: string, tag: string, to?: string): Promise<Rollback>;
 
   /**
-   * Fetches the definitions at two saved versions (part 4.3) and returns what changed from `versionA`
-   * to `versionB`: the dashboard's own fields, and the added, removed and changed items of variables,
-   * datasets and widgets (see {@link diffDefinitions}). Two requests, retried when safe.
+   * Fetches the definitions at two saved versions (docs/service-client.md#get-version-metadata) and returns what
+   * changed from `versionA` to `versionB`: the dashboard's own fields, and the added, removed and changed items of
+   * variables, datasets and widgets (see {@link diffDefinitions}). Two requests, retried when safe.
    */
   diffVersions(embeddableId: string, versionA: string, versionB: string): Promise<DefinitionDiff>;
 
   /**
    * Registers a Cube deployment as a data provider of type {@link CUBE_DATA_PROVIDER_TYPE}
-   * (part 4.4). `credentials.instanceUrl` is trimmed of `/cubejs-api/v1`. Never retried (not
-   * idempotent). Resolves to the service's answer, which the interface does not show (`undefined`
-   * when the body is empty).
+   * (docs/service-client.md#create-a-data-provider). `credentials.instanceUrl` is trimmed of `/cubejs-api/v1`. Never
+   * retried (not idempotent). Resolves to the service's answer, which the interface does not show (`undefined` when the
+   * body is empty).
    */
   createDataProvider(input: CreateDataProviderInput): Promise<DataProviderRecord | undefined>;
 
   /**
-   * Updates a data provider by name (part 4.5): sends `type`, the required `version`, and the
-   * credentials fields that are given. Never retried.
+   * Updates a data provider by name (docs/service-client.md#update-a-data-provider): sends `type`, the required
+   * `version`, and the credentials fields that are given. Never retried.
    */
   updateDataProvider(name: string, input: UpdateDataProviderInput): Promise<DataProviderRecord | undefined>;
 
   /**
-   * Updates the data provider `input.name` when it exists and creates it otherwise, for deployments that
-   * CI creates (a preview branch per pull request). Sends the update (part 4.5, with the whole
-   * credentials) and, when the service answers 404, the create (part 4.4): one request when the provider
-   * exists, two when it does not. That an update of an unknown name is answered 404 is ASSUMED (the
-   * interface does not show it). Validated as create is. Never retried.
+   * Updates the data provider `input.name` when it exists and creates it otherwise, for deployments that CI creates (a
+   * preview branch per pull request). Sends the update (docs/service-client.md#update-a-data-provider, with the whole
+   * credentials) and, when the service answers 404, the create (docs/service-client.md#create-a-data-provider): one
+   * request when the provider exists, two when it does not. That an update of an unknown name is answered 404 is
+   * ASSUMED (the interface does not show it). Validated as create is. Never retried.
    */
   upsertDataProvider(input: CreateDataProviderInput): Promise<DataProviderUpsert>;
 
-  /** Lists the workspace's data providers. ASSUMED path `GET /api/v1/data-providers` (part 4.6). Retried when safe. */
+  /**
+   * Lists the workspace's data providers. ASSUMED path `GET /api/v1/data-providers`
+   * (docs/service-client.md#other-data-provider-operations). Retried when safe.
+   */
   listDataProviders(): Promise<DataProviderRecord[]>;
 
-  /** Reads one data provider. ASSUMED path `GET /api/v1/data-providers/{name}` (part 4.6). Retried when safe. */
+  /**
+   * Reads one data provider. ASSUMED path `GET /api/v1/data-providers/{name}`
+   * (docs/service-client.md#other-data-provider-operations). Retried when safe.
+   */
   getDataProvider(name: string): Promise<DataProviderRecord>;
 
-  /** Deletes a data provider. ASSUMED path `DELETE /api/v1/data-providers/{name}` (part 4.6). Never retried. */
+  /**
+   * Deletes a data provider. ASSUMED path `DELETE /api/v1/data-providers/{name}`
+   * (docs/service-client.md#other-data-provider-operations). Never retried.
+   */
   deleteDataProvider(name: string): Promise<void>;
 
   /**
-   * Requests a security token for embedding a dashboard (part 4.7). Never retried.
-   *
-   * The dashboard field is sent as `embeddableId`. The interface's reference spells it `embbeddableId`
-   * (double b) in that one place, while the path parameters and every other mention say
-   * `embeddableId`; the double b is taken to be a typo. Should the service prove to want the other
-   * spelling, send it through `extraFields: { embbeddableId: id }`.
+   * Requests a security token for embedding a dashboard (docs/service-client.md#security-token-request). Never
+   * retried. The dashboard field is sent as `embeddableId` (the interface's one `embbeddableId` is taken for a typo;
+   * send that spelling through `extraFields` if the service wants it).
    */
   createSecurityToken(request: SecurityTokenRequest): Promise<SecurityTokenResponse>;
 }
@@ -128,7 +140,7 @@ const TOKEN_FIELDS = [
 const PROVIDER_400 =
   'the data-provider request is malformed; the service answers this when version is missing or not vMAJOR.MINOR.PATCH';
 
-/** The create body (part 4.4), checked: what create and upsert send. */
+/** The create body (docs/service-client.md#create-a-data-provider), checked: what create and upsert send. */
 function providerBody(request: CreateDataProviderInput, operation: string) {
   const { name, version, credentials } = check.object('input', request, operation);
   const { secretKey, instanceUrl } = check.object('credentials', credentials, operation);
@@ -172,22 +184,14 @@ function credentialsForUpdate(input: UpdateDataProviderInput, operation: string)
   return result;
 }
 
-/**
- * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up
- * with an {@link EmbeddableValidationError} naming the option, not at the first request.
- *
- * @example
- * const client = createEmbeddableClient({ apiKey: process.env.EMBEDDABLE_API_KEY!, region: 'us' });
- * await client.publishVersion(dashboardId, 'v7', ['production']);
- */
-export function createEmbeddableClient(options: EmbeddableClientOptions): EmbeddableClient {
-  const settings = resolveClientSettings(options);
-  const send = createSender(settings);
-  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(settings.baseUrl)} }`;
-
-  const client: EmbeddableClient = {
-    baseUrl: settings.baseUrl,
-
+/** The client's operations on a dashboard's saved versions and tags. */
+function versionOperations(
+  send: Send,
+): Pick<
+  EmbeddableClient,
+  'listSavedVersions' | 'getVersionDefinition' | 'publishVersion' | 'promoteVersion' | 'rollbackTag' | 'diffVersions'
+> {
+  return {
     async listSavedVersions(embeddableId) {
       const operation = 'listSavedVersions';
       const id = check.embeddableId(embeddableId, operation);
@@ -255,7 +259,22 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
       const after = await definitionAt(to);
       return { from, to, ...diffDefinitions(before, after) };
     },
+  };
+}
 
+/** The client's operations on data providers. */
+function dataProviderOperations(
+  send: Send,
+): Pick<
+  EmbeddableClient,
+  | 'createDataProvider'
+  | 'updateDataProvider'
+  | 'upsertDataProvider'
+  | 'listDataProviders'
+  | 'getDataProvider'
+  | 'deleteDataProvider'
+> {
+  return {
     async createDataProvider(request) {
       const operation = 'createDataProvider';
       const body = providerBody(request, operation);
@@ -331,7 +350,12 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         retry: false,
       });
     },
+  };
+}
 
+/** The client's security-token request. */
+function securityTokenOperation(send: Send): Pick<EmbeddableClient, 'createSecurityToken'> {
+  return {
     async createSecurityToken(request) {
       const operation = 'createSecurityToken';
       const fields = check.object('request', request, operation);
@@ -350,6 +374,26 @@ export function createEmbeddableClient(options: EmbeddableClientOptions): Embedd
         await send({ operation, endpoint: endpoints.createSecurityToken(), body, retry: false }),
       );
     },
+  };
+}
+
+/**
+ * Creates a client. The options are checked here, so a missing key or a bad region fails at start-up with an
+ * {@link EmbeddableValidationError} naming the option, not at the first request.
+ * @example
+ * const client = createEmbeddableClient({ apiKey: process.env.EMBEDDABLE_API_KEY!, region: 'us' });
+ * await client.publishVersion(dashboardId, 'v7', ['production']);
+ */
+export function createEmbeddableClient(options: EmbeddableClientOptions): EmbeddableClient {
+  const settings = resolveClientSettings(options);
+  const send = createSender(settings);
+  const description = `EmbeddableClient { baseUrl: ${JSON.stringify(settings.baseUrl)} }`;
+
+  const client: EmbeddableClient = {
+    baseUrl: settings.baseUrl,
+    ...versionOperations(send),
+    ...dataProviderOperations(send),
+    ...securityTokenOperation(send),
   };
 
   // Printing or inspecting the client shows the base URL and nothing else; the key lives in `send` only.

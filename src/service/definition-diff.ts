@@ -1,6 +1,6 @@
 /**
- * What changed between two dashboard definitions (interface part 2.3), section by section, so that a
- * reviewer sees "widget BarChart at 0,0: dimensions.width 6 -> 12" before promoting.
+ * What changed between two dashboard definitions (docs/service-client.md#dashboard-definition), section by section, so
+ * that a reviewer sees "widget BarChart at 0,0: dimensions.width 6 -> 12" before promoting.
  */
 import { isDeepStrictEqual } from 'node:util';
 import {

@@ -1,11 +1,6 @@
 /**
- * Every endpoint path of the service, in one place. Every path parameter goes through
- * {@link pathSegment}, so that no input can change which path is requested.
- *
- * The data-provider list, read and delete paths are ASSUMED: the interface says those operations exist
- * but does not show their methods or paths (part 4.6). They follow the REST convention of the paths it
- * does show (`POST /api/v1/data-providers`, `PUT /api/v1/data-providers/{name}`). Correct them here if
- * the service differs.
+ * Every endpoint path of the service, each parameter through {@link pathSegment}. The list, read and delete paths of
+ * data providers are assumed, by the REST convention of the paths shown (docs/service-client.md#what-is-assumed).
  */
 import { EmbeddableValidationError } from './errors';
 import { quote } from './validate';
@@ -29,7 +24,8 @@ function pathSegment(field: string, value: string, operation?: string): string {
     const got = value === '' ? 'an empty string' : quote(value);
     throw new EmbeddableValidationError(
       field,
-      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`,
+      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another ` +
+        `path), got ${got}`,
       operation,
     );
   }
@@ -66,25 +62,28 @@ const dataProviderPath = (name: string, operation: string | undefined) =>
  * {@link EmbeddableValidationError} naming it; `operation` is the client method named in that error.
  */
 export const endpoints = {
-  /** Part 4.1. */
+  /** See docs/service-client.md#list-saved-versions. */
   listSavedVersions: (embeddableId: string, operation?: string) =>
     documented('GET', `${dashboardPath(embeddableId, operation)}/saved-versions`),
-  /** Part 4.3. */
+  /** See docs/service-client.md#get-version-metadata. */
   getVersionDefinition: (embeddableId: string, version: string, operation?: string) =>
     documented('GET', `${savedVersionPath(embeddableId, version, operation)}/metadata`),
-  /** Part 4.2. */
+  /** See docs/service-client.md#publish-a-version. */
   publishVersion: (embeddableId: string, version: string, operation?: string) =>
     documented('POST', `${savedVersionPath(embeddableId, version, operation)}/publish`),
-  /** Part 4.4. */
+  /** See docs/service-client.md#create-a-data-provider. */
   createDataProvider: () => documented('POST', `${API}/data-providers`),
-  /** Part 4.5. */
+  /** See docs/service-client.md#update-a-data-provider. */
   updateDataProvider: (name: string, operation?: string) => documented('PUT', dataProviderPath(name, operation)),
-  /** Assumed (part 4.6 does not show it). */
+  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
   listDataProviders: () => assumed('GET', `${API}/data-providers`),
-  /** Assumed (part 4.6 does not show it). */
+  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
   getDataProvider: (name: string, operation?: string) => assumed('GET', dataProviderPath(name, operation)),
-  /** Assumed (part 4.6 does not show it). */
+  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
   deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', dataProviderPath(name, operation)),
-  /** Part 4.7 (given relative in the reference; sent to the same base URL as the rest). */
+  /**
+   * See docs/service-client.md#security-token-request (given relative in the interface; sent to the same base URL as
+   * the rest).
+   */
   createSecurityToken: () => documented('POST', `${API}/security-token`),
 } as const;

@@ -1,13 +1,10 @@
-/**
- * Errors of the service client. Every error the client throws is an {@link EmbeddableError}; the
- * subclass says where it went wrong: our own checks before any request, the network, or the service.
- * No message ever contains the API key or a data-provider secret.
- */
+/** Errors of the service client, all {@link EmbeddableError}s; no message holds the API key or a secret. */
 
-/** What the service's BUILDER codes mean (interface part 7, publish operation). */
+/** What the service's BUILDER codes mean (docs/service-client.md#service-errors, publish operation). */
 export const BUILDER_CODE_EXPLANATIONS: Readonly<Record<string, string>> = {
   'BUILDER-172':
-    'the version is a tag name (such as production) instead of a version label such as v3; publish takes explicit labels only',
+    'the version is a tag name (such as production) instead of a version label such as v3; publish takes ' +
+    'explicit labels only',
   'BUILDER-996': 'tags is empty or missing; give at least one of development, staging, production',
   'BUILDER-117':
     'one or more tags are not valid environment tags for the workspace (allowed: development, staging, production)',
@@ -93,11 +90,7 @@ export class EmbeddableApiError extends EmbeddableError {
 /** Why a promotion or a rollback cannot start from the dashboard's current tags and versions. */
 export type StateProblem = 'ERR_TAG_ABSENT' | 'ERR_NO_OLDER_VERSION';
 
-/**
- * The dashboard's tags or saved versions do not allow the operation: the tag to promote from or to roll
- * back is not set, or no saved version is older than the one the tag points to. The tags were read;
- * nothing was changed.
- */
+/** The dashboard's tags or saved versions do not allow a promotion or rollback; the tags were read, nothing changed. */
 export class EmbeddableStateError extends EmbeddableError {
   /** `ERR_TAG_ABSENT` or `ERR_NO_OLDER_VERSION`. */
   readonly code: StateProblem;
@@ -112,14 +105,13 @@ export class EmbeddableStateError extends EmbeddableError {
 export type ResponseProblem = 'ERR_TOO_LARGE';
 
 /**
- * The service answered with success, but with a body that is not what the interface describes; or it
- * answered (with any status) a body larger than the client's `maxResponseBytes` (`code`
- * `ERR_TOO_LARGE`), which was not read to its end.
+ * The service answered success with a body not as the interface describes; or any status with a body over
+ * `maxResponseBytes` (`ERR_TOO_LARGE`), not read to its end.
  */
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */
   readonly status: number;
-  /** `ERR_TOO_LARGE` when the body was larger than `maxResponseBytes`; `undefined` for a body that is not as described. */
+  /** `ERR_TOO_LARGE` for a body over `maxResponseBytes`; `undefined` for a body not as described. */
   readonly code: ResponseProblem | undefined;
 
   constructor(operation: string, status: number, problem: string, code?: ResponseProblem) {

@@ -7,45 +7,26 @@ import { quote } from './validate';
 
 /** Options of {@link createEmbeddableClient}. Give `region` or `baseUrl`, not both. */
 export interface EmbeddableClientOptions {
-  /**
-   * The workspace API key (found on the workspace home page), sent as `Authorization: Bearer <key>`.
-   * Required. Server-side only. It is never logged, never put in an error message, and not shown when
-   * the client is printed or inspected.
-   */
+  /** The workspace API key, sent as a Bearer token. Required; server-side only; never logged, printed or inspected. */
   apiKey: string;
   /** The service region, for example `us` or `eu`: the base URL becomes `https://api.<region>.<serviceDomain>`. */
   region?: string;
   /** The service's domain used with `region`. Default {@link EMBEDDABLE_SERVICE_DOMAIN} (`embeddable.com`). */
   serviceDomain?: string;
-  /**
-   * The whole base URL instead of `region`, for example `https://api.us.embeddable.com`. Must be https
-   * (plain http only for localhost, for tests), without credentials, query or `/api/v1` (the client adds it).
-   */
+  /** The whole base URL instead of `region`: https (http for localhost only), no credentials, query or `/api/v1`. */
   baseUrl?: string;
   /** Time allowed for each attempt, answer body included, in milliseconds. Default 10000. */
   timeoutMs?: number;
-  /**
-   * Extra attempts for operations that are safe to repeat (the GET operations and publish, which is
-   * idempotent), after a network failure, a timeout or HTTP 408, 429, 502, 503 or 504. Creates,
-   * updates, deletes and token requests are never repeated. Default 2.
-   */
+  /** Extra attempts for GETs and publish after a failure, a timeout or 408/429/502-504; never others. Default 2. */
   retries?: number;
-  /**
-   * Wait before the first retry, in milliseconds, doubled for each further one. A `Retry-After` header
-   * in seconds (up to 30) takes precedence. Default 250.
-   */
+  /** Ms before the first retry, doubled for each further one; a `Retry-After` (≤ 30 s) wins. Default 250. */
   retryDelayMs?: number;
   /**
-   * The largest answer accepted, in bytes, from 1 to {@link MAX_MAX_RESPONSE_BYTES} (256 MiB). A larger
-   * one fails with an {@link EmbeddableResponseError} `ERR_TOO_LARGE`: refused from its Content-Length
-   * before its body is read, otherwise reading stops at the limit and the connection is closed, so no
-   * more than the limit is ever held. Default {@link DEFAULT_MAX_RESPONSE_BYTES} (8 MiB).
+   * The largest answer accepted, in bytes, from 1 to {@link MAX_MAX_RESPONSE_BYTES}; a larger one fails with
+   * `ERR_TOO_LARGE`, never read past the limit (docs/service-client.md#the-size-of-an-answer). Default 8 MiB.
    */
   maxResponseBytes?: number;
-  /**
-   * The `fetch` to use. Default: this package's own client, which goes through the proxy that `HTTPS_PROXY`,
-   * `HTTP_PROXY` and `NO_PROXY` name (Node's global `fetch` reads none of them).
-   */
+  /** The `fetch` to use. Default: the package's own, through the proxy `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` name. */
   fetch?: typeof fetch;
 }
 

@@ -1,6 +1,7 @@
 /**
- * The decisions behind promote and rollback, made from the dashboard's saved-versions list (part 4.1):
- * where a tag points, and which saved version comes before another. Publishing stays the one write.
+ * The decisions behind promote and rollback, made from the dashboard's saved-versions list
+ * (docs/service-client.md#list-saved-versions): where a tag points, and which saved version comes before another.
+ * Publishing stays the one write.
  */
 import { MAX_LISTED_VERSIONS, type EnvironmentTag } from './constants';
 import { EmbeddableResponseError, EmbeddableStateError } from './errors';
@@ -23,12 +24,13 @@ export function taggedVersion(
   const instead = purpose === 'promote' ? 'publish a version to it first' : 'publish a version to it instead';
   throw new EmbeddableStateError(
     'ERR_TAG_ABSENT',
-    `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ${instead}`,
+    `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ` +
+      `${instead}`,
     operation,
   );
 }
 
-/** `saved-at` as milliseconds; the interface gives every saved version one (part 2.1). */
+/** `saved-at` as milliseconds; the interface gives every saved version one (docs/service-client.md#saved-version). */
 function savedAt(version: SavedVersion, operation: string, status: number): number {
   const time = typeof version['saved-at'] === 'string' ? Date.parse(version['saved-at']) : Number.NaN;
   if (Number.isNaN(time))
@@ -55,7 +57,9 @@ export function previousVersion(
 ): string {
   const listed = list.savedVersions.find((v) => v.version === current);
   if (!listed) {
-    const message = `${tag} points at ${current}, which is older than the ${list.savedVersions.length} listed saved versions, so the one before it is not known; name the version to roll back to`;
+    const message =
+      `${tag} points at ${current}, which is older than the ${list.savedVersions.length} listed ` +
+      `saved versions, so the one before it is not known; name the version to roll back to`;
     throw new EmbeddableStateError('ERR_NO_OLDER_VERSION', message, operation);
   }
   const limit = savedAt(listed, operation, status);
@@ -68,7 +72,8 @@ export function previousVersion(
   // A full list may have left older versions out; a shorter one is all there is.
   const message =
     list.savedVersions.length >= MAX_LISTED_VERSIONS
-      ? `${tag} points at ${current}, the oldest of the ${list.savedVersions.length} listed saved versions; older ones are not listed, so name the version to roll back to`
+      ? `${tag} points at ${current}, the oldest of the ${list.savedVersions.length} listed saved versions; ` +
+        `older ones are not listed, so name the version to roll back to`
       : `${tag} points at ${current}, and no saved version is older than it; there is nothing to roll back to`;
   throw new EmbeddableStateError('ERR_NO_OLDER_VERSION', message, operation);
 }

@@ -24,9 +24,9 @@ function object(operation: string, answer: ServiceAnswer, what: string): JsonObj
 }
 
 /**
- * Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt` (part 2.2).
- * The map has no prototype: filled by assignment, an ordinary object would take a `"__proto__"` member
- * of the answer as its prototype, and the tags inside it would then look set. Here every member,
+ * Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt`
+ * (docs/service-client.md#tag-map). The map has no prototype: filled by assignment, an ordinary object would take a
+ * `"__proto__"` member of the answer as its prototype, and the tags inside it would then look set. Here every member,
  * `__proto__` included, is an own key, and a tag the answer leaves out is `undefined`.
  */
 function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap {
@@ -48,7 +48,7 @@ function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap 
   return result;
 }
 
-/** Part 4.1: `{ tags, "saved-versions": [...] }`. */
+/** See docs/service-client.md#list-saved-versions: `{ tags, "saved-versions": [...] }`. */
 export function savedVersionList(operation: string, answer: ServiceAnswer): SavedVersionList {
   const body = object(operation, answer, 'the saved-versions list');
   const versions = body['saved-versions'];
@@ -62,19 +62,19 @@ export function savedVersionList(operation: string, answer: ServiceAnswer): Save
   return { tags: tagMap(operation, answer, body.tags), savedVersions: versions as SavedVersion[] };
 }
 
-/** Part 4.2: `{ tags }`. */
+/** See docs/service-client.md#publish-a-version: `{ tags }`. */
 export function publishedTags(operation: string, answer: ServiceAnswer): TagMap {
   return tagMap(operation, answer, object(operation, answer, 'the updated tag map').tags);
 }
 
-/** Part 4.3: the definition, kept whole. */
+/** See docs/service-client.md#get-version-metadata: the definition, kept whole. */
 export function definition(operation: string, answer: ServiceAnswer): DashboardDefinition {
   return object(operation, answer, 'the dashboard definition') as DashboardDefinition;
 }
 
 /**
- * Part 4.3, for comparing: the definition, with each of its sections (variables, datasets, widgets) an
- * array of objects when present, so that a diff never reports a malformed answer as "removed".
+ * See docs/service-client.md#get-version-metadata, for comparing: the definition, with each of its sections (variables,
+ * datasets, widgets) an array of objects when present, so that a diff never reports a malformed answer as "removed".
  */
 export function comparableDefinition(operation: string, answer: ServiceAnswer): DashboardDefinition {
   const body = definition(operation, answer);
@@ -93,8 +93,8 @@ export function optionalRecord(operation: string, answer: ServiceAnswer): DataPr
 }
 
 /**
- * The list answer is not shown (part 4.6). Accepted: an array of records, or an object holding exactly
- * one array of records (a wrapper such as `{ "dataProviders": [...] }`).
+ * The list answer is not shown (docs/service-client.md#other-data-provider-operations). Accepted: an array of records,
+ * or an object holding exactly one array of records (a wrapper such as `{ "dataProviders": [...] }`).
  */
 export function dataProviderList(operation: string, answer: ServiceAnswer): DataProviderRecord[] {
   const body = answer.body;
@@ -110,7 +110,9 @@ export function dataProviderList(operation: string, answer: ServiceAnswer): Data
   return list as DataProviderRecord[];
 }
 
-/** Part 4.7: shape not shown; an object, with `token` a string when present. */
+/**
+ * See docs/service-client.md#security-token-request: shape not shown; an object, with `token` a string when present.
+ */
 export function securityToken(operation: string, answer: ServiceAnswer): SecurityTokenResponse {
   const body = object(operation, answer, 'the token answer');
   if (body.token !== undefined && typeof body.token !== 'string') {

@@ -3,13 +3,12 @@ import type { EnvironmentTag } from './constants';
 /** A JSON object whose fields this client does not interpret. */
 export type JsonObject = { [field: string]: unknown };
 
-/** Whether a parsed JSON value is an object (not null, not an array): the package's one test, under this module's name. */
+/** Whether a parsed JSON value is an object (not null, not an array): the package's one test, named for here. */
 export { isObject as isJsonObject } from '../http/json';
 
 /**
- * One saved version of a dashboard (interface part 2.1), with the service's own field names: the
- * interface spells them in kebab-case, and one of them (`<engine>-version`) carries a brand name the
- * interface does not show, so renaming them could not be done consistently. Unknown fields are kept.
+ * One saved version of a dashboard (docs/service-client.md#saved-version), with the service's own kebab-case field
+ * names (one is engine-branded, so no renaming could be consistent). Unknown fields are kept.
  */
 export interface SavedVersion {
   /** Generated label `v<N>`, unique per dashboard. */
@@ -28,10 +27,7 @@ export interface SavedVersion {
   [field: string]: unknown;
 }
 
-/**
- * Where a tag points (interface part 2.2). The list answer names the time `updated-at` and the publish
- * answer `updatedAt`; this client always gives it as `updatedAt`.
- */
+/** Where a tag points (docs/service-client.md#tag-map), its time always as `updatedAt`. */
 export interface TagAssignment {
   /** The saved-version label the tag points to. */
   version: string;
@@ -42,9 +38,8 @@ export interface TagAssignment {
 }
 
 /**
- * The tag map of a dashboard: a key is present only when the dashboard was published to that tag.
- * An object without a prototype, so that every key is the service's own (`__proto__` too) and a tag
- * that is not set is `undefined`; test for a tag with `Object.hasOwn(tags, tag)` or `tags[tag]`.
+ * The tag map of a dashboard, holding the tags published to only. No prototype, so every key is the service's own
+ * (`__proto__` too); test for a tag with `Object.hasOwn(tags, tag)` or `tags[tag]`.
  */
 export type TagMap = { [tag in EnvironmentTag]?: TagAssignment } & { [tag: string]: TagAssignment | undefined };
 
@@ -56,7 +51,7 @@ export interface SavedVersionList {
   savedVersions: SavedVersion[];
 }
 
-/** A dashboard variable (part 2.3). */
+/** A dashboard variable (docs/service-client.md#dashboard-definition). */
 export interface DashboardVariable {
   /** The variable's name, which dataset filters refer to. */
   name: string;
@@ -67,7 +62,7 @@ export interface DashboardVariable {
   [field: string]: unknown;
 }
 
-/** A filter of a dataset (part 2.3). */
+/** A filter of a dataset (docs/service-client.md#dashboard-definition). */
 export interface DatasetFilter {
   /** `<model>.<field>`. */
   member: string;
@@ -80,7 +75,7 @@ export interface DatasetFilter {
   [field: string]: unknown;
 }
 
-/** A dataset of the dashboard (part 2.3). */
+/** A dataset of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardDataset {
   /** The dataset's name. */
   name: string;
@@ -91,7 +86,7 @@ export interface DashboardDataset {
   [field: string]: unknown;
 }
 
-/** An input of a widget (part 2.3). */
+/** An input of a widget (docs/service-client.md#dashboard-definition). */
 export interface WidgetInput {
   /** The input's name. */
   input: string;
@@ -102,7 +97,7 @@ export interface WidgetInput {
   [field: string]: unknown;
 }
 
-/** A widget of the dashboard (part 2.3). */
+/** A widget of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardWidget {
   /** For example a chart component name. */
   component: string;
@@ -115,11 +110,7 @@ export interface DashboardWidget {
   [field: string]: unknown;
 }
 
-/**
- * A dashboard definition as it was at a saved version (part 2.3): the JSON form of the
- * Dashboard-as-Code source. The types are the interface's; the client checks only that the answer is
- * a JSON object and keeps every field, including those the interface does not show.
- */
+/** A dashboard definition at a saved version (docs/service-client.md#dashboard-definition), every field kept. */
 export interface DashboardDefinition {
   /** Identifier of the dashboard. */
   name: string;
@@ -131,18 +122,15 @@ export interface DashboardDefinition {
   [field: string]: unknown;
 }
 
-/** The deployment's credentials (part 2.4). */
+/** The deployment's credentials (docs/service-client.md#data-provider). */
 export interface DataProviderCredentials {
   /** The deployment's API secret (`CUBEJS_API_SECRET`); for a preview branch, that environment's secret. */
   secretKey: string;
-  /**
-   * The deployment's REST API URL. Give it with or without Cube's `/cubejs-api/v1` suffix: the client
-   * trims the suffix (and a trailing slash), as the service requires.
-   */
+  /** The deployment's REST API URL, with or without `/cubejs-api/v1`: the suffix and a trailing slash are trimmed. */
   instanceUrl: string;
 }
 
-/** Input of {@link EmbeddableClient.createDataProvider} (part 4.4). The `type` is always {@link CUBE_DATA_PROVIDER_TYPE}. */
+/** Input of {@link EmbeddableClient.createDataProvider}; the `type` is always {@link CUBE_DATA_PROVIDER_TYPE}. */
 export interface CreateDataProviderInput {
   /** Unique within the workspace; security contexts and token requests refer to the deployment by it. */
   name: string;
@@ -152,8 +140,8 @@ export interface CreateDataProviderInput {
 }
 
 /**
- * Input of {@link EmbeddableClient.updateDataProvider} (part 4.5). The interface shows only that
- * `version` is required; credentials are sent only when given, and then only the fields given.
+ * Input of {@link EmbeddableClient.updateDataProvider} (docs/service-client.md#update-a-data-provider): `version` is
+ * required; credentials are sent only when given, and only the fields given.
  */
 export interface UpdateDataProviderInput {
   /** `vMAJOR.MINOR.PATCH`, required by the service on update. */
@@ -161,10 +149,7 @@ export interface UpdateDataProviderInput {
   credentials?: Partial<DataProviderCredentials>;
 }
 
-/**
- * A data provider as the service returns it. The interface does not show the record's fields, so
- * only the likely ones are named and everything is kept.
- */
+/** A data provider as the service returns it: the likely fields named, everything kept (the record is not shown). */
 export interface DataProviderRecord {
   /** The provider's name, if the service returns it. */
   name?: string;
@@ -175,7 +160,7 @@ export interface DataProviderRecord {
   [field: string]: unknown;
 }
 
-/** Input of {@link EmbeddableClient.createSecurityToken} (part 4.7). */
+/** Input of {@link EmbeddableClient.createSecurityToken} (docs/service-client.md#security-token-request). */
 export interface SecurityTokenRequest {
   /** UUID of the dashboard. Sent as `embeddableId` (see the method's documentation for the spelling). */
   embeddableId: string;
@@ -184,17 +169,15 @@ export interface SecurityTokenRequest {
   /** Name of an existing data provider. */
   dataProvider: string;
   /**
-   * Which saved version the token shows: a tag (`development`, `staging`, `production`; it follows
-   * later publishes without a new token) or a label `v<N>` (pinned). Not sent when omitted.
+   * Which saved version the token shows: a tag (`development`, `staging`, `production`), followed by later publishes,
+   * or a label `v<N>`, pinned. Not sent when omitted.
    */
   savedVersion?: string;
   /** Lifetime of the token in seconds, a positive integer. Not shown in the interface; not sent when omitted. */
   expiryInSeconds?: number;
   /**
-   * Further body fields the interface does not show (for example a user or environment field), sent as
-   * given. A field named like one of the fields above is refused with an
-   * {@link EmbeddableValidationError} naming `extraFields.<field>` (give it as that field, where it is
-   * checked); `embbeddableId`, the reference's other spelling of the dashboard field, must be a UUID.
+   * Further body fields, sent as given. One named like a field above is refused ({@link EmbeddableValidationError}
+   * naming `extraFields.<field>`); `embbeddableId`, the interface's other spelling, must be a UUID.
    */
   extraFields?: JsonObject;
 }
@@ -242,9 +225,8 @@ export interface FieldChange {
 }
 
 /**
- * An item of a section, with the key it is matched by: a variable's or dataset's `name`; for a widget,
- * which has no name, `<component> at <x>,<y>` (widgets are matched by their place on the grid, and a
- * widget that moved with its component and inputs unchanged by those).
+ * An item of a section, with the key it is matched by: a variable's or dataset's `name`; a widget's
+ * `<component> at <x>,<y>` (a widget that moved with its component and inputs unchanged is matched by those).
  */
 export interface DefinitionItem {
   key: string;

@@ -53,7 +53,7 @@ export function secret(field: string, value: unknown, operation?: string): strin
   return value;
 }
 
-/** A dashboard UUID (part 1). */
+/** A dashboard UUID (docs/service-client.md#requests). */
 export function embeddableId(value: unknown, operation: string, field = 'embeddableId'): string {
   if (typeof value !== 'string' || !UUID.test(value))
     fail(field, `must be the dashboard's UUID, got ${quote(value)}`, operation);
@@ -83,7 +83,8 @@ export function tags(value: unknown, operation: string, field = 'tags'): Environ
   if (!Array.isArray(value) || value.length === 0) {
     fail(
       field,
-      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`,
+      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ` +
+        `${Array.isArray(value) ? 'an empty array' : quote(value)}`,
       operation,
       'BUILDER-996',
     );
@@ -118,7 +119,7 @@ export function savedVersion(value: unknown, operation: string): string {
   );
 }
 
-/** A data-provider version `vMAJOR.MINOR.PATCH` (parts 2.4 and 9). */
+/** A data-provider version `vMAJOR.MINOR.PATCH` (docs/service-client.md#data-provider). */
 export function providerVersion(value: unknown, operation: string): string {
   if (typeof value !== 'string' || !SEMVER_WITH_V.test(value)) {
     fail(
@@ -132,7 +133,7 @@ export function providerVersion(value: unknown, operation: string): string {
 
 /**
  * The deployment's URL as the service wants it: an http(s) URL without Cube's `/cubejs-api/v1`
- * suffix (part 2.4). The suffix and trailing slashes are trimmed; anything else is refused.
+ * suffix (docs/service-client.md#data-provider). The suffix and trailing slashes are trimmed; anything else is refused.
  */
 export function instanceUrl(value: unknown, operation: string): string {
   const field = 'credentials.instanceUrl';
@@ -167,7 +168,7 @@ function jsonObject(field: string, value: unknown, operation: string): JsonObjec
   return value as JsonObject;
 }
 
-/** A security context: a plain JSON object (part 2.5). */
+/** A security context: a plain JSON object (docs/service-client.md#security-context-entry). */
 export function securityContext(value: unknown, operation: string): JsonObject {
   return jsonObject('securityContext', value, operation);
 }

@@ -240,7 +240,7 @@ describe('several identity providers', () => {
       CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0',
       CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true',
     };
-    const checkAuth = createNamedCheckAuth(optionsFromEnv(env), ENV_NAMES);
+    const checkAuth = createNamedCheckAuth(optionsFromEnv(env), { names: ENV_NAMES });
     instances.push(checkAuth);
     expect(await contextOf(checkAuth, appRequest(), await B.issueToken('backoffice'))).toEqual({ tenant: 'globex' });
     expect((await rejectionOf(checkAuth(appRequest(), A.signClaims({})))).message).toMatch(
@@ -252,7 +252,7 @@ describe('several identity providers', () => {
 describe('discovery of the JWKS URL from the issuer', () => {
   it('with CUBEJS_JWT_ISSUER alone, verifies with the keys the issuer publishes', async () => {
     const env = { CUBEJS_JWT_ISSUER: A.issuer, CUBEJS_JWT_AUDIENCE: AUD_A, CUBE_DUAL_AUTH_TOKEN_CACHE_SIZE: '0' };
-    const checkAuth = createNamedCheckAuth(optionsFromEnv(env), ENV_NAMES);
+    const checkAuth = createNamedCheckAuth(optionsFromEnv(env), { names: ENV_NAMES });
     instances.push(checkAuth);
     expect(await contextOf(checkAuth, appRequest(), await A.issueToken('storefront'))).toMatchObject({
       tenant: 'acme',

@@ -64,7 +64,7 @@ describe('checkAuth: token and request handling', () => {
   it('names the environment variable in a message only when the option came from the environment', async () => {
     const fromEnv = createNamedCheckAuth(
       optionsFromEnv({ CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }),
-      ENV_NAMES,
+      { names: ENV_NAMES },
     );
     const error = await rejectionOf(fromEnv({ isSubscription: true, protocol: 'ws' }, hs({})));
     expect(error.message).toMatch(

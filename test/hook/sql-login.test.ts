@@ -413,10 +413,9 @@ describe('the SQL login options, rows of the options table', () => {
       new DualAuthConfigError('option "sqlPassword"', 'must be a non-empty string'),
     );
     expect(() =>
-      createNamedCheckAuth(
-        optionsFromEnv({ CUBEJS_JWK_URL: idp.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '/a/~' }),
-        ENV_NAMES,
-      ),
+      createNamedCheckAuth(optionsFromEnv({ CUBEJS_JWK_URL: idp.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '/a/~' }), {
+        names: ENV_NAMES,
+      }),
     ).toThrow(/^cube-dual-auth: CUBE_DUAL_AUTH_SQL_USER_CLAIM is not a JSON Pointer/);
   });
 });

@@ -134,7 +134,10 @@ describe('checkAuth with the verified-token cache', () => {
 
   it('re-checks expiry on every hit', async () => {
     const clock = createClock(T0);
-    const checkAuth = createNamedCheckAuth({ apiSecret: secret, clockTolerance: 0 }, OPTION_NAMES, clock.now);
+    const checkAuth = createNamedCheckAuth(
+      { apiSecret: secret, clockTolerance: 0 },
+      { names: OPTION_NAMES, clock: clock.now },
+    );
     const token = signToken(timed({}, { now: T0 / 1000, expiresIn: 10 }), { alg: 'HS256', key: secret });
     await checkAuth(serviceRequest(), token);
     clock.advance(11_000);

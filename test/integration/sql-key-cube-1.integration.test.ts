@@ -63,8 +63,7 @@ async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deplo
       onEvent: (event) => events.push(event),
       ...options,
     },
-    OPTION_NAMES,
-    clock.now,
+    { names: OPTION_NAMES, clock: clock.now },
   );
   hooks.push(hook);
   const server = await cube.serve({

@@ -110,9 +110,8 @@ describe('metrics through OpenTelemetry, without a registered meter provider', (
 
 describe("metrics through OpenTelemetry, with @opentelemetry/api out of the package's reach", () => {
   it('records for Prometheus as ever, and skips the OpenTelemetry side without an error', () => {
-    // prom-client depends on the API itself, so npm installs it alongside; a strict layout (pnpm's) gives prom-client
-    // its own copy and the package none unless the user adds the optional peer. A fresh process with the built package
-    // laid out so: the package's require of the API fails as Node fails for a package not installed.
+    // The API is an optional peer, absent unless the user adds it. A fresh process with the built package laid out
+    // so: the package's require of the API fails as Node fails for a package not installed.
     const script = `
       const Module = require('node:module');
       const { join } = require('node:path');

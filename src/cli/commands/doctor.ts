@@ -76,7 +76,8 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
   if (token !== undefined && token !== '-')
     throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file ' +
+        '<file> or --token -',
     );
   if (token !== undefined && tokenFile !== undefined)
     throw new UsageError('--token-file and --token exclude each other: give the token one way');

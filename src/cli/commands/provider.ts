@@ -17,8 +17,8 @@ import {
 
 /**
  * Where `provider create` and `upsert` read the deployment's API secret unless `--secret-env` names another variable:
- * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, config/env.ts): the first of
- * Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
+ * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, config/env.ts): the
+ * first of Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
  */
 const DEFAULT_SECRET_ENV = ENV.apiSecret;
 const DEFAULT_SECRETS_ENV = ENV.apiSecrets;

@@ -15,7 +15,8 @@ import {
 
 // Named after the endpoint it calls (POST /api/v1/security-token), so that the service's documentation
 // and this command use the same word.
-const help = `Usage: cube-dual-auth security-token <embeddableId> --data-provider <name> --security-context <json|-> [options]
+const help = `Usage: cube-dual-auth security-token <embeddableId> --data-provider <name> \
+--security-context <json|-> [options]
 
 Requests a security token for embedding a dashboard against a given data provider. Prints the token
 alone (for TOKEN=$(...)), or the service's whole answer with --json. Server-side use only.
@@ -88,9 +89,15 @@ function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEn
   const value = readClaim(context as Record<string, unknown>, claim);
   const name = `${jsonForTerminal(claim.text)} (${variable})`;
   if (value === undefined)
-    return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
+    return (
+      `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's ` +
+      `queries with ERR_TENANT_MISSING`
+    );
   if (typeof value !== 'string' || value.trim() === '')
-    return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
+    return (
+      `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse ` +
+      `the dashboard's queries with ERR_TENANT_INVALID`
+    );
   return undefined;
 }
 
@@ -101,7 +108,9 @@ function warnAboutTenant(context: unknown, io: CliIO): void {
   try {
     warning = tenantWarning(context, variable, io.env);
   } catch {
-    warning = `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
+    warning =
+      `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so ` +
+      `the tenant of the security context was not checked`;
   }
   if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
 }

@@ -118,7 +118,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       return EXIT_REFUSED;
     }
     const expiresIn = lifetime(args.expiresIn, resolved.sqlKeyMaxAge);
-    checkAuth = createNamedCheckAuth(options, ENV_NAMES);
+    checkAuth = createNamedCheckAuth(options, { names: ENV_NAMES });
     // No Request-Origin header: the key-set path, as a SQL login's token takes it.
     const explanation = await checkAuth.explain({ headers: {} }, token);
     if (!explanation.accepted || explanation.securityContext === undefined)

@@ -272,7 +272,9 @@ function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.jwksUri !== null) return `${kid}, from ${forTerminal(key.jwksUri)}`;
   const issuer = key.provider?.issuer;
   if (issuer) return `${kid}, from the JWKS discovered for ${jsonForTerminal(issuer)} (not discovered yet)`;
-  return `${kid}, ${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`;
+  return (
+    `${kid}, ` + `${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`
+  );
 }
 
 /** The identity provider chosen on the key-set path, and why. */
@@ -348,7 +350,7 @@ export async function verifyToken(
   let options: DualAuthOptions | undefined;
   try {
     options = optionsFromEnv(env);
-    checkAuth = createNamedCheckAuth(options, ENV_NAMES);
+    checkAuth = createNamedCheckAuth(options, { names: ENV_NAMES });
     return {
       report: await verifyWith(args, options, checkAuth, env),
       severalProviders: options.providers !== undefined,

@@ -49,7 +49,9 @@ ${connectionOptionsHelp()}
 Environment:
 ${SERVICE_ENVIRONMENT_HELP}
 
-${serviceExitHelp(',\n     or the tags do not allow it (promote: --from not set; rollback: tag not set, no older version)')}
+${serviceExitHelp(
+  ',\n     or the tags do not allow it (promote: --from not set; rollback: tag not set, no ' + 'older version)',
+)}
 
 Examples:
   cube-dual-auth versions list ${DASHBOARD} --region us
@@ -147,9 +149,11 @@ async function publish(args: readonly string[], io: CliIO): Promise<number> {
 function describePromotion(promotion: Promotion): string {
   const targets = promotion.to.map((tag) => {
     const before = promotion.previous[tag];
-    return `${tag} (${before === null || before === undefined ? 'was not set' : before === promotion.version ? 'already there' : `was ${before}`})`;
+    const was = before === null || before === undefined ? 'was not set' : `was ${before}`;
+    return `${tag} (${before === promotion.version ? 'already there' : was})`;
   });
-  return `${forTerminal(`Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.`)}\n${tagTable(promotion.tags)}`;
+  const promoted = `Promoted ${promotion.version} from ${promotion.from} to ${targets.join(', ')}.`;
+  return `${forTerminal(promoted)}\n${tagTable(promotion.tags)}`;
 }
 
 async function promote(args: readonly string[], io: CliIO): Promise<number> {
@@ -197,7 +201,9 @@ function counted(section: SectionDiff): string {
   return parts.length === 0 ? 'no changes' : parts.join(', ');
 }
 
-/** The diff for people: one block per section, `+` added, `-` removed, `~` changed with its fields; each line escaped. */
+/**
+ * The diff for people: one block per section, `+` added, `-` removed, `~` changed with its fields; each line escaped.
+ */
 function describeDiff(diff: DefinitionDiff): string {
   if (diff.identical) return `${forTerminal(`${diff.from} and ${diff.to} are identical.`)}\n`;
   const lines = [`From ${diff.from} to ${diff.to}:`];

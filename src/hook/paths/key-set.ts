@@ -134,7 +134,8 @@ export class KeySetPath implements VerificationPath {
       'ERR_JWKS_NOT_CONFIGURED',
       `${notConfigured}; only service tokens are accepted`,
       PATH,
-      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ${names.issuer} to discover it from); ` +
+      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ` +
+        `${names.issuer} to discover it from); ` +
         `only requests with "Request-Origin: ${origin}" and an API-secret token are accepted`,
     );
   }
@@ -187,7 +188,10 @@ export class KeySetPath implements VerificationPath {
         ? `${refused}: a token signed with the API secret needs the service's Request-Origin header`
         : `${refused}${from && ' from this issuer'}`,
       PATH,
-      `${refused}${from} (${allowed.join(', ')} only)${symmetric ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"` : ''}`,
+      `${refused}${from} (${allowed.join(', ')} only)` +
+        (symmetric
+          ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
+          : ''),
     );
   }
 }

@@ -2,7 +2,7 @@ import type { DecodedToken } from '../token';
 
 /** What a path makes of a token it verified. */
 export interface Verified {
-  /** The security context before any `securityContext` function: the payload, or on the key-set path its namespace claim. */
+  /** The security context before any `securityContext` function: the payload, or its namespace claim. */
   readonly context: Record<string, unknown>;
   /** The whole verified payload. */
   readonly payload: Record<string, unknown>;
@@ -30,13 +30,8 @@ export interface ProviderChoice {
   readonly reason: string;
 }
 
-/**
- * One way of verifying a token. Answers synchronously when nothing has to be fetched, else with a promise;
- * a refusal is a thrown (or rejected) `DualAuthError`.
- */
+/** One way of verifying a token: synchronous unless keys are fetched; refuses with a `DualAuthError`. */
 export interface VerificationPath {
-  /**
-   * @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive
-   */
+  /** @param now epoch ms the request is judged at; a path that has to wait for keys judges at the time they arrive */
   verify(token: DecodedToken, now: number): Verified | Promise<Verified>;
 }

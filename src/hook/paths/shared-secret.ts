@@ -22,7 +22,9 @@ export class SharedSecretPath implements VerificationPath {
     this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
   }
 
-  /** jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged. */
+  /**
+   * jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged.
+   */
   verify(token: DecodedToken, now: number): Verified {
     if (this.keys.length === 0) {
       const notConfigured = 'Shared-secret path is not configured on this deployment';
@@ -39,7 +41,8 @@ export class SharedSecretPath implements VerificationPath {
         'ERR_ALG_NOT_ALLOWED',
         refused,
         PATH,
-        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
+        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with ` +
+          `the API secret`,
       );
     }
     for (let i = 0; ; i++) {

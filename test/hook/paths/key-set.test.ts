@@ -242,7 +242,7 @@ describe('key-set path', () => {
           CUBEJS_JWT_CLAIMS_NAMESPACE: 'https://cube.example/',
           CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true',
         }),
-        ENV_NAMES,
+        { names: ENV_NAMES },
       );
       instances.push(fromEnv);
       expect((await rejectionOf(fromEnv(appRequest(), rs({ tenant: 'acme' })))).message).toBe(

@@ -74,7 +74,7 @@ describe('shared-secret path', () => {
     keySetOnly.close();
     const fromEnv = createNamedCheckAuth(
       optionsFromEnv({ CUBEJS_JWK_URL: 'http://127.0.0.1:9/jwks.json', CUBE_DUAL_AUTH_DETAILED_ERRORS: 'true' }),
-      ENV_NAMES,
+      { names: ENV_NAMES },
     );
     expect((await rejectionOf(fromEnv(serviceRequest(), hs({})))).message).toMatch(/CUBEJS_API_SECRET is not set/);
     fromEnv.close();
