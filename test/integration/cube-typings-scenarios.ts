@@ -50,46 +50,54 @@ export const readyMadeConfig: CreateOptions = { checkAuth };
 export const sqlApiConfig: CreateOptions = { checkAuth, checkSqlAuth, canSwitchSqlUser };
 `;
 
-describe.each(['0.33', '1'])("a cube.ts typed with Cube's CreateOptions (Cube line %s)", (line) => {
-  it(
-    'compiles with checkAuth, contextToAppId and tenantFilter from cube-dual-auth, without a cast',
-    { timeout: INSTALL_TIMEOUT_MS },
-    async () => {
-      const { projectDir } = await ensureCube({ line });
-      expect(typeErrors(projectDir, example)).toEqual([]);
-    },
-  );
+export function cubeTypingsScenarios(line: string): void {
+  describe(`a cube.ts typed with Cube's CreateOptions (Cube line ${line})`, () => {
+    it(
+      'compiles with checkAuth, contextToAppId and tenantFilter from cube-dual-auth, without a cast',
+      { timeout: INSTALL_TIMEOUT_MS },
+      async () => {
+        const { projectDir } = await ensureCube({ line });
+        expect(typeErrors(projectDir, example)).toEqual([]);
+      },
+    );
 
-  it(
-    'types `await checkAuth(req)` as the security context, and it, checkSqlAuth and canSwitchSqlUser fit CreateOptions (CommonJS and ES module typings)',
-    { timeout: INSTALL_TIMEOUT_MS },
-    async () => {
-      const { projectDir } = await ensureCube({ line });
-      expect(typeErrors(projectDir, resolvesToTheContext)).toEqual([]);
-      expect(typeErrors(projectDir, resolvesToTheContext, 'cube.mts')).toEqual([]);
-      // The check can fail: a hook typed as resolving to nothing is not the context.
-      const resolvingToNothing = resolvesToTheContext.replace(
-        "import { canSwitchSqlUser, checkAuth, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';",
-        `import { canSwitchSqlUser, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
+    it(
+      'types `await checkAuth(req)` as the security context, and it, checkSqlAuth and canSwitchSqlUser fit CreateOptions (CommonJS and ES module typings)',
+      { timeout: INSTALL_TIMEOUT_MS },
+      async () => {
+        const { projectDir } = await ensureCube({ line });
+        expect(typeErrors(projectDir, resolvesToTheContext)).toEqual([]);
+        expect(typeErrors(projectDir, resolvesToTheContext, 'cube.mts')).toEqual([]);
+        // The check can fail: a hook typed as resolving to nothing is not the context.
+        const resolvingToNothing = resolvesToTheContext.replace(
+          "import { canSwitchSqlUser, checkAuth, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';",
+          `import { canSwitchSqlUser, checkSqlAuth, createCheckAuth, type SecurityContext } from 'cube-dual-auth';
 declare const checkAuth: (req: unknown, auth?: unknown) => Promise<void>;`,
-      );
-      expect(typeErrors(projectDir, resolvingToNothing).join('\n')).toMatch(
-        /Type 'true' is not assignable to type 'false'/,
-      );
-    },
-  );
-});
+        );
+        expect(typeErrors(projectDir, resolvingToNothing).join('\n')).toMatch(
+          /Type 'true' is not assignable to type 'false'/,
+        );
+      },
+    );
 
-// What the test guards against: 0.33's CheckAuthFn is `(ctx, authorization?) => Promise<void> | void`, so a hook typed
-// as resolving to the security context (as this package's was) does not fit it.
-it("Cube 0.33's typings refuse a checkAuth that resolves to a value", { timeout: INSTALL_TIMEOUT_MS }, async () => {
-  const { projectDir } = await ensureCube({ line: '0.33' });
-  const resolvingToTheContext = `import type { CreateOptions } from '@cubejs-backend/server-core';
+    if (line === '0.33') {
+      // What the test guards against: 0.33's CheckAuthFn is `(ctx, authorization?) => Promise<void> | void`, so a
+      // hook typed as resolving to the security context (as this package's was) does not fit it.
+      it(
+        "Cube 0.33's typings refuse a checkAuth that resolves to a value",
+        { timeout: INSTALL_TIMEOUT_MS },
+        async () => {
+          const { projectDir } = await ensureCube({ line: '0.33' });
+          const resolvingToTheContext = `import type { CreateOptions } from '@cubejs-backend/server-core';
 declare const checkAuth: (req: unknown, auth?: unknown) => Promise<Record<string, unknown>>;
 const config: CreateOptions = { checkAuth };
 export = config;
 `;
-  expect(typeErrors(projectDir, resolvingToTheContext).join('\n')).toMatch(
-    /Type 'Promise<Record<string, unknown>>' is not assignable to type '(void \| )?Promise<void>/,
-  );
-});
+          expect(typeErrors(projectDir, resolvingToTheContext).join('\n')).toMatch(
+            /Type 'Promise<Record<string, unknown>>' is not assignable to type '(void \| )?Promise<void>/,
+          );
+        },
+      );
+    }
+  });
+}
