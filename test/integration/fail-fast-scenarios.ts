@@ -17,7 +17,7 @@ import { randomSecret } from '../support/claims';
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 /**
  * How long a run may take before vitest gives up on it. Not the verdict: a Cube that stops exits by itself, one that
- * does not is seen listening and killed, whatever the machine's load (docs/development.md#timing).
+ * does not is seen listening and killed, whatever the machine's load (docs/development.md#timing-dependent-tests).
  */
 const RUN_TIMEOUT_MS = 120_000;
 
