@@ -235,7 +235,8 @@ describe('KeyStore', () => {
     });
 
     it('a burst of 500 random kids after the cooldown costs one fetch; known kids keep working', async () => {
-      const store = makeStore();
+      // Counts, not deadlines: a timeout long enough that a busy machine cannot end the fetch before the server sees it.
+      const store = makeStore({ timeoutMs: 10_000 });
       await store.prefetch();
       clock.advance(COOLDOWN);
       const known = store.getKey(A.kid);
@@ -262,7 +263,7 @@ describe('KeyStore', () => {
 
     it('a sustained flood of 500 random kids over 5 cooldowns costs at most one fetch per cooldown; known kids keep working', async () => {
       const cooldownMs = 100;
-      const store = makeStore({ cooldownMs });
+      const store = makeStore({ cooldownMs, timeoutMs: 10_000 });
       await store.prefetch();
       const cpu = process.cpuUsage();
       const errors: unknown[] = [];
@@ -803,7 +804,10 @@ describe('KeyStore', () => {
           for (const error of errors) expect(error).toMatchObject({ code: 'ERR_JWKS_TIMEOUT', detail: timedOutDetail });
           expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT - 5);
           expect(elapsed).toBeLessThan(TIMEOUT + 700 + lateMs);
-          expect(proxy.tunnels.length - tunnels).toBe(1);
+          // One CONNECT for all 50; none only when this process ran so late that the deadline's timer came before the
+          // proxy (in this process) read the CONNECT.
+          const connects = proxy.tunnels.length - tunnels;
+          expect(connects).toBe(connects === 0 && lateMs >= TIMEOUT / 2 ? 0 : 1);
           await proxy.idle();
           console.info(
             `[figures] ${source}, proxy that ${modeName}, timeoutMs ${TIMEOUT}: 50 waiting requests refused after ${elapsed.toFixed(1)} ms, 1 CONNECT`,

@@ -23,11 +23,13 @@ export interface CliResult {
   readonly stderr: string;
   /** Wall-clock time until the command finished (the process exited, when spawned). */
   readonly ms: number;
-  /**
-   * How late this process ran meanwhile (test/support/lateness.ts): what a bound on `ms` allows beyond the command's
-   * own time. Run in this process, the command is as late as it is; a spawned one is measured by {@link binStartMs}.
-   */
+  /** How late this process ran meanwhile (test/support/lateness.ts): what a bound on `ms` allows beyond its own. */
   readonly lateMs: number;
+  /**
+   * Spawned: when the process last wrote (ms from its start). `ms - outputEndMs` is how long it lived after its last
+   * word, which a leftover socket or timer stretches to seconds, however slowly the machine started it.
+   */
+  readonly outputEndMs?: number;
 }
 
 export interface CliOptions {
@@ -87,7 +89,9 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   if (!existsSync(bin)) {
     throw new Error(`${bin} is missing: run "npm run build" first ("npm test" builds before testing)`);
   }
+  const watch = watchLateness();
   const started = performance.now();
+  let outputEndMs = 0;
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -95,21 +99,21 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    outputEndMs = performance.now() - started;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    outputEndMs = performance.now() - started;
+  });
   child.stdin.end(options.stdin ?? '');
   return new Promise<CliResult>((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started, lateMs: 0 }));
+    child.once('close', (code) =>
+      resolve({ code, stdout, stderr, ms: performance.now() - started, lateMs: watch.stop(), outputEndMs }),
+    );
   }).then((result) => printedNoSecret(result, options.secrets));
-}
-
-/**
- * How long the built bin takes to start and exit right now (`--version`), measured in the same run as the command a
- * test bounds: a spawned command's bound allows its own time plus this, as slow as the machine is at the moment.
- */
-export async function binStartMs(): Promise<number> {
-  return (await runBin(['--version'])).ms;
 }
 
 /**
@@ -120,6 +124,7 @@ export async function binStartMs(): Promise<number> {
  * next write meets a closed pipe.
  */
 export function runBinThroughHead(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const watch = watchLateness();
   const started = performance.now();
   // The command's exit status comes back on descriptor 3, as the shell sees only head's.
   const script = '{ "$0" "$@"; echo $? >&3; } | head -n 1';
@@ -135,7 +140,7 @@ export function runBinThroughHead(args: readonly string[], options: CliOptions =
     stdout,
     stderr,
     ms: performance.now() - started,
-    lateMs: 0,
+    lateMs: watch.stop(),
   }));
 }
 

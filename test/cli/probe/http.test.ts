@@ -71,7 +71,9 @@ describe('probe through the proxy the environment names', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^ {2}FAIL {2}no-token +- +\d+ ms {2}no complete answer within 300 ms$/m);
-    expect(proxy.tunnels.length - before).toBe(1);
+    // One CONNECT; none only when this process ran so late that the deadline came before the proxy (here) read it.
+    const connects = proxy.tunnels.length - before;
+    expect(connects).toBe(connects === 0 && result.lateMs >= 150 ? 0 : 1);
     expect(result.ms).toBeLessThan(1_500 + result.lateMs);
     await proxy.idle();
   });
