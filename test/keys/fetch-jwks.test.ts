@@ -10,7 +10,10 @@ import { startProxyServer, type ProxyServer } from '../support/proxy-server';
 import { loopbackCertificate, runInFreshNode } from '../support/tls';
 import { watchLateness } from '../support/lateness';
 
-const LIMITS: FetchJwksOptions = { timeoutMs: 300, maxResponseBytes: 524_288 };
+/** A deadline no busy machine reaches for a server that answers (docs/development.md#timing-dependent-tests). */
+const LIMITS: FetchJwksOptions = { timeoutMs: 10_000, maxResponseBytes: 524_288 };
+/** The deadline the tests of a server or proxy that never answers wait for. */
+const DEADLINE: FetchJwksOptions = { ...LIMITS, timeoutMs: 300 };
 
 let server: JwksServer;
 let key: TestKeyPair;
@@ -101,10 +104,10 @@ describe('fetchJwks', () => {
   it('a closed port is ERR_JWKS_UNREACHABLE', async () => {
     await server.stop();
     try {
-      const { error, ms, lateMs } = await failureOf();
+      const { error, ms, lateMs } = await failureOf(DEADLINE);
       expect(error.code).toBe('ERR_JWKS_UNREACHABLE');
       expect(error.detail).toBe(`JWKS URL ${server.url} unreachable: ECONNREFUSED`);
-      expect(ms).toBeLessThan(LIMITS.timeoutMs + lateMs);
+      expect(ms).toBeLessThan(DEADLINE.timeoutMs + lateMs);
     } finally {
       await server.start();
     }
@@ -113,7 +116,7 @@ describe('fetchJwks', () => {
   it('a server that never answers is ERR_JWKS_TIMEOUT at the deadline, and leaves no timer behind', async () => {
     server.mode = { kind: 'hang' };
     const before = timeouts();
-    const { error, ms, lateMs } = await failureOf();
+    const { error, ms, lateMs } = await failureOf(DEADLINE);
     expect(error.code).toBe('ERR_JWKS_TIMEOUT');
     expect(error.detail).toBe(`JWKS request to ${server.url} timed out after 300 ms`);
     expect(ms).toBeGreaterThanOrEqual(295);
@@ -123,7 +126,7 @@ describe('fetchJwks', () => {
 
   it('the deadline covers the body: a server that trickles bytes (never idle) still times out', async () => {
     server.mode = { kind: 'drip', intervalMs: 10 };
-    const { error, ms, lateMs } = await failureOf();
+    const { error, ms, lateMs } = await failureOf(DEADLINE);
     expect(error.code).toBe('ERR_JWKS_TIMEOUT');
     expect(ms).toBeLessThan(1_000 + lateMs);
   });
@@ -260,7 +263,6 @@ describe('fetchJwks through the proxy the environment names', () => {
         proxy.connectMode = { kind: 'tunnel' };
       });
 
-      // A hang shows as this test's own timeout, well before the suite's.
       it.each([
         ['accepts CONNECT and never answers', { kind: 'silent' }],
         ['answers 200 and never starts TLS', { kind: 'no-tls' }],
@@ -272,7 +274,7 @@ describe('fetchJwks through the proxy the environment names', () => {
           const before = timeouts();
           const watch = watchLateness();
           const started = performance.now();
-          const error = await fetchJwks(tls.url, { ...LIMITS, env: { HTTPS_PROXY: proxy.url } }).then(
+          const error = await fetchJwks(tls.url, { ...DEADLINE, env: { HTTPS_PROXY: proxy.url } }).then(
             () => expect.fail('the fetch should have failed'),
             (e: unknown) => e as DualAuthError,
           );

@@ -12,13 +12,15 @@ import { startProxyServer, type ConnectMode, type ProxyServer } from '../support
 import { watchLateness } from '../support/lateness';
 
 const COOLDOWN = 200;
-/** A real deadline on a real socket: tests of a hanging IdP wait for it. */
+/** A real deadline on a real socket: tests of a hanging IdP wait for it, and pass it to the store they make. */
 const TIMEOUT = 300;
 const OPTIONS = {
   cooldownMs: COOLDOWN,
   maxAgeMs: 60_000,
   staleIfErrorMs: 60_000,
-  timeoutMs: TIMEOUT,
+  // The other tests' deadline: far beyond how late a busy machine runs this process, so that none of them ends a fetch
+  // to a server that answers (docs/development.md#timing-dependent-tests).
+  timeoutMs: 10_000,
   maxResponseBytes: 524_288,
 };
 
@@ -235,8 +237,7 @@ describe('KeyStore', () => {
     });
 
     it('a burst of 500 random kids after the cooldown costs one fetch; known kids keep working', async () => {
-      // Counts, not deadlines: a timeout long enough that a busy machine cannot end the fetch before the server sees it.
-      const store = makeStore({ timeoutMs: 10_000 });
+      const store = makeStore();
       await store.prefetch();
       clock.advance(COOLDOWN);
       const known = store.getKey(A.kid);
@@ -263,7 +264,7 @@ describe('KeyStore', () => {
 
     it('a sustained flood of 500 random kids over 5 cooldowns costs at most one fetch per cooldown; known kids keep working', async () => {
       const cooldownMs = 100;
-      const store = makeStore({ cooldownMs, timeoutMs: 10_000 });
+      const store = makeStore({ cooldownMs });
       await store.prefetch();
       const cpu = process.cpuUsage();
       const errors: unknown[] = [];
@@ -493,7 +494,7 @@ describe('KeyStore', () => {
     it.each(outages)(
       '%s: known kids keep working, an unknown kid is refused naming the outage',
       async (_name, breakIt, code, cause) => {
-        const store = makeStore();
+        const store = makeStore({ timeoutMs: code === 'ERR_JWKS_TIMEOUT' ? TIMEOUT : OPTIONS.timeoutMs });
         await store.prefetch();
         await breakIt(server);
         clock.advance(COOLDOWN);
@@ -644,7 +645,7 @@ describe('KeyStore', () => {
 
     it('IdP hanging from the start: concurrent requests share one attempt and are refused with ERR_JWKS_TIMEOUT at timeoutMs', async () => {
       server.mode = { kind: 'hang' };
-      const store = makeStore();
+      const store = makeStore({ timeoutMs: TIMEOUT });
       const watch = watchLateness();
       const started = performance.now();
       const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
@@ -795,7 +796,7 @@ describe('KeyStore', () => {
         async (modeName, mode) => {
           proxy.connectMode = mode;
           const tunnels = proxy.tunnels.length;
-          const store = makeStore({ jwksUri });
+          const store = makeStore({ jwksUri, timeoutMs: TIMEOUT });
           const watch = watchLateness();
           const started = performance.now();
           const errors = await Promise.all(Array.from({ length: 50 }, () => rejection(store.getKey(A.kid))));
