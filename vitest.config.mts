@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Projects: `unit` is `npm test`; the others are `npm run test:integration`, and .ci/run runs each on the Node majors
-// of docs/development.md#tests. A real-Cube suite names its Cube line in its file name, so it joins its line's project.
+// Projects: `unit` is `npm test`; `cube-0.33`, `cube-1` and `integration` are `npm run test:integration`, which .ci/run
+// runs on the Node majors of docs/development.md#tests. A real-Cube suite names its Cube line in its file name, so it
+// joins its line's project.
 const INTEGRATION = 'test/**/*.integration.test.ts';
 const CUBE_0_33 = 'test/**/*cube-0.33.integration.test.ts';
 const CUBE_1 = 'test/**/*cube-1.integration.test.ts';
@@ -17,6 +18,8 @@ export default defineConfig({
       { extends: true, test: { name: 'cube-0.33', include: [CUBE_0_33] } },
       { extends: true, test: { name: 'cube-1', include: [CUBE_1] } },
       { extends: true, test: { name: 'integration', include: [INTEGRATION], exclude: [CUBE_0_33, CUBE_1] } },
+      // `npm run bench:load`: a measured report, in no test command (docs/development.md#timing-dependent-tests).
+      { extends: true, test: { name: 'load', include: ['test/**/*.load.ts'] } },
     ],
   },
 });
