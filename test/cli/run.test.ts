@@ -53,7 +53,13 @@ describe('--help', () => {
       [name, '-h'],
       ['help', name],
     ]) {
-      expect(await runCli(argv)).toEqual({ code: 0, stdout: help, stderr: '', ms: expect.any(Number) });
+      expect(await runCli(argv)).toEqual({
+        code: 0,
+        stdout: help,
+        stderr: '',
+        ms: expect.any(Number),
+        lateMs: expect.any(Number),
+      });
     }
   });
 

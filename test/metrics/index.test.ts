@@ -93,12 +93,13 @@ describe('metrics of a hook', () => {
     expect(text).not.toMatch(/eyJ/);
   });
 
-  it("gain no series from 100,000 tokens of random kid and iss: labels are only the operator's paths, codes and issuers", async () => {
-    // One of each kind first, so that every series these refusals can touch exists.
+  it("gain no series from 10,000 tokens of random kid and iss: labels are only the operator's paths, codes and issuers", async () => {
+    // One of each kind first, so that every series these refusals can touch exists. A label taken from a token would
+    // add a series at its first token; 10,000 also pass any cap a label set could have below that.
     await settle(checkAuth({}, forged('warm-up', ISSUER)));
     await settle(checkAuth({}, forged('warm-up', 'https://warm-up.example/')));
     const before = seriesOf(await metrics.text());
-    for (let i = 0; i < 50_000; i++) {
+    for (let i = 0; i < 5_000; i++) {
       await settle(checkAuth({}, forged(`kid-${i}-${Math.random()}`, ISSUER)));
       await settle(checkAuth({}, forged(`kid-${i}`, `https://${Math.random().toString(36).slice(2)}.example/`)));
     }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { run } from '../../src/cli/run';
 import { startJwksServer, type JwksServer } from './jwks-server';
 import { generateKeyPair, type TestKeyPair } from './keys';
+import { watchLateness } from './lateness';
 
 /**
  * The built CLI, as `npx cube-dual-auth` runs it. `CUBE_DUAL_AUTH_TEST_CLI` points the tests at another build
@@ -22,6 +23,13 @@ export interface CliResult {
   readonly stderr: string;
   /** Wall-clock time until the command finished (the process exited, when spawned). */
   readonly ms: number;
+  /** How late this process ran meanwhile (test/support/lateness.ts): what a bound on `ms` allows beyond its own. */
+  readonly lateMs: number;
+  /**
+   * Spawned: when the process last wrote (ms from its start). `ms - outputEndMs` is how long it lived after its last
+   * word, which a leftover socket or timer stretches to seconds, however slowly the machine started it.
+   */
+  readonly outputEndMs?: number;
 }
 
 export interface CliOptions {
@@ -63,13 +71,15 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
   const stdout = new Collected();
   const stderr = new Collected();
   const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
+  const watch = watchLateness();
   const started = performance.now();
   const code = await run(args, { stdout, stderr, stdin, env: { ...options.env }, cwd: options.cwd ?? process.cwd() });
   const ms = performance.now() - started;
+  const lateMs = watch.stop();
   stdout.end();
   stderr.end();
   await Promise.all([finished(stdout), finished(stderr)]);
-  return printedNoSecret({ code, stdout: stdout.text, stderr: stderr.text, ms }, options.secrets);
+  return printedNoSecret({ code, stdout: stdout.text, stderr: stderr.text, ms, lateMs }, options.secrets);
 }
 
 /**
@@ -81,7 +91,9 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   if (!existsSync(bin)) {
     throw new Error(`${bin} is missing: run "npm run build" first ("npm test" builds before testing)`);
   }
+  const watch = watchLateness();
   const started = performance.now();
+  let outputEndMs = 0;
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -89,12 +101,20 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    outputEndMs = performance.now() - started;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    outputEndMs = performance.now() - started;
+  });
   child.stdin.end(options.stdin ?? '');
   return new Promise<CliResult>((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
+    child.once('close', (code) =>
+      resolve({ code, stdout, stderr, ms: performance.now() - started, lateMs: watch.stop(), outputEndMs }),
+    );
   }).then((result) => printedNoSecret(result, options.secrets));
 }
 
@@ -106,6 +126,7 @@ export function runBin(args: readonly string[], options: CliOptions = {}): Promi
  * next write meets a closed pipe.
  */
 export function runBinThroughHead(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const watch = watchLateness();
   const started = performance.now();
   // The command's exit status comes back on descriptor 3, as the shell sees only head's.
   const script = '{ "$0" "$@"; echo $? >&3; } | head -n 1';
@@ -121,6 +142,7 @@ export function runBinThroughHead(args: readonly string[], options: CliOptions =
     stdout,
     stderr,
     ms: performance.now() - started,
+    lateMs: watch.stop(),
   }));
 }
 

@@ -410,7 +410,7 @@ describe('cube-dual-auth probe, against a deployment that does not answer', () =
     expect(check(json, 'no-token').ms).toBeGreaterThanOrEqual(200);
     expect(cube.requests).toHaveLength(1);
     // One deadline, not six.
-    expect(result.ms).toBeLessThan(6 * 200);
+    expect(result.ms).toBeLessThan(6 * 200 + result.lateMs);
   });
 
   it('a deployment that hangs on some requests only: each of those fails at its deadline, the others are judged', async () => {
@@ -536,7 +536,7 @@ describe('cube-dual-auth probe, the built bin', () => {
     const result = await runBin(['probe', hung.url, '--timeout', '300'], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/no complete answer within 300 ms/);
-    // Node's start plus one deadline: nothing keeps the process alive after the report.
-    expect(result.ms).toBeLessThan(3_000);
+    // Nothing keeps the process alive after the report: it exits once it has written it.
+    expect(result.ms - result.outputEndMs!).toBeLessThan(1_000 + result.lateMs);
   });
 });
