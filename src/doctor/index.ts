@@ -101,7 +101,8 @@ function secretChecks(secrets: readonly ApiSecret[], weakAllowed: boolean, keySe
 function weakSecretOutcome(weakAllowed: boolean): string {
   return weakAllowed
     ? `Cube starts with it only because ${ENV.allowWeakSecret} is set; ${SECRET_ADVICE}`
-    : `Cube will not start with it; ${SECRET_ADVICE}, or (not recommended) set ${ENV.allowWeakSecret}=true to start anyway`;
+    : `Cube will not start with it; ${SECRET_ADVICE}, or (not recommended) set ` +
+        `${ENV.allowWeakSecret}=true to start anyway`;
 }
 
 function mainSecretCheck(secret: string | undefined, additional: number, weakAllowed: boolean, keySet: boolean): Check {
@@ -110,7 +111,8 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
       return check(
         'api-secret',
         'warn',
-        `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`,
+        `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify ` +
+          `service tokens, and "cube-dual-auth token" cannot mint any`,
       );
     }
     // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
@@ -118,7 +120,8 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
       ? check(
           'api-secret',
           'ok',
-          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service token (shared-secret path) is refused`,
+          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service ` +
+            `token (shared-secret path) is refused`,
         )
       : check(
           'api-secret',
@@ -158,7 +161,8 @@ function originCheck(options: ResolvedOptions): Check {
   return check(
     'origin',
     'ok',
-    `"Request-Origin: ${options.origin}" selects the shared-secret path, other requests the key-set path (${ENV.origin}, default "${DEFAULTS.origin}")`,
+    `"Request-Origin: ${options.origin}" selects the shared-secret path, other requests the key-set ` +
+      `path (${ENV.origin}, default "${DEFAULTS.origin}")`,
   );
 }
 
@@ -173,14 +177,16 @@ function jwksUrlCheck(jwksUri: string | undefined): Check {
     return check(
       'jwks-url',
       'warn',
-      `${ENV.jwksUri} is not set (nor ${ENV.providers}, nor one issuer URL in ${ENV.issuer} to discover it from): the key-set path refuses every identity-provider token`,
+      `${ENV.jwksUri} is not set (nor ${ENV.providers}, nor one issuer URL in ${ENV.issuer} to ` +
+        `discover it from): the key-set path refuses every identity-provider token`,
     );
   }
   if (plainHttp(jwksUri)) {
     return check(
       'jwks-url',
       'warn',
-      `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys and forge tokens; use https`,
+      `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys ` +
+        `and forge tokens; use https`,
     );
   }
   return check('jwks-url', 'ok', `${ENV.jwksUri} is ${jwksUri}`);
@@ -317,7 +323,10 @@ function authorizationCheck(
     return check(
       'authorization',
       'ok',
-      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ` +
+        `${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's ` +
+        `tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups ` +
+        `of the hook's`,
     );
   }
   const keySet = several
@@ -373,7 +382,8 @@ function exampleTokenCheck(
     return check(
       'example-token',
       'fail',
-      `${where} is refused with ERR_JWKS_NOT_CONFIGURED: no identity provider is configured (${ENV.jwksUri}, ${ENV.providers})`,
+      `${where} is refused with ERR_JWKS_NOT_CONFIGURED: no identity provider is configured ` +
+        `(${ENV.jwksUri}, ${ENV.providers})`,
     );
   let index = 0;
   try {
@@ -461,7 +471,8 @@ function sqlApiCheck(
     return check(
       'sql-api',
       'fail',
-      `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ${SQL_PASSWORD_SINCE} or later`,
+      `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ` +
+        `${SQL_PASSWORD_SINCE} or later`,
     );
   }
   const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
@@ -478,7 +489,8 @@ function sqlApiCheck(
     sqlUser !== undefined && sqlPassword !== undefined
       ? `static login ${JSON.stringify(sqlUser)} with ${ENV.sqlPassword} (never printed)`
       : half
-        ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
+        ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ` +
+          `${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
         : 'no static login';
   const superUser =
     sqlSuperUser === undefined
@@ -526,7 +538,8 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
     return check(
       'sql-key',
       'warn',
-      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth sql-key" mints none; ${maxAge}; ${revokedIds}`,
+      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth ` +
+        `sql-key" mints none; ${maxAge}; ${revokedIds}`,
     );
   const inForce =
     secrets === 1
@@ -535,7 +548,8 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
   return check(
     'sql-key',
     'ok',
-    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of key material and none an API secret; ${maxAge}; ${revokedIds}`,
+    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of ` +
+      `key material and none an API secret; ${maxAge}; ${revokedIds}`,
   );
 }
 
@@ -554,7 +568,8 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
       ? check(
           'metrics',
           'ok',
-          `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's metrics served where you mount them`,
+          `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's ` +
+            `metrics served where you mount them`,
         )
       : undefined;
   }
@@ -570,7 +585,8 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
   return check(
     'metrics',
     'ok',
-    `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of its own beside Cube's API`,
+    `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of ` +
+      `its own beside Cube's API`,
   );
 }
 
@@ -596,7 +612,9 @@ const REFRESH_WORKER_VARIABLES = [
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;
   const contexts =
-    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
+    'every context that scheduledRefreshContexts in cube.js returns needs a securityContext with ' +
+    "tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's " +
+    'default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh';
   const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
   if (variable !== undefined) {
     return /^(false|0)$/i.test(readEnv(env, variable) ?? '')
@@ -608,7 +626,8 @@ function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization
   return check(
     'refresh-worker',
     'warn',
-    `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
+    `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set ` +
+      `CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
   );
 }
 
@@ -622,7 +641,9 @@ function gatewayCheck(cwd: string): Check {
     return check(
       'cube-gateway',
       'warn',
-      `${GATEWAY} does not resolve from ${cwd}, nor from cube-dual-auth's own directory (${OWN_DIRECTORY}): run doctor in the Cube project; if cube-dual-auth is not installed next to Cube, rejections become HTTP 500 instead of 403`,
+      `${GATEWAY} does not resolve from ${cwd}, nor from cube-dual-auth's own directory ` +
+        `(${OWN_DIRECTORY}): run doctor in the Cube project; if cube-dual-auth is not installed next ` +
+        `to Cube, rejections become HTTP 500 instead of 403`,
     );
   }
   const version = gatewayVersion(found.file);
@@ -720,7 +741,8 @@ export async function diagnose(
         : check(
             'configuration',
             'fail',
-            'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+            'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube ' +
+              'will not start (see api-secret)',
           ),
     );
   }

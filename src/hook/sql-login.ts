@@ -46,7 +46,10 @@ export interface SqlLogin {
   readonly skipPasswordCheck: true;
 }
 
-/** Cube's SQL API options, as `cube.js` takes them: `module.exports = { checkAuth, checkSqlAuth, canSwitchSqlUser }`. */
+/**
+ * Cube's SQL API options, as `cube.js` takes them: `module.exports = { checkAuth, checkSqlAuth,
+ * canSwitchSqlUser }`.
+ */
 export interface SqlAuth {
   /**
    * Cube's `checkSqlAuth`: the password is an identity-provider token whose user claim (`sqlUserClaim`, default `sub`)
@@ -74,7 +77,10 @@ function hostCubeVersion(): string | undefined {
   return found === undefined ? undefined : gatewayVersion(found.file);
 }
 
-/** A SQL login is checked once per connection: the token cache would save nothing, and its hits carry no payload to read the user from. */
+/**
+ * A SQL login is checked once per connection: the token cache would save nothing, and its hits carry no payload to read
+ * the user from.
+ */
 const NO_CACHE = { useCache: false } as const;
 
 /** A password in a form that compares in constant time whatever its length. */
@@ -222,7 +228,8 @@ export function sqlAuthOf(
     };
     if (staticLogin !== undefined && user === staticLogin.user) return accept({});
     const found = liveLogins.find(user);
-    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change
+    // it.
     if (found.found) return accept(structuredClone(found.login.securityContext));
     const refusal = missingLogin(user, found);
     emit(onEvent, {
@@ -239,7 +246,9 @@ export function sqlAuthOf(
     const { error, header } = outcome;
     if (error.code !== 'ERR_ALG_NOT_ALLOWED' || typeof header?.alg !== 'string' || !/^HS/i.test(header.alg))
       return error;
-    const message = `A service token (${quotedText(header.alg)}) is never accepted as a SQL password: sign in with a token of your identity provider`;
+    const message =
+      `A service token (${quotedText(header.alg)}) is never accepted as a SQL password: sign in with a ` +
+      `token of your identity provider`;
     return new DualAuthError('ERR_ALG_NOT_ALLOWED', message, 'key-set');
   }
 
@@ -261,7 +270,8 @@ export function sqlAuthOf(
       );
     }
     if (value === user) return undefined;
-    const message = `The SQL user ${quote(user)} is not the one the token names in its claim ${JSON.stringify(userClaim.text)}`;
+    const message =
+      `The SQL user ${quote(user)} is not the one the token names in its claim ` + `${JSON.stringify(userClaim.text)}`;
     return new DualAuthError('ERR_CLAIM_INVALID', message, 'key-set', `${message} (${names.sqlUserClaim})`);
   }
 
@@ -274,7 +284,9 @@ export function sqlAuthOf(
       // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
       // a Cube has passed one, a call without it is a re-authentication, as with null.
       const version = cubeVersion();
-      const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
+      const message =
+        `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL ` +
+        `password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
     if (typeof user !== 'string' || user === '')
@@ -332,7 +344,8 @@ function missingLogin(user: string, missing: MissingLogin): DualAuthError {
     case 'ambiguous':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry different security contexts: ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry ` +
+          `different security contexts: ${RECONNECT}`,
       );
     case 'none':
       return new DualAuthError(

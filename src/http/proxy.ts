@@ -59,7 +59,10 @@ function parseEntry(entry: string): { readonly name: string; readonly port: numb
   return name === undefined ? undefined : { name, port: port === undefined ? undefined : Number(port) };
 }
 
-/** Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or trailing dot). */
+/**
+ * Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or
+ * trailing dot).
+ */
 function covers(name: string, host: string): boolean {
   const [, address = '', bits] = /^(.*?)(?:\/(\d+))?$/.exec(name) ?? [];
   const family = isIP(address);
@@ -170,7 +173,8 @@ function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocke
       const host = url.hostname.replace(/^\[|\]$/g, '');
       secure = tls.connect({ socket: tunnelled, host, servername: isIP(host) ? undefined : host });
       secure.once('secureConnect', () => settle(undefined));
-      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going unhandled.
+      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going
+      // unhandled.
       secure.once('error', settle);
     });
     connect.once('error', settle);
