@@ -602,12 +602,10 @@ const REFRESH_WORKER_VARIABLES = [
 ] as const;
 
 /**
- * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
- * with a tenant configured, each needs a tenant and groups of its own, or the package's `contextToAppId` and
- * `contextToOrchestratorId` refuse it; with the latter, Cube stops at the refresh (its scheduler does not catch the
- * refusal, on 0.33.65 and 1.7.43 alike). Said when a variable turns the worker on here; a warning when it runs only
- * because NODE_ENV is set to something other than `production`, where it is easily on by accident. Undefined when no
- * tenant is configured, the worker is off, or NODE_ENV is unset: Cube's Docker image sets it, so it cannot be told.
+ * Cube's refresh worker runs the contexts of `scheduledRefreshContexts`, which never pass the hook: with a tenant
+ * configured, each needs a tenant and groups of its own (docs/cli-output.md#doctors-checks, `refresh-worker`). Said
+ * when a variable turns the worker on; a warning when only NODE_ENV (not `production`) does. Undefined when no tenant
+ * is configured, the worker is off, or NODE_ENV is unset (Cube's Docker image sets it, so it cannot be told).
  */
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;

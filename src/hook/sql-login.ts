@@ -1,17 +1,9 @@
 /**
- * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password a SQL client sends is
- * a token of the company's identity provider, verified on the key-set path exactly as `checkAuth` verifies it (the
- * same authenticator: providers, keys, claims, authorization, codes), and the user name must be the token's user
- * claim. A SQL key (sql-key.ts) signs in as the user and with the security context it carries. Cube's own static
- * login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside them.
- *
- * How Cube calls these (1.7.43, api-gateway's sql-server.js and the native server's auth.rs): once per connection,
- * `checkSqlAuth(request, user, password)`, whose answer crosses the Rust server as JSON; with `skipPasswordCheck` the
- * server takes the login as checked here. Every `CUBESQL_AUTH_EXPIRE_SECS` (300 s) of a session, and on a switch of
- * user (`__user`, after `canSwitchSqlUser` allowed it), Cube calls `checkSqlAuth(request, user, null)`: no password, no
- * session id. That re-authentication is answered from the live logins (live-logins.ts). Cube before 0.34.27 (0.33
- * among them) calls `checkSqlAuth(request, user)` and compares the password itself, with no way to pass it here.
- * docs/cube-lines.md, "The SQL API's re-authentication", names the lines of Cube's source.
+ * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password is a token of the
+ * identity provider, verified on the key-set path as `checkAuth` verifies it, whose user claim must be the user name,
+ * or a SQL key (sql-key.ts); Cube's static `CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD` login keeps working beside them.
+ * Re-authentication without a password is answered from the live logins (live-logins.ts); when and how Cube calls:
+ * docs/cube-lines.md#the-sql-apis-re-authentication.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';

@@ -31,12 +31,8 @@ function variable(env: NodeJS.ProcessEnv, lowerName: string): string | undefined
 }
 
 /**
- * `NO_PROXY` as curl reads it (lib/proxy.c), with the ports and brackets that undici and Go read too, so that a list
- * written for any of them works here: entries separated by commas or blanks; `*` alone bypasses every host (as one
- * entry among others it names none); a name bypasses itself and its subdomains, with or without a leading `.` or `*.`,
- * in any case, a trailing dot ignored; an IP address (IPv6 with or without brackets) or a prefix (`10.0.0.0/8`,
- * `fd00::/8`) bypasses the addresses it covers, compared as addresses, never resolved; `host:port` or `[::1]:port`
- * only that port.
+ * `NO_PROXY` as curl reads it, with the ports and brackets that undici and Go read too, so that a list written for
+ * any of them works here; the rules: docs/failure-modes.md#defaults.
  */
 function bypasses(url: URL, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
