@@ -56,7 +56,7 @@ export interface SqlAuth {
 }
 
 /** Options of the SQL login that are not the authenticator's. */
-export interface SqlLoginSetting {
+interface SqlLoginSetting {
   /** The namespaces Cube applies to a security context (check-auth.ts), each given an enumerable copy here. */
   readonly namespaces: readonly string[];
   /** The version of the Cube running, for the refusal on a Cube that passes no password. */
