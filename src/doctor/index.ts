@@ -451,7 +451,8 @@ function before(version: string, since: string): boolean {
 /**
  * The SQL API's login (`checkSqlAuth`), when this environment uses the SQL API or configures its login: who a token
  * signs in as, the static login and the super user (never the password), and what refuses every login: a Cube that
- * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have no SQL API.
+ * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have
+ * no SQL API.
  */
 function sqlApiCheck(
   env: NodeJS.ProcessEnv,
@@ -631,7 +632,8 @@ function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization
 
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
- * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
+ * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's
+ * directory.
  */
 function gatewayCheck(cwd: string): Check {
   const found = findGateway(cwd);

@@ -28,7 +28,8 @@ import {
 import { parseClaims, signServiceToken } from './token';
 import { verifyToken, type VerifyReport } from './verify';
 
-const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - | --service [--claims <json>])\
+const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - |\
+ --service [--claims <json>])\
  [--compare-token-file <file> | --compare-service [--compare-claims <json>]]\
  [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
 
