@@ -1,4 +1,7 @@
-/** Cube's `logger` option: what Cube's default logger writes, with token-shaped values masked (`[token]`). Opt-in. */
+/**
+ * Cube's `logger` option: what Cube's default logger writes, with token-shaped values masked (`[token]`). Part
+ * of every recommended `cube.js`.
+ */
 import { mayHoldToken, maskTokens } from './errors';
 import { exportsOf, findCubeLogger } from './host-cube';
 

@@ -96,4 +96,5 @@ export function hintFor(code: RejectionCode, path: AuthPath | undefined, origin:
 
 /** The fix for a SQL key given where a token belongs: whatever the code, the key is in the wrong place. */
 export const SQL_KEY_HINT =
-  "A SQL key signs in to the SQL API only: store it as a BI tool's password, with the user name it was made for; give the REST API, verify and sql-key a token of the identity provider.";
+  "A SQL key signs in to the SQL API only: store it as a BI tool's password, with the user name it " +
+  'was made for; give the REST API, verify and sql-key a token of the identity provider.';

@@ -33,7 +33,10 @@ function wordingFor(text: string): UrlWording {
   return { ...URL_WORDING, scheme: `${URL_WORDING.scheme}, not ${JSON.stringify(url.href)}` };
 }
 
-/** An http(s) URL without credentials: the rule for a URL from outside (a discovered `jwks_uri`), which its caller quotes. */
+/**
+ * An http(s) URL without credentials: the rule for a URL from outside (a discovered `jwks_uri`), which its caller
+ * quotes.
+ */
 export function httpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail).href;
 }

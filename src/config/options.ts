@@ -523,17 +523,20 @@ function sqlKeySecretKeys(
     if (weakness !== undefined)
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
+        `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ` +
+          `${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
       );
     if (apiSecrets.includes(secret))
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service token; give SQL keys a secret of their own`,
+        `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service ` +
+          `token; give SQL keys a secret of their own`,
       );
     if (secret === playground)
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that checkAuth refused: give SQL keys a secret of their own`,
+        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that ` +
+          `checkAuth refused: give SQL keys a secret of their own`,
       );
   });
   return secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));

@@ -8,7 +8,9 @@
 export const MIN_SECRET_BYTES = 32;
 
 /** What to do about a weak secret: said the same way by the hook, `doctor`, `verify` and the README. */
-export const SECRET_ADVICE = `anyone can choose the shared-secret path, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`;
+export const SECRET_ADVICE =
+  `anyone can choose the shared-secret path, so use at least ${MIN_SECRET_BYTES} random bytes (openssl ` +
+  `rand -hex 32)`;
 
 /** Fewer distinct characters than this is a pattern, not randomness (hex has 16, base64 64). */
 const MIN_DISTINCT_CHARACTERS = 10;

@@ -48,7 +48,10 @@ export interface ReadCubeJsOptions {
   readonly timeoutMs: number;
 }
 
-/** Loading a Cube project's `cube.js` (cube-dual-auth, Cube's packages) takes well under a second on an idle machine. */
+/**
+ * Loading a Cube project's `cube.js` (cube-dual-auth, Cube's packages) takes well under a second on an
+ * idle machine.
+ */
 export const CUBE_JS_TIMEOUT_MS = 10_000;
 
 // Runs as `node -e` in the project directory. Answers on file descriptor 3, so that whatever cube.js prints to
@@ -65,11 +68,13 @@ const loaded = (module) => {
   let pkg;
   try { pkg = createRequire(file)('cube-dual-auth'); } catch {}
   const read = (object, name) => { try { return { value: object[name] }; } catch { return undefined; } };
-  const names = config !== null && (typeof config === 'object' || typeof config === 'function') ? Object.keys(config) : [];
+  const names = config !== null && (typeof config === 'object' || typeof config === 'function')\
+ ? Object.keys(config) : [];
   answer({ kind: 'loaded', exports: names.map((name) => {
     const value = read(config, name)?.value;
     const own = pkg !== undefined && Object.prototype.hasOwnProperty.call(pkg, name) ? read(pkg, name) : undefined;
-    return { name, function: typeof value === 'function', ...(own === undefined ? {} : { fromPackage: own.value === value }) };
+    return { name, function: typeof value === 'function',\
+ ...(own === undefined ? {} : { fromPackage: own.value === value }) };
   }) });
 };
 const threw = (error) => answer({ kind: 'threw', message: error instanceof Error ? error.message : String(error) });
@@ -171,14 +176,19 @@ export function cubeJsFinding(reading: CubeJsReading): Finding {
     case 'missing':
       return {
         status: 'warn',
-        message: `no ${file}: Cube loads its configuration from ${CUBE_JS} in the directory it runs in, so run doctor in the Cube project directory; what cube.js gives Cube (checkAuth, logger, contextToGroups...) is not checked`,
+        message:
+          `no ${file}: Cube loads its configuration from ${CUBE_JS} in the directory it runs in, so ` +
+          `run doctor in the Cube project directory; what cube.js gives Cube (checkAuth, logger, ` +
+          `contextToGroups...) is not checked`,
       };
     case 'threw':
       return { status: 'fail', message: `${file} throws while it loads, so Cube will not start: ${reading.message}` };
     case 'timed-out':
       return {
         status: 'fail',
-        message: `${file} did not finish loading within ${reading.timeoutMs} ms (the process reading it was stopped): Cube would not start either; its exports are not checked`,
+        message:
+          `${file} did not finish loading within ${reading.timeoutMs} ms (the process reading it was ` +
+          `stopped): Cube would not start either; its exports are not checked`,
       };
     case 'no-answer':
       return { status: 'fail', message: `${file} could not be read: ${reading.reason}` };
@@ -188,13 +198,18 @@ export function cubeJsFinding(reading: CubeJsReading): Finding {
       if (checkAuth?.function !== true)
         return {
           status: 'fail',
-          message: `${exports}: no checkAuth function, so Cube verifies tokens with its own JWT check, not cube-dual-auth's`,
+          message:
+            `${exports}: no checkAuth function, so Cube verifies tokens with its own JWT check, not ` +
+            `cube-dual-auth's`,
         };
       return checkAuth.fromPackage === true
         ? { status: 'ok', message: exports }
         : {
             status: 'ok',
-            message: `${exports}; its checkAuth is not cube-dual-auth's ready-made one (createCheckAuth, or a wrapper): the lines above describe the hook this environment configures, not options given in code`,
+            message:
+              `${exports}; its checkAuth is not cube-dual-auth's ready-made one (createCheckAuth, or a ` +
+              `wrapper): the lines above describe the hook this environment configures, not options ` +
+              `given in code`,
           };
     }
   }
@@ -208,14 +223,19 @@ export function loggerFinding(reading: CubeJsReading): Finding | undefined {
   if (logger?.function !== true) {
     return {
       status: 'warn',
-      message: `cube.js exports no logger function: Cube's default logger then writes whole tokens into its log (refused requests, queries, errors), where whoever reads the log can replay them; ${advice}`,
+      message:
+        `cube.js exports no logger function: Cube's default logger then writes whole tokens into its ` +
+        `log (refused requests, queries, errors), where whoever reads the log can replay them; ` +
+        `${advice}`,
     };
   }
   return logger.fromPackage === true
     ? { status: 'ok', message: "cube-dual-auth's logger: tokens are masked in Cube's log" }
     : {
         status: 'warn',
-        message: `cube.js exports a logger of its own, not cube-dual-auth's: doctor cannot tell whether it keeps tokens out of Cube's log; ${advice}, or have yours call it`,
+        message:
+          `cube.js exports a logger of its own, not cube-dual-auth's: doctor cannot tell whether it ` +
+          `keeps tokens out of Cube's log; ${advice}, or have yours call it`,
       };
 }
 
@@ -245,14 +265,17 @@ export function cubeOptionsFinding(reading: CubeJsReading, context: CubeOptionsC
     if (has('contextToGroups')) present.push(`contextToGroups (Cube ${context.cubeVersion})`);
     else
       problems.push(
-        `cube.js exports no contextToGroups: Cube ${context.cubeVersion} matches access policies by the groups it returns, so a policy by group matches no request (its queries answer no rows)`,
+        `cube.js exports no contextToGroups: Cube ${context.cubeVersion} matches access policies by ` +
+          `the groups it returns, so a policy by group matches no request (its queries answer no rows)`,
       );
   }
   if (context.tenant) {
     if (has('contextToAppId')) present.push('contextToAppId (a tenant claim is configured)');
     else
       problems.push(
-        'cube.js exports no contextToAppId while a tenant claim is configured: Cube then compiles one data model for every tenant, so a model that reads securityContext (doctor does not read the model) is compiled for the first tenant and served to all',
+        'cube.js exports no contextToAppId while a tenant claim is configured: Cube then compiles ' +
+          'one data model for every tenant, so a model that reads securityContext (doctor does not ' +
+          'read the model) is compiled for the first tenant and served to all',
       );
   }
   if (problems.length > 0) return { status: 'warn', message: problems.join('; ') };
@@ -273,7 +296,9 @@ export function sqlAuthFinding(reading: CubeJsReading, sqlApiOn: boolean): Findi
     return {
       status: sqlApiOn ? 'fail' : 'warn',
       message:
-        "cube.js exports no checkSqlAuth function: Cube's SQL API then takes only its own static login (CUBEJS_SQL_USER, CUBEJS_SQL_PASSWORD), never a token; export cube-dual-auth's checkSqlAuth",
+        "cube.js exports no checkSqlAuth function: Cube's SQL API then takes only its own static " +
+        "login (CUBEJS_SQL_USER, CUBEJS_SQL_PASSWORD), never a token; export cube-dual-auth's " +
+        'checkSqlAuth',
     };
   }
   return {

@@ -101,7 +101,8 @@ function secretChecks(secrets: readonly ApiSecret[], weakAllowed: boolean, keySe
 function weakSecretOutcome(weakAllowed: boolean): string {
   return weakAllowed
     ? `Cube starts with it only because ${ENV.allowWeakSecret} is set; ${SECRET_ADVICE}`
-    : `Cube will not start with it; ${SECRET_ADVICE}, or (not recommended) set ${ENV.allowWeakSecret}=true to start anyway`;
+    : `Cube will not start with it; ${SECRET_ADVICE}, or (not recommended) set ` +
+        `${ENV.allowWeakSecret}=true to start anyway`;
 }
 
 function mainSecretCheck(secret: string | undefined, additional: number, weakAllowed: boolean, keySet: boolean): Check {
@@ -110,7 +111,8 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
       return check(
         'api-secret',
         'warn',
-        `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify service tokens, and "cube-dual-auth token" cannot mint any`,
+        `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: only ${ENV.additionalApiSecrets} verify ` +
+          `service tokens, and "cube-dual-auth token" cannot mint any`,
       );
     }
     // Without a secret and with a JWKS URL, the deployment is a valid key-set-only set-up.
@@ -118,7 +120,8 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
       ? check(
           'api-secret',
           'ok',
-          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service token (shared-secret path) is refused`,
+          `${ENV.apiSecret} is not set, nor ${ENV.apiSecrets}: a key-set-only set-up, every service ` +
+            `token (shared-secret path) is refused`,
         )
       : check(
           'api-secret',
@@ -158,7 +161,8 @@ function originCheck(options: ResolvedOptions): Check {
   return check(
     'origin',
     'ok',
-    `"Request-Origin: ${options.origin}" selects the shared-secret path, other requests the key-set path (${ENV.origin}, default "${DEFAULTS.origin}")`,
+    `"Request-Origin: ${options.origin}" selects the shared-secret path, other requests the key-set ` +
+      `path (${ENV.origin}, default "${DEFAULTS.origin}")`,
   );
 }
 
@@ -173,14 +177,16 @@ function jwksUrlCheck(jwksUri: string | undefined): Check {
     return check(
       'jwks-url',
       'warn',
-      `${ENV.jwksUri} is not set (nor ${ENV.providers}, nor one issuer URL in ${ENV.issuer} to discover it from): the key-set path refuses every identity-provider token`,
+      `${ENV.jwksUri} is not set (nor ${ENV.providers}, nor one issuer URL in ${ENV.issuer} to ` +
+        `discover it from): the key-set path refuses every identity-provider token`,
     );
   }
   if (plainHttp(jwksUri)) {
     return check(
       'jwks-url',
       'warn',
-      `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys and forge tokens; use https`,
+      `${ENV.jwksUri} ${jwksUri} is plain http: whoever sits on the network path can swap the keys ` +
+        `and forge tokens; use https`,
     );
   }
   return check('jwks-url', 'ok', `${ENV.jwksUri} is ${jwksUri}`);
@@ -317,7 +323,10 @@ function authorizationCheck(
     return check(
       'authorization',
       'ok',
-      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ` +
+        `${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's ` +
+        `tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups ` +
+        `of the hook's`,
     );
   }
   const keySet = several
@@ -373,7 +382,8 @@ function exampleTokenCheck(
     return check(
       'example-token',
       'fail',
-      `${where} is refused with ERR_JWKS_NOT_CONFIGURED: no identity provider is configured (${ENV.jwksUri}, ${ENV.providers})`,
+      `${where} is refused with ERR_JWKS_NOT_CONFIGURED: no identity provider is configured ` +
+        `(${ENV.jwksUri}, ${ENV.providers})`,
     );
   let index = 0;
   try {
@@ -441,7 +451,8 @@ function before(version: string, since: string): boolean {
 /**
  * The SQL API's login (`checkSqlAuth`), when this environment uses the SQL API or configures its login: who a token
  * signs in as, the static login and the super user (never the password), and what refuses every login: a Cube that
- * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have no SQL API.
+ * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have
+ * no SQL API.
  */
 function sqlApiCheck(
   env: NodeJS.ProcessEnv,
@@ -461,7 +472,8 @@ function sqlApiCheck(
     return check(
       'sql-api',
       'fail',
-      `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ${SQL_PASSWORD_SINCE} or later`,
+      `Cube ${version} passes no password to checkSqlAuth: every SQL login is refused; it needs Cube ` +
+        `${SQL_PASSWORD_SINCE} or later`,
     );
   }
   const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
@@ -478,7 +490,8 @@ function sqlApiCheck(
     sqlUser !== undefined && sqlPassword !== undefined
       ? `static login ${JSON.stringify(sqlUser)} with ${ENV.sqlPassword} (never printed)`
       : half
-        ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
+        ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ` +
+          `${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
         : 'no static login';
   const superUser =
     sqlSuperUser === undefined
@@ -526,7 +539,8 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
     return check(
       'sql-key',
       'warn',
-      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth sql-key" mints none; ${maxAge}; ${revokedIds}`,
+      `SQL keys: ${ENV.sqlKeySecrets} is not set, so every SQL key is refused and "cube-dual-auth ` +
+        `sql-key" mints none; ${maxAge}; ${revokedIds}`,
     );
   const inForce =
     secrets === 1
@@ -535,7 +549,8 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
   return check(
     'sql-key',
     'ok',
-    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of key material and none an API secret; ${maxAge}; ${revokedIds}`,
+    `SQL keys (cube-dual-auth sql-key): ${inForce}, each with at least ${MIN_SECRET_BYTES} bytes of ` +
+      `key material and none an API secret; ${maxAge}; ${revokedIds}`,
   );
 }
 
@@ -554,7 +569,8 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
       ? check(
           'metrics',
           'ok',
-          `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's metrics served where you mount them`,
+          `recorded without a listener (${ENV.metrics}=true): for OpenTelemetry, or the package's ` +
+            `metrics served where you mount them`,
         )
       : undefined;
   }
@@ -570,7 +586,8 @@ function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check |
   return check(
     'metrics',
     'ok',
-    `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of its own beside Cube's API`,
+    `GET /metrics on ${host}:${metricsPort} (${ENV.metricsPort}, ${ENV.metricsHost}), a listener of ` +
+      `its own beside Cube's API`,
   );
 }
 
@@ -586,17 +603,17 @@ const REFRESH_WORKER_VARIABLES = [
 ] as const;
 
 /**
- * Cube's refresh worker runs in the contexts of `scheduledRefreshContexts` in cube.js, which never pass the hook:
- * with a tenant configured, each needs a tenant and groups of its own, or the package's `contextToAppId` and
- * `contextToOrchestratorId` refuse it; with the latter, Cube stops at the refresh (its scheduler does not catch the
- * refusal, on 0.33.65 and 1.7.43 alike). Said when a variable turns the worker on here; a warning when it runs only
- * because NODE_ENV is set to something other than `production`, where it is easily on by accident. Undefined when no
- * tenant is configured, the worker is off, or NODE_ENV is unset: Cube's Docker image sets it, so it cannot be told.
+ * Cube's refresh worker runs the contexts of `scheduledRefreshContexts`, which never pass the hook: with a tenant
+ * configured, each needs a tenant and groups of its own (docs/cli-output.md#doctors-checks, `refresh-worker`). Said
+ * when a variable turns the worker on; a warning when only NODE_ENV (not `production`) does. Undefined when no tenant
+ * is configured, the worker is off, or NODE_ENV is unset (Cube's Docker image sets it, so it cannot be told).
  */
 function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization | undefined): Check | undefined {
   if (authorization?.tenant !== true) return undefined;
   const contexts =
-    "every context that scheduledRefreshContexts in cube.js returns needs a securityContext with tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh";
+    'every context that scheduledRefreshContexts in cube.js returns needs a securityContext with ' +
+    "tenant and groups: contextToAppId and contextToOrchestratorId refuse one without (Cube's " +
+    'default is one empty context), and with contextToOrchestratorId Cube stops at its first refresh';
   const variable = REFRESH_WORKER_VARIABLES.find((name) => readEnv(env, name) !== undefined);
   if (variable !== undefined) {
     return /^(false|0)$/i.test(readEnv(env, variable) ?? '')
@@ -608,13 +625,15 @@ function refreshWorkerCheck(env: NodeJS.ProcessEnv, authorization: Authorization
   return check(
     'refresh-worker',
     'warn',
-    `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
+    `Cube's refresh worker runs here because NODE_ENV is not production: ${contexts}; set ` +
+      `CUBEJS_REFRESH_WORKER=false where this instance builds no pre-aggregations`,
   );
 }
 
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
- * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's directory.
+ * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's
+ * directory.
  */
 function gatewayCheck(cwd: string): Check {
   const found = findGateway(cwd);
@@ -622,7 +641,9 @@ function gatewayCheck(cwd: string): Check {
     return check(
       'cube-gateway',
       'warn',
-      `${GATEWAY} does not resolve from ${cwd}, nor from cube-dual-auth's own directory (${OWN_DIRECTORY}): run doctor in the Cube project; if cube-dual-auth is not installed next to Cube, rejections become HTTP 500 instead of 403`,
+      `${GATEWAY} does not resolve from ${cwd}, nor from cube-dual-auth's own directory ` +
+        `(${OWN_DIRECTORY}): run doctor in the Cube project; if cube-dual-auth is not installed next ` +
+        `to Cube, rejections become HTTP 500 instead of 403`,
     );
   }
   const version = gatewayVersion(found.file);
@@ -720,7 +741,8 @@ export async function diagnose(
         : check(
             'configuration',
             'fail',
-            'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+            'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube ' +
+              'will not start (see api-secret)',
           ),
     );
   }

@@ -69,7 +69,10 @@ export class Authenticator {
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextShaper>;
 
-  /** @param clock epoch milliseconds, for every time a token (and a SQL key) is judged by, and the SQL API's live logins */
+  /**
+   * @param clock epoch milliseconds, for every time a token (and a SQL key) is judged by, and the SQL
+   * API's live logins
+   */
   constructor(
     readonly options: ResolvedOptions,
     readonly clock: () => number = Date.now,

@@ -28,7 +28,10 @@ export interface CubeQuery {
   subqueryJoins?: unknown[];
 }
 
-/** Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in, its `Query` out). */
+/**
+ * Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in,
+ * its `Query` out).
+ */
 export type QueryRewrite = <Query extends CubeQuery>(
   query: Query,
   context: CubeContext,
@@ -79,7 +82,9 @@ function missing(context: CubeContext, what: 'tenant' | 'groups', refusal: strin
   const { requestId } = typeof context === 'object' && context !== null ? context : ({} as CubeContext);
   if (typeof requestId === 'string' && requestId.startsWith(REFRESH_WORKER_REQUEST)) {
     throw forbidden(
-      `The refresh worker's security context has no ${what}: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ${refusal}`,
+      `The refresh worker's security context has no ${what}: give every context that ` +
+        `scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ` +
+        `${refusal}`,
     );
   }
   throw forbidden(`The security context has no ${what}; ${refusal}`);
@@ -277,7 +282,8 @@ function checkedMembers(members: unknown): ReadonlyMap<string, string> {
     if (!NAME.test(cube)) fail(`names ${JSON.stringify(cube)}, which is not a cube or view name`);
     if (typeof member !== 'string' || !MEMBER.test(member))
       fail(
-        `gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name such as "${cube}.tenant"`,
+        `gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name ` +
+          `such as "${cube}.tenant"`,
       );
     checked.set(cube, member);
   }
@@ -327,7 +333,8 @@ export function cubeOptionsOf(options: ResolvedOptions): { readonly [K in CubeOp
       if (authorization === undefined || (tenant && !authorization.tenant)) {
         const what = tenant
           ? `a tenant claim (${names.tenantClaim})`
-          : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or another of its settings)`;
+          : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or ` +
+            `another of its settings)`;
         throw new DualAuthConfigError(
           name,
           `reads what the hook puts in the security context, which needs ${what}: set it`,

@@ -165,7 +165,9 @@ export class SqlKeys {
     const now = nowMs / 1000;
     if (now > login.expiresAt + clockTolerance) return expired(login.expiresAt);
     if (now > login.issuedAt + sqlKeyMaxAge + clockTolerance) {
-      const message = `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a SQL key lives on this deployment: ask for a new one`;
+      const message =
+        `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a ` +
+        `SQL key lives on this deployment: ask for a new one`;
       return new DualAuthError('ERR_TOKEN_TOO_OLD', message, undefined, `${message} (${names.sqlKeyMaxAge})`);
     }
     if (this.isRevoked(login.id)) {

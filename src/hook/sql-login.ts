@@ -1,17 +1,9 @@
 /**
- * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password a SQL client sends is
- * a token of the company's identity provider, verified on the key-set path exactly as `checkAuth` verifies it (the
- * same authenticator: providers, keys, claims, authorization, codes), and the user name must be the token's user
- * claim. A SQL key (sql-key.ts) signs in as the user and with the security context it carries. Cube's own static
- * login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`) keeps working beside them.
- *
- * How Cube calls these (1.7.43, api-gateway's sql-server.js and the native server's auth.rs): once per connection,
- * `checkSqlAuth(request, user, password)`, whose answer crosses the Rust server as JSON; with `skipPasswordCheck` the
- * server takes the login as checked here. Every `CUBESQL_AUTH_EXPIRE_SECS` (300 s) of a session, and on a switch of
- * user (`__user`, after `canSwitchSqlUser` allowed it), Cube calls `checkSqlAuth(request, user, null)`: no password, no
- * session id. That re-authentication is answered from the live logins (live-logins.ts). Cube before 0.34.27 (0.33
- * among them) calls `checkSqlAuth(request, user)` and compares the password itself, with no way to pass it here.
- * docs/cube-lines.md, "The SQL API's re-authentication", names the lines of Cube's source.
+ * The SQL API's login, for BI tools: Cube's `checkSqlAuth` and `canSwitchSqlUser`. The password is a token of the
+ * identity provider, verified on the key-set path as `checkAuth` verifies it, whose user claim must be the user name,
+ * or a SQL key (sql-key.ts); Cube's static `CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD` login keeps working beside them.
+ * Re-authentication without a password is answered from the live logins (live-logins.ts); when and how Cube calls:
+ * docs/cube-lines.md#the-sql-apis-re-authentication.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
@@ -46,7 +38,10 @@ export interface SqlLogin {
   readonly skipPasswordCheck: true;
 }
 
-/** Cube's SQL API options, as `cube.js` takes them: `module.exports = { checkAuth, checkSqlAuth, canSwitchSqlUser }`. */
+/**
+ * Cube's SQL API options, as `cube.js` takes them: `module.exports = { checkAuth, checkSqlAuth,
+ * canSwitchSqlUser }`.
+ */
 export interface SqlAuth {
   /**
    * Cube's `checkSqlAuth`: the password is an identity-provider token whose user claim (`sqlUserClaim`, default `sub`)
@@ -61,7 +56,7 @@ export interface SqlAuth {
 }
 
 /** Options of the SQL login that are not the authenticator's. */
-export interface SqlLoginSetting {
+interface SqlLoginSetting {
   /** The namespaces Cube applies to a security context (check-auth.ts), each given an enumerable copy here. */
   readonly namespaces: readonly string[];
   /** The version of the Cube running, for the refusal on a Cube that passes no password. */
@@ -74,7 +69,10 @@ function hostCubeVersion(): string | undefined {
   return found === undefined ? undefined : gatewayVersion(found.file);
 }
 
-/** A SQL login is checked once per connection: the token cache would save nothing, and its hits carry no payload to read the user from. */
+/**
+ * A SQL login is checked once per connection: the token cache would save nothing, and its hits carry no payload to read
+ * the user from.
+ */
 const NO_CACHE = { useCache: false } as const;
 
 /** A password in a form that compares in constant time whatever its length. */
@@ -222,7 +220,8 @@ export function sqlAuthOf(
     };
     if (staticLogin !== undefined && user === staticLogin.user) return accept({});
     const found = liveLogins.find(user);
-    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change
+    // it.
     if (found.found) return accept(structuredClone(found.login.securityContext));
     const refusal = missingLogin(user, found);
     emit(onEvent, {
@@ -239,7 +238,9 @@ export function sqlAuthOf(
     const { error, header } = outcome;
     if (error.code !== 'ERR_ALG_NOT_ALLOWED' || typeof header?.alg !== 'string' || !/^HS/i.test(header.alg))
       return error;
-    const message = `A service token (${quotedText(header.alg)}) is never accepted as a SQL password: sign in with a token of your identity provider`;
+    const message =
+      `A service token (${quotedText(header.alg)}) is never accepted as a SQL password: sign in with a ` +
+      `token of your identity provider`;
     return new DualAuthError('ERR_ALG_NOT_ALLOWED', message, 'key-set');
   }
 
@@ -261,7 +262,8 @@ export function sqlAuthOf(
       );
     }
     if (value === user) return undefined;
-    const message = `The SQL user ${quote(user)} is not the one the token names in its claim ${JSON.stringify(userClaim.text)}`;
+    const message =
+      `The SQL user ${quote(user)} is not the one the token names in its claim ` + `${JSON.stringify(userClaim.text)}`;
     return new DualAuthError('ERR_CLAIM_INVALID', message, 'key-set', `${message} (${names.sqlUserClaim})`);
   }
 
@@ -274,7 +276,9 @@ export function sqlAuthOf(
       // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
       // a Cube has passed one, a call without it is a re-authentication, as with null.
       const version = cubeVersion();
-      const message = `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
+      const message =
+        `cube-dual-auth's checkSqlAuth needs Cube ${SQL_PASSWORD_SINCE} or later, which passes the SQL ` +
+        `password to it; this Cube${version === undefined ? '' : ` (${version})`} passes none`;
       return refuse(new DualAuthError('ERR_CONFIG_INVALID', message));
     }
     if (typeof user !== 'string' || user === '')
@@ -332,7 +336,8 @@ function missingLogin(user: string, missing: MissingLogin): DualAuthError {
     case 'ambiguous':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry different security contexts: ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry ` +
+          `different security contexts: ${RECONNECT}`,
       );
     case 'none':
       return new DualAuthError(

@@ -31,12 +31,8 @@ function variable(env: NodeJS.ProcessEnv, lowerName: string): string | undefined
 }
 
 /**
- * `NO_PROXY` as curl reads it (lib/proxy.c), with the ports and brackets that undici and Go read too, so that a list
- * written for any of them works here: entries separated by commas or blanks; `*` alone bypasses every host (as one
- * entry among others it names none); a name bypasses itself and its subdomains, with or without a leading `.` or `*.`,
- * in any case, a trailing dot ignored; an IP address (IPv6 with or without brackets) or a prefix (`10.0.0.0/8`,
- * `fd00::/8`) bypasses the addresses it covers, compared as addresses, never resolved; `host:port` or `[::1]:port`
- * only that port.
+ * `NO_PROXY` as curl reads it, with the ports and brackets that undici and Go read too, so that a list written for
+ * any of them works here; the rules: docs/failure-modes.md#defaults.
  */
 function bypasses(url: URL, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
@@ -59,7 +55,10 @@ function parseEntry(entry: string): { readonly name: string; readonly port: numb
   return name === undefined ? undefined : { name, port: port === undefined ? undefined : Number(port) };
 }
 
-/** Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or trailing dot). */
+/**
+ * Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or
+ * trailing dot).
+ */
 function covers(name: string, host: string): boolean {
   const [, address = '', bits] = /^(.*?)(?:\/(\d+))?$/.exec(name) ?? [];
   const family = isIP(address);
@@ -170,7 +169,8 @@ function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocke
       const host = url.hostname.replace(/^\[|\]$/g, '');
       secure = tls.connect({ socket: tunnelled, host, servername: isIP(host) ? undefined : host });
       secure.once('secureConnect', () => settle(undefined));
-      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going unhandled.
+      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going
+      // unhandled.
       secure.once('error', settle);
     });
     connect.once('error', settle);

@@ -5,7 +5,10 @@ type UrlProblem = 'not-a-url' | 'scheme' | 'credentials' | 'query-or-fragment';
 export type UrlWording = Readonly<Record<UrlProblem, string>>;
 
 interface UrlRule {
-  /** Whether the URL's scheme (and host, for a rule that allows plain http only locally) is allowed. Default: http or https. */
+  /**
+   * Whether the URL's scheme (and host, for a rule that allows plain http only locally) is allowed. Default: http or
+   * https.
+   */
   readonly scheme?: (url: URL) => boolean;
   /** Refuse a query or a fragment: a base URL that paths are appended to, or an issuer (OpenID Connect Discovery 4). */
   readonly bare?: boolean;
@@ -15,7 +18,10 @@ const HTTP = (url: URL): boolean => url.protocol === 'https:' || url.protocol ==
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** Whether `url` names this machine, the one place plain http crosses no network where someone could read or swap it. */
+/**
+ * Whether `url` names this machine, the one place plain http crosses no network where someone could
+ * read or swap it.
+ */
 export function isLoopback(url: URL): boolean {
   return LOOPBACK.has(url.hostname);
 }

@@ -102,13 +102,17 @@ export const METRICS = {
   sqlLogins: {
     name: 'cube_dual_auth_sql_logins_total',
     kind: 'counter',
-    help: 'SQL API logins (checkSqlAuth with a password), by kind (token, key, static) and outcome (accepted, refused).',
+    help:
+      'SQL API logins (checkSqlAuth with a password), by kind (token, key, static) and outcome ' +
+      '(accepted, refused).',
     labels: ['kind', 'outcome'],
   },
   sqlReauthentications: {
     name: 'cube_dual_auth_sql_reauthentications_total',
     kind: 'counter',
-    help: "Re-authentications of SQL API sessions (Cube's every CUBESQL_AUTH_EXPIRE_SECS, or a __user switch), by outcome (accepted, or the refusal's code).",
+    help:
+      "Re-authentications of SQL API sessions (Cube's every CUBESQL_AUTH_EXPIRE_SECS, or a __user " +
+      "switch), by outcome (accepted, or the refusal's code).",
     labels: ['outcome'],
   },
 } as const satisfies Readonly<Record<string, MetricSpec>>;

@@ -28,7 +28,10 @@ import {
 import { parseClaims, signServiceToken } from './token';
 import { verifyToken, type VerifyReport } from './verify';
 
-const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - | --service [--claims <json>]) [--compare-token-file <file> | --compare-service [--compare-claims <json>]] [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
+const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - |\
+ --service [--claims <json>])\
+ [--compare-token-file <file> | --compare-service [--compare-claims <json>]]\
+ [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
 
 Shows what the running Cube lets a token see, asked with that token: the tenant and groups the
 checkAuth hook gives it (verified here, as verify does, when this environment holds the
@@ -122,7 +125,8 @@ function firstSource(values: Values): TokenSource {
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
   if (token !== undefined && token !== '-')
     throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
+        '--token-file <file> or --token -',
     );
   const given = [file !== undefined, token !== undefined, service].filter(Boolean).length;
   if (given !== 1)
@@ -264,9 +268,15 @@ async function verifiedHere(caller: Caller, env: NodeJS.ProcessEnv): Promise<Ver
 
 function refusalHint(local: VerifiedHere): string {
   if (!local.known)
-    return "this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with Cube's environment";
+    return (
+      'this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with ' +
+      "Cube's environment"
+    );
   if (local.accepted)
-    return 'this environment accepts the token and Cube refuses it: the two configurations differ; run cube-dual-auth doctor where Cube runs';
+    return (
+      'this environment accepts the token and Cube refuses it: the two configurations differ; run ' +
+      'cube-dual-auth doctor where Cube runs'
+    );
   return (local.error as NonNullable<VerifiedHere['error']>).hint;
 }
 

@@ -26,7 +26,8 @@ export const MAX_TIMEOUT_MS = 600_000;
 /** The service token lives long enough for the probe, and no longer. */
 export const SERVICE_TOKEN_SECONDS = 60;
 
-const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>] [--claims <json>] [--timeout <ms>] [--json]
+const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>]\
+ [--claims <json>] [--timeout <ms>] [--json]
 
 Checks a running Cube deployment from outside, as the embedding service and your app call it:
 six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, FAIL or SKIP.
@@ -118,7 +119,8 @@ export function parseTimeout(text: string | undefined): number {
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
   if (!(value <= MAX_TIMEOUT_MS))
     throw new UsageError(
-      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`,
+      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ` +
+        `${JSON.stringify(text.slice(0, 16))}`,
     );
   return value;
 }
@@ -139,7 +141,8 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
   if (token !== undefined && token !== '-')
     throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
+        '--token-file <file> or --token -',
     );
   if (token !== undefined && tokenFile !== undefined)
     throw new UsageError('--token-file and --token exclude each other: give the token one way');
@@ -186,7 +189,8 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
     // A reason quotes the deployment's answer, or a connection error's message (a certificate's names, say).
     const reason = forTerminal(check.reason);
     io.stdout.write(
-      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
+      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ` +
+        `${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
     );
   }
   const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;

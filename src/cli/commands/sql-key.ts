@@ -65,7 +65,8 @@ function parse(argv: readonly string[]): SqlKeyArgs {
   // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
   if (token !== undefined && token !== '-')
     throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
+      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
+        '--token-file <file> or --token -',
     );
   if (token !== undefined && tokenFile !== undefined)
     throw new UsageError('--token-file and --token exclude each other: give the token one way');
@@ -87,7 +88,8 @@ function lifetime(asked: number | undefined, maxAge: number): number {
         ? `the default of ${ENV.sqlKeyMaxAge}`
         : `${ENV.sqlKeyMaxAge} (at most ${formatDuration(SQL_KEY_MAX_AGE_LIMIT)})`;
     throw new UsageError(
-      `--expires-in ${formatDuration(asked)} is longer than a SQL key may live here: ${formatDuration(maxAge)}, ${limit}`,
+      `--expires-in ${formatDuration(asked)} is longer than a SQL key may live here: ` +
+        `${formatDuration(maxAge)}, ${limit}`,
     );
   }
   return asked;
@@ -100,7 +102,8 @@ function refused(io: CliIO, error: NonNullable<Explanation['error']>, explanatio
     : hintFor(error.code, explanation.path, DEFAULTS.origin);
   // Messages quote values the token chose.
   io.stderr.write(
-    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ${forTerminal(error.message)}\nFix: ${forTerminal(hint)}\n`,
+    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ` +
+      `${forTerminal(error.message)}\nFix: ${forTerminal(hint)}\n`,
   );
   return EXIT_REFUSED;
 }
@@ -127,7 +130,8 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     if (user === undefined) {
       const claim = resolved.sqlUserClaim === ANY_SQL_USER ? 'sub' : resolved.sqlUserClaim;
       io.stderr.write(
-        `cube-dual-auth sql-key: the token has no user claim ${JSON.stringify(claim)} (${ENV.sqlUserClaim}) holding a string, so it names no SQL user; no key minted\n`,
+        `cube-dual-auth sql-key: the token has no user claim ${JSON.stringify(claim)} ` +
+          `(${ENV.sqlUserClaim}) holding a string, so it names no SQL user; no key minted\n`,
       );
       return EXIT_REFUSED;
     }
@@ -150,7 +154,9 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     } else {
       io.stdout.write(`${minted.key}\n`);
       io.stderr.write(
-        `cube-dual-auth sql-key: SQL key ${minted.id} for SQL user ${jsonForTerminal(user)}, valid until ${isoSeconds(minted.expiresAt)} (${formatDuration(expiresIn)}); revoke it by adding its id to ${ENV.sqlKeysRevoked}\n`,
+        `cube-dual-auth sql-key: SQL key ${minted.id} for SQL user ${jsonForTerminal(user)}, valid ` +
+          `until ${isoSeconds(minted.expiresAt)} (${formatDuration(expiresIn)}); revoke it by adding ` +
+          `its id to ${ENV.sqlKeysRevoked}\n`,
       );
     }
     return EXIT_OK;

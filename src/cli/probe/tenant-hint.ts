@@ -26,5 +26,8 @@ export function tenantClaimHint(env: NodeJS.ProcessEnv, claims: Readonly<Record<
   const claim = rules?.tenantClaim;
   if (rules === undefined || claim === undefined || readClaim(claims, claim) !== undefined) return undefined;
   const example = JSON.stringify(claimsWith(claim.path, '<tenant>'));
-  return `service tokens need the tenant claim ${JSON.stringify(claim.text)} (${rules.tenantOption}): give the tenant to probe as with --claims '${example}'`;
+  return (
+    `service tokens need the tenant claim ${JSON.stringify(claim.text)} (${rules.tenantOption}): give ` +
+    `the tenant to probe as with --claims '${example}'`
+  );
 }

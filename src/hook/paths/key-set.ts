@@ -39,7 +39,9 @@ export function providerByIssuer<T>(byIssuer: ReadonlyMap<string, T>, token: Dec
   const iss = own(token.payload, 'iss');
   const route = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
   if (route !== undefined) return route;
-  const configured = `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} (${providersName})`;
+  const configured =
+    `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} ` +
+    `(${providersName})`;
   if (iss === undefined) {
     const none = 'Token has no "iss" claim: this deployment chooses the identity provider by it';
     throw new DualAuthError('ERR_ISSUER_UNKNOWN', none, PATH, `${none}; ${configured}`);
