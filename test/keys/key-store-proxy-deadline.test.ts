@@ -8,6 +8,7 @@ import type { DualAuthError } from '../../src/errors';
 import { createCheckAuth, type CheckAuth } from '../../src/hook/check-auth';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys';
 import { createClock, type FakeClock } from '../support/clock';
+import { conditions } from '../support/conditions';
 import { randomSecret, timed } from '../support/claims';
 import { generateKeyPair } from '../support/keys';
 import { appRequest, rejectionOf } from '../support/requests';
@@ -42,8 +43,7 @@ async function startSilentProxy(): Promise<SilentProxy> {
   const barriers = new Set<Socket>();
   let requests = 0;
   let closes = 0;
-  const waiters = new Set<() => void>();
-  const wake = (): void => waiters.forEach((waiter) => waiter());
+  const { wake, until } = conditions();
   const server: Server = createServer((socket) => {
     arrivals.push(socket);
     wake();
@@ -62,16 +62,6 @@ async function startSilentProxy(): Promise<SilentProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const until = (done: () => boolean): Promise<void> =>
-    new Promise((resolve) => {
-      const check = (): void => {
-        if (!done()) return;
-        waiters.delete(check);
-        resolve();
-      };
-      waiters.add(check);
-      check();
-    });
   return {
     url: `http://127.0.0.1:${port}`,
     accepted: async () => {

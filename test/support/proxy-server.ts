@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { conditions } from './conditions';
 
 /**
  * How the proxy answers CONNECT. `tunnel`: opens the tunnel at once. `silent`: reads the CONNECT and never answers,
@@ -33,8 +34,7 @@ export async function startProxyServer(): Promise<ProxyServer> {
   const clients = new Set<Socket>();
   const upstreams = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const waiters = new Set<() => void>();
-  const wake = (): void => waiters.forEach((waiter) => waiter());
+  const { wake, until } = conditions();
   const server = createServer((request, response) => {
     const target = new URL(request.url ?? '');
     forwarded.push(target.href);
@@ -106,16 +106,6 @@ export async function startProxyServer(): Promise<ProxyServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const until = (done: () => boolean): Promise<void> =>
-    new Promise((resolve) => {
-      const check = (): void => {
-        if (!done()) return;
-        waiters.delete(check);
-        resolve();
-      };
-      waiters.add(check);
-      check();
-    });
   return {
     url: `http://127.0.0.1:${port}`,
     forwarded,
