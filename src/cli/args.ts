@@ -49,6 +49,25 @@ export function required(value: string | undefined, flag: string): string {
   return value;
 }
 
+/** Where a command reads a token: the file of `--token-file <file>`, or standard input for `--token -`. */
+export type TokenFrom = { readonly file: string } | 'stdin';
+
+/**
+ * The token source that `--token-file` and `--token -` give, or undefined when neither is given. `--token` takes
+ * only `-`: any other value is a token written on the command line, and it is never repeated.
+ */
+export function tokenFrom(values: { readonly token?: string; readonly 'token-file'?: string }): TokenFrom | undefined {
+  const { token, 'token-file': file } = values;
+  if (token !== undefined && token !== '-')
+    throw new UsageError(
+      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
+        '--token-file <file> or --token -',
+    );
+  if (token !== undefined && file !== undefined)
+    throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  return file !== undefined ? { file } : token === '-' ? 'stdin' : undefined;
+}
+
 /** `parseArgs`'s message, with the nearest option named when an unknown one looks like a misspelling. */
 function parseProblem(error: unknown, options: OptionsSpec): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine, required } from '../../src/cli/args';
+import { parseCommandLine, required, tokenFrom } from '../../src/cli/args';
 import { UsageError } from '../../src/cli/io';
 
 const OPTIONS = { json: { type: 'boolean', default: false }, name: { type: 'string' } } as const;
@@ -75,5 +75,24 @@ describe('required', () => {
   it('returns the value, or names the missing option', () => {
     expect(required('x', '--name')).toBe('x');
     expect(usageError(() => required(undefined, '--name'))).toBe('--name is required');
+  });
+});
+
+describe('tokenFrom', () => {
+  it('reads --token-file as a file and --token - as standard input, and neither as no token', () => {
+    expect(tokenFrom({ 'token-file': 'token.jwt' })).toEqual({ file: 'token.jwt' });
+    expect(tokenFrom({ token: '-' })).toBe('stdin');
+    expect(tokenFrom({})).toBeUndefined();
+  });
+
+  it('refuses a token written on the command line without repeating it, and both ways at once', () => {
+    const message = usageError(() => tokenFrom({ token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2ln' }));
+    expect(message).toBe(
+      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
+        '--token-file <file> or --token -',
+    );
+    expect(usageError(() => tokenFrom({ token: '-', 'token-file': 'token.jwt' }))).toBe(
+      '--token-file and --token exclude each other: give the token one way',
+    );
   });
 });

@@ -13,7 +13,7 @@ import {
   type MetaOutcome,
   type RequestPlan,
 } from '../access/inspect';
-import { parseCommandLine, type ParsedArgs } from '../args';
+import { parseCommandLine, tokenFrom, type ParsedArgs } from '../args';
 import { plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
 import { apiBaseUrl } from '../probe/target';
@@ -121,21 +121,15 @@ interface AccessArgs {
 type Values = ParsedArgs<typeof OPTIONS>['values'];
 
 function firstSource(values: Values): TokenSource {
-  const { token, 'token-file': file, service, claims } = values;
-  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-')
-    throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
-        '--token-file <file> or --token -',
-    );
-  const given = [file !== undefined, token !== undefined, service].filter(Boolean).length;
-  if (given !== 1)
-    throw new UsageError(
-      `give the token one way: --token-file <file>, --token - or --service (got ${given === 0 ? 'none' : given})`,
-    );
+  const { service, claims } = values;
+  const from = tokenFrom(values);
+  const oneWay = 'give the token one way: --token-file <file>, --token - or --service';
+  if (from !== undefined && service) throw new UsageError(`${oneWay} (got 2)`);
+  if (from === undefined && !service) throw new UsageError(`${oneWay} (got none)`);
   if (claims !== undefined && !service) throw new UsageError('--claims goes with --service: it is the service token');
-  if (service) return { kind: 'service', claims: claims === undefined ? {} : parseClaims(claims) };
-  return file !== undefined ? { kind: 'file', file } : { kind: 'stdin' };
+  if (from === 'stdin') return { kind: 'stdin' };
+  if (from !== undefined) return { kind: 'file', file: from.file };
+  return { kind: 'service', claims: claims === undefined ? {} : parseClaims(claims) };
 }
 
 function secondSource(values: Values): TokenSource | undefined {

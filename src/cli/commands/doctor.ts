@@ -1,8 +1,8 @@
 import { CUBE_JS_TIMEOUT_MS, diagnose } from '../../doctor';
 import { ENV } from '../../config/env';
-import { parseCommandLine } from '../args';
+import { parseCommandLine, tokenFrom } from '../args';
 import { checklist, plural } from '../format';
-import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';
 import { readIdpToken } from './probe';
 
 const HELP = `Usage: cube-dual-auth doctor [--token-file <file> | --token -] [--json]
@@ -72,19 +72,9 @@ const OPTIONS = {
 } as const;
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const { json, token, 'token-file': tokenFile } = parseCommandLine(argv, { options: OPTIONS, positionals: [] }).values;
-  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-')
-    throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file ' +
-        '<file> or --token -',
-    );
-  if (token !== undefined && tokenFile !== undefined)
-    throw new UsageError('--token-file and --token exclude each other: give the token one way');
-  const example = await readIdpToken(
-    tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
-    io,
-  );
+  const { values } = parseCommandLine(argv, { options: OPTIONS, positionals: [] });
+  const { json } = values;
+  const example = await readIdpToken(tokenFrom(values), io);
   const diagnosis = await diagnose(io.env, io.cwd, { exampleToken: example });
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {

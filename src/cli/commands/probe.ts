@@ -3,7 +3,7 @@ import { DEFAULTS } from '../../config/options';
 import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../config/env';
 import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
-import { parseCommandLine } from '../args';
+import { parseCommandLine, tokenFrom, type TokenFrom } from '../args';
 import {
   EXIT_OK,
   EXIT_REFUSED,
@@ -110,7 +110,7 @@ interface ProbeArgs {
   readonly claims: Record<string, unknown>;
   readonly timeoutMs: number;
   /** Where the identity provider's token comes from, if given. */
-  readonly idpTokenFrom: { readonly file: string } | 'stdin' | undefined;
+  readonly idpTokenFrom: TokenFrom | undefined;
   readonly json: boolean;
 }
 
@@ -137,21 +137,13 @@ export function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): 
 
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
   const { values, positionals } = parseCommandLine(argv, { options: OPTIONS, positionals: ['cube-api-url'] });
-  const { token, 'token-file': tokenFile } = values;
-  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-')
-    throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
-        '--token-file <file> or --token -',
-    );
-  if (token !== undefined && tokenFile !== undefined)
-    throw new UsageError('--token-file and --token exclude each other: give the token one way');
+  const idpTokenFrom = tokenFrom(values);
   return {
     base: apiBaseUrl(positionals[0] as string),
     origin: parseOrigin(values.origin, env),
     claims: values.claims === undefined ? {} : parseClaims(values.claims),
     timeoutMs: parseTimeout(values.timeout),
-    idpTokenFrom: tokenFile !== undefined ? { file: tokenFile } : token === '-' ? 'stdin' : undefined,
+    idpTokenFrom,
     json: values.json,
   };
 }
@@ -160,7 +152,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
  * The token of `--token-file <file>` or `--token -` (probe's identity-provider token, doctor's example token), trimmed
  * and without a `Bearer ` prefix; a usage error when unreadable or not one token.
  */
-export async function readIdpToken(from: ProbeArgs['idpTokenFrom'], io: CliIO): Promise<string | undefined> {
+export async function readIdpToken(from: TokenFrom | undefined, io: CliIO): Promise<string | undefined> {
   if (from === undefined) return undefined;
   let text: string;
   const source = from === 'stdin' ? 'standard input' : from.file;

@@ -6,7 +6,7 @@ import { DualAuthConfigError } from '../../errors';
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
 import { isSqlKeyHeader, mintSqlKey } from '../../hook/sql-key';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
-import { parseCommandLine } from '../args';
+import { parseCommandLine, tokenFrom } from '../args';
 import { isoSeconds } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
@@ -61,22 +61,15 @@ interface SqlKeyArgs {
 
 function parse(argv: readonly string[]): SqlKeyArgs {
   const { values } = parseCommandLine(argv, { options: OPTIONS, positionals: [] });
-  const { token, 'token-file': tokenFile, json } = values;
-  // The value is never repeated: it is a token when someone wrote --token "$TOKEN".
-  if (token !== undefined && token !== '-')
-    throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
-        '--token-file <file> or --token -',
-    );
-  if (token !== undefined && tokenFile !== undefined)
-    throw new UsageError('--token-file and --token exclude each other: give the token one way');
-  if (token === undefined && tokenFile === undefined)
+  const { json } = values;
+  const from = tokenFrom(values);
+  if (from === undefined)
     throw new UsageError("missing the identity provider's token: --token-file <file> or --token -");
   const given = values['expires-in'];
   const expiresIn = given === undefined ? undefined : durationSeconds(given);
   if (given !== undefined && expiresIn === undefined)
     throw new UsageError(`--expires-in must be ${DURATION_FORM}, got ${JSON.stringify(given.slice(0, 32))}`);
-  return { from: tokenFile !== undefined ? { file: tokenFile } : 'stdin', expiresIn, json };
+  return { from, expiresIn, json };
 }
 
 /** The lifetime to mint: the one asked for, within the maximum age, or the default cut to it. */

@@ -331,6 +331,8 @@ describe('access: the command line', () => {
   it('wants the token one way', async () => {
     await usage([cube.url], /give the token one way: --token-file <file>, --token - or --service \(got none\)/);
     await usage([cube.url, '--service', '--token', '-'], /\(got 2\)/);
+    await usage([cube.url, '--service', '--token-file', 'token.jwt'], /\(got 2\)/);
+    await usage([cube.url, '--token', '-', '--token-file', 'token.jwt'], /--token-file and --token exclude each other/);
   });
 
   it('never takes a token on the command line, and does not repeat it', async () => {
