@@ -5,8 +5,6 @@ import { createSecretKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CheckAuth, DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
-import { OPTION_NAMES } from '../../src/config/options';
-import { createNamedCheckAuth } from '../../src/hook/check-auth';
 import { mintSqlKey, SqlKeys } from '../../src/hook/sql-key';
 import { randomSecret } from '../support/claims';
 import { createClock, type FakeClock } from '../support/clock';
@@ -16,6 +14,7 @@ import {
   loadCubeSqlApi,
   META,
   NativeSession,
+  serveHook,
   type CubeSqlApi,
   type CubeSqlServer,
 } from '../support/cube-sql-api';
@@ -53,24 +52,12 @@ interface Deployment {
 /** cube.js with the package's hook and SQL login, SQL keys on, judged by a clock the test moves. */
 async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deployment> {
   const clock = createClock(NOW * 1000);
-  const events: AuthEvent[] = [];
-  const hook = createNamedCheckAuth(
-    {
-      apiSecret,
-      sqlKeySecrets: keySecret,
-      tenantClaim: 'org',
-      groupsClaim: 'roles',
-      onEvent: (event) => events.push(event),
-      ...options,
-    },
-    { names: OPTION_NAMES, clock: clock.now },
+  const { server, hook, events } = await serveHook(
+    cube,
+    { apiSecret, sqlKeySecrets: keySecret, tenantClaim: 'org', groupsClaim: 'roles', ...options },
+    clock,
   );
   hooks.push(hook);
-  const server = await cube.serve({
-    checkAuth: hook,
-    checkSqlAuth: hook.checkSqlAuth,
-    canSwitchSqlUser: hook.canSwitchSqlUser,
-  });
   const key = ({ user = 'alice', expiresIn = 30 * DAY } = {}) =>
     mintSqlKey({
       secret: createSecretKey(Buffer.from(keySecret)),

@@ -4,8 +4,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckAuth, DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
-import { OPTION_NAMES } from '../../src/config/options';
-import { createNamedCheckAuth } from '../../src/hook/check-auth';
 import { randomSecret, timed } from '../support/claims';
 import { createClock, type FakeClock } from '../support/clock';
 import {
@@ -14,6 +12,7 @@ import {
   loadCubeSqlApi,
   META,
   NativeSession,
+  serveHook,
   type CubeSqlApi,
   type CubeSqlServer,
 } from '../support/cube-sql-api';
@@ -58,25 +57,19 @@ interface Deployment {
 /** cube.js with the package's hook and SQL login, judged by a clock the test moves, served by Cube's SQLServer. */
 async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deployment> {
   const clock = createClock(NOW * 1000);
-  const events: AuthEvent[] = [];
-  const hook = createNamedCheckAuth(
+  const { server, hook, events } = await serveHook(
+    cube,
     {
       jwksUri: idp.url,
       tenantClaim: 'org',
       groupsClaim: 'roles',
       sqlUser: 'cube',
       sqlPassword: STATIC_PASSWORD,
-      onEvent: (event) => events.push(event),
       ...options,
     },
-    { names: OPTION_NAMES, clock: clock.now },
+    clock,
   );
   hooks.push(hook);
-  const server = await cube.serve({
-    checkAuth: hook,
-    checkSqlAuth: hook.checkSqlAuth,
-    canSwitchSqlUser: hook.canSwitchSqlUser,
-  });
   const token = (payload: Record<string, unknown>, expiresIn = 600) =>
     signToken(timed(payload, { now: Math.floor(clock.now() / 1000), expiresIn }), { key: idpKey });
   async function open(user: string, password: string): Promise<NativeSession> {

@@ -12,6 +12,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
+import type { CheckAuth, DualAuthOptions } from '../../src';
+import { OPTION_NAMES } from '../../src/config/options';
+import type { AuthEvent } from '../../src/events';
+import { createNamedCheckAuth } from '../../src/hook/check-auth';
+import type { FakeClock } from './clock';
 
 export type Callback = (args: unknown) => Promise<unknown>;
 /** What Cube's SQLServer hands the native server: the callbacks it calls, by name. */
@@ -69,6 +74,35 @@ export interface CubeSqlServer {
 export interface CubeSqlApi {
   serve(config: SqlConfig): Promise<CubeSqlServer>;
   restore(): void;
+}
+
+/** Cube's SQLServer with cube.js's SQL wiring of one hook, and every event the hook reported. */
+export interface HookedSqlServer {
+  readonly server: CubeSqlServer;
+  readonly hook: CheckAuth;
+  readonly events: AuthEvent[];
+}
+
+/**
+ * Serves a hook made from `options` as cube.js wires it (`checkAuth`, `checkSqlAuth`, `canSwitchSqlUser`), judged by
+ * `clock`. The caller closes the hook.
+ */
+export async function serveHook(
+  cube: CubeSqlApi,
+  options: DualAuthOptions,
+  clock: FakeClock,
+): Promise<HookedSqlServer> {
+  const events: AuthEvent[] = [];
+  const hook = createNamedCheckAuth(
+    { ...options, onEvent: (event) => events.push(event) },
+    { names: OPTION_NAMES, clock: clock.now },
+  );
+  const server = await cube.serve({
+    checkAuth: hook,
+    checkSqlAuth: hook.checkSqlAuth,
+    canSwitchSqlUser: hook.canSwitchSqlUser,
+  });
+  return { server, hook, events };
 }
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
