@@ -15,8 +15,11 @@ export const SECRET_ADVICE =
 /** Fewer distinct characters than this is a pattern, not randomness (hex has 16, base64 64). */
 const MIN_DISTINCT_CHARACTERS = 10;
 
-/** Letters and separators with at most a short number at the end: words or a passphrase. */
-const WORDS = /^[a-z\s_.-]+[0-9]{0,4}$/i;
+/**
+ * A word as people write one: lower case, Capitalized, camelCase or UPPER CASE. Random letters mix the cases inside
+ * a word, though 18 of 20,000 random base64url secrets hold only letters, `-`, `_` and a short number at the end.
+ */
+const WORD = /^[a-z]*(?:[A-Z][a-z]+)*$|^[A-Z]+$/;
 
 /** Values copied from examples and templates. */
 const PLACEHOLDER = /secret|passw|changeme|example|default|qwerty|123456|letmein|admin/i;
@@ -47,7 +50,13 @@ export function secretWeakness(secret: string): string | undefined {
   if (bytes < MIN_SECRET_BYTES) return `holds at most ${bytes} bytes of key material, under ${MIN_SECRET_BYTES}`;
   const distinct = new Set(secret).size;
   if (distinct < MIN_DISTINCT_CHARACTERS) return `has only ${distinct} distinct characters`;
-  if (WORDS.test(secret)) return 'looks like words, not random bytes';
+  if (looksLikeWords(secret)) return 'looks like words, not random bytes';
   if (PLACEHOLDER.test(secret)) return 'contains a placeholder word such as "secret", "password" or "changeme"';
   return undefined;
+}
+
+/** Words or a passphrase: words joined by spaces or `_.-`, with at most a short number at the end. */
+function looksLikeWords(secret: string): boolean {
+  const text = secret.replace(/[0-9]{1,4}$/, '');
+  return /^[A-Za-z\s_.-]+$/.test(text) && text.split(/[\s_.-]+/).every((word) => WORD.test(word));
 }

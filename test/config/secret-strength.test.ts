@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createCheckAuth } from '../../src';
 import { keyMaterialBytes, secretWeakness } from '../../src/config/secret-strength';
@@ -18,11 +18,23 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
     ['too little key material', randomBytes(16).toString('hex'), /holds at most 16 bytes of key material, under 32/],
     ['a pattern', 'abab'.repeat(20), /has only 2 distinct characters/],
     ['a dictionary word', 'Supercalifragilisticexpialidocious-Antidisestablishmentarianism', /looks like words/],
+    ['a passphrase', 'correct horse battery staple and then some more words 2024', /looks like words/],
+    ['a camelCase passphrase', 'CorrectHorseBatteryStapleAndThenSomeMoreWords_UPPER.case', /looks like words/],
     ['a placeholder', `my-secret-${randomBytes(32).toString('hex')}`, /placeholder word/],
   ])('finds %s weak, without repeating it', (_, secret, why) => {
     const weakness = secretWeakness(secret);
     expect(weakness).toMatch(why);
     expect(weakness).not.toContain(secret);
+  });
+
+  it('finds random base64url strong though it holds only letters, - and _', () => {
+    // Fixed inputs, so that the verdict is the same in every run: SHA-256 digests stand in for random bytes.
+    const secrets = Array.from({ length: 20_000 }, (_, i) =>
+      createHash('sha256').update(String(i)).digest('base64url'),
+    );
+    const lettersOnly = secrets.filter((secret) => /^[A-Za-z_-]+$/.test(secret));
+    expect(lettersOnly.length).toBeGreaterThan(0);
+    expect(secrets.filter((secret) => secretWeakness(secret) !== undefined)).toEqual([]);
   });
 
   it('finds what openssl rand makes strong', () => {
