@@ -13,7 +13,7 @@ import { createCheckAuth, type CheckAuth } from '../../src';
 import { randomSecret } from '../support/claims';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
-import { freePort } from '../support/ports';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
 import { signToken } from '../support/tokens';
 

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine, serverCommand, type CubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { exampleCubeEnvironment, startCube } from '../../scripts/lib/cube-server.mjs';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
 import { TENANT_CLAIMS } from '../../scripts/lib/stack.mjs';
 import { randomSecret } from '../support/claims';
@@ -20,16 +21,6 @@ const INSTALL_TIMEOUT_MS = 15 * 60_000;
  * does not is seen listening and killed, whatever the machine's load (docs/development.md#timing-dependent-tests).
  */
 const RUN_TIMEOUT_MS = 120_000;
-
-/** A TCP port free on this machine right now. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** True when something accepts a TCP connection on the port. */
 function listens(port: number): Promise<boolean> {
@@ -124,7 +115,7 @@ export function failFastScenarios(lineId: string): void {
       async (_, env, message) => {
         const run = await runCube(line, env);
         expect(run.code, run.output).not.toBe(0);
-        expect(typeof run.code).toBe('number');
+        expect(typeof run.code, `exit ${String(run.code)}, listened: ${run.listened}; ${run.output}`).toBe('number');
         expect(run.output).toContain(message);
         expect(run.listened).toBe(false);
         expect(run.output).not.toContain(secret);
@@ -141,7 +132,7 @@ export function failFastScenarios(lineId: string): void {
         try {
           const run = await runCube(line, { CUBEJS_API_SECRET: secret, CUBE_DUAL_AUTH_METRICS_PORT: String(port) });
           expect(run.code, run.output).not.toBe(0);
-          expect(typeof run.code).toBe('number');
+          expect(typeof run.code, `exit ${String(run.code)}, listened: ${run.listened}; ${run.output}`).toBe('number');
           expect(run.output).toContain(
             `cube-dual-auth: CUBE_DUAL_AUTH_METRICS_PORT is ${port}, which is in use on 127.0.0.1`,
           );

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { CUBE_AUDIENCE, ORDERS_BY_TENANT_AND_REGION, startStack, type Stack } from '../../scripts/lib/stack.mjs';
 import { generateKeyPair } from '../support/keys';
-import { freePort } from '../support/ports';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { startPrometheus, type RunningPrometheus, type Sample } from '../support/prometheus';
 import { loadOverHttp } from '../support/real-cube';
 import { signToken } from '../support/tokens';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError, type CheckAuth } from '../../src';
 import { randomSecret } from '../support/claims';
 import { withEnv } from '../support/cube';
-import { freePort } from '../support/ports';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 const secret = randomSecret();
 const opened: CheckAuth[] = [];

@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import {
   BUILDER_CODE_EXPLANATIONS,
@@ -13,6 +11,7 @@ import type { ContractServer } from '../support/contract-server';
 import { API_KEY, clientFor, expectNoSecrets, SECRET, withDashboard } from '../support/service-client';
 import { rejectionOf } from '../support/requests';
 import { watchLateness } from '../support/lateness';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 let server: ContractServer;
 let id: string;
@@ -38,14 +37,6 @@ async function networkError(promise: Promise<unknown>): Promise<EmbeddableNetwor
   expect(error).toBeInstanceOf(EmbeddableNetworkError);
   expectNoSecrets(error);
   return error as EmbeddableNetworkError;
-}
-
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 describe('the contract server follows the part 7 table (raw requests)', () => {
@@ -228,7 +219,7 @@ describe('network failures and timeouts', () => {
   test('a closed port is a network error after the retries, naming the cause', async () => {
     const dead = createEmbeddableClient({
       apiKey: API_KEY,
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
       retryDelayMs: 1,
     });
     const error = await networkError(dead.listSavedVersions(id));

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
-import { freePort } from './ports';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 const READY_WITHIN_MS = 30_000;
 const STOPS_WITHIN_MS = 10_000;

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHECK_NAMES, runChecks } from '../../../src/cli/probe/checks';
+import { freePort } from '../../../scripts/lib/ports.mjs';
 import { createClock } from '../../support/clock';
 
 const ORIGIN = 'embeddable';
@@ -102,10 +103,7 @@ describe('runChecks', () => {
   });
 
   it('sends nothing more when the first request gets no answer: each other check fails, saying so', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await freePort();
     const results = await runChecks(
       plan(new URL(`http://127.0.0.1:${port}/cubejs-api/v1`), { serviceToken: SERVICE_TOKEN }),
     );
