@@ -76,6 +76,9 @@ export async function startIdentityProvider({ audience, claimsNamespace, apps })
   };
 
   const server = createServer((request, response) => handle(request, response));
+  // Idle connections are closed by the client, never here: fetch keeps one for 4 s, and when a busy machine runs its
+  // timer late, it would send the next request on a socket that Node's 5 s timeout here is closing (ECONNRESET).
+  server.keepAliveTimeout = 0;
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);

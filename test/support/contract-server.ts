@@ -157,6 +157,8 @@ export class ContractServer {
     this.server = createServer((req, res) => {
       void this.handle(req, res);
     });
+    // As the identity provider's (scripts/lib/identity-provider.mjs): idle connections are the client's to close.
+    this.server.keepAliveTimeout = 0;
   }
 
   async listen(): Promise<this> {
