@@ -1,5 +1,6 @@
-// The README and docs/ as a reader follows them: the first screen has what a newcomer needs, every relative link
-// reaches a file that exists and, when it names an anchor, a heading of that file.
+// The README and docs/ as a reader follows them: the README is an entry of at most 400 lines whose first screen has
+// what a newcomer needs, and every relative link reaches a file that exists and, when it names an anchor, a heading
+// of that file (GitHub's anchors).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,9 +10,11 @@ import { anchors } from './support/markdown';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** The pages checked: the README, everything in docs/, and the examples' READMEs, which link into both. */
+/** The pages checked: the README, everything in docs/, the examples' READMEs, and the pages shipped beside them. */
 const pages = [
   'README.md',
+  'CHANGELOG.md',
+  'SECURITY.md',
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
@@ -58,6 +61,34 @@ describe('the README', () => {
     );
     expect(firstScreen).toMatch(/^npm ci && npm run demo\b/m);
     expect(firstScreen).toMatch(/^npm ci && npm test\b/m);
+  });
+
+  it('is an entry, not the manual: at most 400 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(400);
+  });
+
+  it('holds in its first 60 lines the four variables as a .env file, and how to check them', () => {
+    const first60 = read('README.md').split('\n').slice(0, 60).join('\n');
+    for (const name of ['CUBEJS_API_SECRET', 'CUBEJS_JWK_URL', 'CUBEJS_JWT_AUDIENCE', 'CUBEJS_JWT_ISSUER'])
+      expect(first60, name).toMatch(new RegExp(`^${name}=`, 'm'));
+    expect(first60).toContain('`.env`');
+    expect(first60).toMatch(/Cube reads the `\.env` of its project directory/);
+    expect(first60).toMatch(/^npx cube-dual-auth doctor$/m);
+  });
+
+  it('says which Node.js majors each Cube line runs on, as CI runs them', () => {
+    const matrix = /^declare -A majors_of=\((.*)\)$/m.exec(read('.ci/run'))?.[1] ?? '';
+    const ci = (line: string) => new RegExp(`\\[cube-${line}\\]="([\\d ]+)"`).exec(matrix)?.[1]?.split(' ');
+    const readme = (line: string) =>
+      new RegExp(`^\\| \\*\\*${line.replace('.', '\\.')}\\*\\*[^|]*\\| ([^|]+) \\|`, 'm')
+        .exec(read('README.md'))?.[1]
+        ?.match(/\d+/g)
+        ?.slice(-2);
+    // Cube 1.x's own CLI refuses Node below 22.
+    expect(ci('1')?.every((major) => Number(major) >= 22)).toBe(true);
+    expect(readme('1.x')).toEqual(ci('1'));
+    expect(read('README.md')).toMatch(/^\| \*\*1\.x\*\*[^|]*\| 22 or later/m);
+    expect(readme('0.33')).toEqual(ci('0.33'));
   });
 
   it('links every page of docs/', () => {
