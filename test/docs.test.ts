@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { anchors } from './support/markdown';
+import { anchors, paragraphs } from './support/markdown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -94,6 +94,40 @@ describe('the README', () => {
   it('links every page of docs/', () => {
     const linked = new Set([...prose(read('README.md')).matchAll(/\]\((docs\/[^)#\s]+)/g)].map(([, path]) => path));
     expect(pages.filter((p) => p.startsWith('docs/') && !linked.has(p))).toEqual([]);
+  });
+});
+
+describe('the README and docs/ as a reader meets them', () => {
+  const moved = [
+    'README.md',
+    'docs/authorization.md',
+    'docs/cube-cloud.md',
+    'docs/identity-providers.md',
+    'docs/reference.md',
+    'docs/sql-api.md',
+    'docs/troubleshooting.md',
+  ];
+
+  it.each(moved)('%s is written in paragraphs of at most 5 lines', (page) => {
+    const long = paragraphs(read(page)).filter((lines) => lines.length > 5);
+    expect(long.map((lines) => lines[0])).toEqual([]);
+  });
+
+  it.each(pages.filter((page) => page.startsWith('docs/')))(
+    '%s opens by saying who it is for and what they will have done at its end',
+    (page) => {
+      const opening =
+        paragraphs(read(page))
+          .find((lines) => !lines[0]?.startsWith('<!--'))
+          ?.join(' ') ?? '';
+      expect(opening).toMatch(/^For /);
+      expect(opening).toMatch(/At the end of this page|Each section is the one place|every command's options/);
+    },
+  );
+
+  it('counts a paragraph by its lines: code, tables and headings apart, a list item on its own', () => {
+    const page = '# T\n\none\ntwo\n\n- a\n  b\n- c\n\n| x |\n|---|\n\n```\nin\ncode\n```\ntail\n';
+    expect(paragraphs(page)).toEqual([['one', 'two'], ['- a', '  b'], ['- c'], ['tail']]);
   });
 });
 
