@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readmeEnvironment } from '../scripts/lib/readme-project.mjs';
 import { anchors, paragraphs } from './support/markdown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -94,6 +95,38 @@ describe('the README', () => {
   it('links every page of docs/', () => {
     const linked = new Set([...prose(read('README.md')).matchAll(/\]\((docs\/[^)#\s]+)/g)].map(([, path]) => path));
     expect(pages.filter((p) => p.startsWith('docs/') && !linked.has(p))).toEqual([]);
+  });
+});
+
+describe("the README's set-ups are those the real-Cube suites run", () => {
+  const readme = read('README.md');
+  const section = (title: string) => {
+    const start = readme.indexOf(`\n## ${title}\n`);
+    expect(start, title).toBeGreaterThanOrEqual(0);
+    return readme.slice(start, readme.indexOf('\n## ', start + 1));
+  };
+  /** The lines of code of a cube.js, comments and blank lines left out. */
+  const code = (text = '') =>
+    text
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.trim().startsWith('//'))
+      .join('\n');
+  const suite = readmeEnvironment({ jwksUrl: 'j', issuer: 'i', audience: 'a' }, 's', 'd');
+
+  it("Cube 1.x: cube.js is examples/access-policies/cube.js, with the suite's claims in .env", () => {
+    const path = section('Cube 1.x, start to finish');
+    const cubeJs = /^```js\n(\/\/ cube\.js\n[\s\S]*?)^```/m.exec(path)?.[1];
+    expect(code(cubeJs)).toBe(code(read('examples/access-policies/cube.js')));
+    const claims = Object.keys(suite).filter((name) => name.startsWith('CUBE_DUAL_AUTH_'));
+    expect(claims.length).toBeGreaterThan(0);
+    for (const name of claims) expect(path).toContain(`\n${name}=${suite[name]}\n`);
+  });
+
+  it("the first screen's .env names the suite's variables of the hook", () => {
+    const first60 = readme.split('\n').slice(0, 60).join('\n');
+    const hook = Object.keys(suite).filter((name) => /^CUBEJS_(API|JWK|JWT)_/.test(name));
+    expect(hook.sort()).toEqual(['CUBEJS_API_SECRET', 'CUBEJS_JWK_URL', 'CUBEJS_JWT_AUDIENCE', 'CUBEJS_JWT_ISSUER']);
+    for (const name of hook) expect(first60).toMatch(new RegExp(`^${name}=`, 'm'));
   });
 });
 
