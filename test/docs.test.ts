@@ -159,7 +159,7 @@ describe('the README and docs/ as a reader meets them', () => {
   );
 
   it('counts a paragraph by its lines: code, tables and headings apart, a list item on its own', () => {
-    const page = '# T\n\none\ntwo\n\n- a\n  b\n- c\n\n| x |\n|---|\n\n```\nin\ncode\n```\ntail\n';
+    const page = '# T\n\none\ntwo\n\n- a\n  b\n- c\n   | x |\n   |---|\n\n```\nin\ncode\n```\ntail\n';
     expect(paragraphs(page)).toEqual([['one', 'two'], ['- a', '  b'], ['- c'], ['tail']]);
   });
 });

@@ -31,7 +31,7 @@ export function paragraphs(markdown: string): string[][] {
     if (/^\s*```/.test(line)) {
       end();
       fenced = !fenced;
-    } else if (fenced || line.trim() === '' || /^(#|\|)/.test(line)) {
+    } else if (fenced || line.trim() === '' || /^(#| *\|)/.test(line)) {
       end();
     } else {
       if (/^\s*(- |\d+\. )/.test(line)) end();
