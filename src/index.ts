@@ -32,7 +32,7 @@ export type {
 /**
  * The ready-made hook for `cube.js`, configured from the environment. Reading it checks the environment and throws a
  * `DualAuthConfigError` naming the variable when the configuration cannot work, so Cube stops before it listens;
- * requiring the package checks nothing. With `import`, the check runs at import once a path is configured (README).
+ * requiring the package checks nothing. With `import`, the check runs at import once a path is configured (docs/reference.md).
  */
 export declare const checkAuth: CheckAuth;
 // A getter, so the check runs when cube.js reads `checkAuth`; a named function, since Node's reader of CommonJS

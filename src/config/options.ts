@@ -501,7 +501,7 @@ export type ResolvedOptions = {
 
 /**
  * Cube's own fallback on the REST API: in dev mode a token `checkAuth` refused is verified once more, HS256, with this
- * secret (README "Cube's Playground is refused in dev mode"), so a SQL key signed with it would pass there.
+ * secret (docs/troubleshooting.md, "Cube's Playground is refused in dev mode"), so a SQL key signed with it would pass there.
  */
 const PLAYGROUND_SECRET = 'CUBEJS_PLAYGROUND_AUTH_SECRET';
 

@@ -508,7 +508,7 @@ const CUBESQL_AUTH_EXPIRE_SECS_DEFAULT = 300;
 
 /**
  * How long a BI session lives: until its token expires (or outgrows the maximum token age), as Cube finds when it
- * re-authenticates the session every `CUBESQL_AUTH_EXPIRE_SECS` (README, "BI tools over the SQL API").
+ * re-authenticates the session every `CUBESQL_AUTH_EXPIRE_SECS` (docs/sql-api.md, "How long a session lives").
  */
 function sqlSessionLifetime(env: NodeJS.ProcessEnv, { maxTokenAge }: Pick<ResolvedOptions, 'maxTokenAge'>): string {
   const until =

@@ -37,7 +37,7 @@ export type QueryRewrite = <Query extends CubeQuery>(
   context: CubeContext,
 ) => Query & { filters: unknown[] };
 
-/** The names of {@link CubeOptions}, in the order the README lists them. */
+/** The names of {@link CubeOptions}, in the order docs/reference.md lists them. */
 export const CUBE_OPTION_NAMES = [
   'contextToGroups',
   'contextToAppId',

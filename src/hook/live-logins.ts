@@ -1,7 +1,7 @@
 /**
  * The live logins of the SQL API, per process: what Cube's re-authentication (`checkSqlAuth(req, user, null)`, every
  * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, security context, the moment
- * its credential stops being accepted and its id; bounded by a cap. README "BI tools over the SQL API" and
+ * its credential stops being accepted and its id; bounded by a cap. docs/sql-api.md ("How long a session lives") and
  * docs/cube-lines.md ("The SQL API's re-authentication") say how Cube calls it.
  */
 import { createHash } from 'node:crypto';

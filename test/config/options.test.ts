@@ -240,10 +240,10 @@ describe('identity providers', () => {
 });
 
 describe('the options table, documented once', () => {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const reference = readFileSync(fileURLToPath(new URL('../../docs/reference.md', import.meta.url)), 'utf8');
   const source = readFileSync(fileURLToPath(new URL('../../src/config/options.ts', import.meta.url)), 'utf8');
   const rows = new Map(
-    [...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)`[^|]*\| ([^|]+) \|/gm)].map(([, name, option, fallback]) => [
+    [...reference.matchAll(/^\| `([A-Z_]+)` \| `(\w+)`[^|]*\| ([^|]+) \|/gm)].map(([, name, option, fallback]) => [
       name,
       { option, fallback: fallback?.trim() },
     ]),
@@ -251,7 +251,7 @@ describe('the options table, documented once', () => {
   const shown = (value: unknown) => `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
 
   it.each(Object.entries(OPTIONS).filter(([, spec]) => spec.env.length > 0))(
-    'the README lists %s with its variables and default',
+    'docs/reference.md lists %s with its variables and default',
     (key, spec) => {
       for (const name of spec.env) expect(rows.get(name), name).toMatchObject({ option: key });
       const fallback = rows.get(spec.env[0] as string)?.fallback;

@@ -1,5 +1,5 @@
-// The README's API list is the package's exports: every name exported from each entry point (values and types, as
-// TypeScript sees them) is listed under it, and nothing else is.
+// The API list of docs/reference.md is the package's exports: every name exported from each entry point (values and
+// types, as TypeScript sees them) is listed under it, and nothing else is.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,17 +22,19 @@ function exportsOf(entries: readonly string[]): Map<string, string[]> {
   );
 }
 
-/** The backquoted names in the bullets of the README's API list, under the line naming `entry`. */
-function listed(readme: string, entry: string): string[] {
-  const section = readme.slice(readme.indexOf('\n## API\n'), readme.indexOf('\n## ', readme.indexOf('\n## API\n') + 1));
+/** The backquoted names in the bullets of the reference's API list, under the line naming `entry`. */
+function listed(reference: string, entry: string): string[] {
+  const start = reference.indexOf('\n## API\n');
+  expect(start).toBeGreaterThanOrEqual(0);
+  const section = reference.slice(start, reference.indexOf('\n## ', start + 1));
   const blocks = section.split(/\n(?=`cube-dual-auth[^`]*` \()/);
   const block = blocks.find((one) => one.startsWith(`\`${entry}\` (`)) ?? '';
   const bullets = block.split('\n').filter((line) => /^( {2}|- )/.test(line));
   return bullets.flatMap((line) => [...line.matchAll(/`([A-Za-z_]\w*)`/g)].map((match) => match[1] as string)).sort();
 }
 
-describe("the README's API list", () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+describe('the API list of docs/reference.md', () => {
+  const reference = readFileSync(join(root, 'docs', 'reference.md'), 'utf8');
   const exported = exportsOf(['src/index.ts', 'src/service/index.ts']);
 
   it.each([
@@ -41,6 +43,6 @@ describe("the README's API list", () => {
   ])('names every export of %s, and nothing it does not export', (entry, source) => {
     const names = exported.get(source) ?? [];
     expect(names.length).toBeGreaterThan(10);
-    expect(listed(readme, entry)).toEqual(names);
+    expect(listed(reference, entry)).toEqual(names);
   });
 });

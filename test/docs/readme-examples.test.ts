@@ -1,11 +1,12 @@
 /**
- * The README shows what the commands print: every `$ cube-dual-auth ...` example in it is run again, with the
- * built bin, against a deployment that reproduces the example (identity providers and Cube deployments on
- * 127.0.0.1, tokens made here with the claims shown), and must print what the README shows. What varies from
- * run to run is normalised on both sides: ports, durations, dates, the last characters of a token, the Cube
- * project's directory. An example with a line "(... left out)" shows a selection of the lines, in their order.
+ * The README and the pages of docs/ show what the commands print: every `$ cube-dual-auth ...` example in them is
+ * run again, with the built bin, against a deployment that reproduces the example (identity providers and Cube
+ * deployments on 127.0.0.1, tokens made here with the claims shown), and must print what the page shows. What
+ * varies from run to run is normalised on both sides: ports, durations, dates, the last characters of a token, the
+ * Cube project's directory. An example with a line "(... left out)" shows a selection of the lines, in their order.
+ * docs/ci-cd.md's examples, of the service's commands, have a test of their own (ci-cd.test.ts).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -22,7 +23,13 @@ import { generateKeyPair, publicJwk } from '../support/keys';
 import { signToken } from '../support/tokens';
 
 const root = join(__dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+/** The pages whose examples this test runs: the README and every page of docs/ but ci-cd.md. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((file) => file.endsWith('.md') && file !== 'ci-cd.md')
+    .map((file) => `docs/${file}`),
+];
 
 /** Where a run happens: the environment, the working directory, and the values of the line's variables. */
 interface Scene {
@@ -31,7 +38,7 @@ interface Scene {
   readonly variables: Record<string, string>;
 }
 
-/** One run behind the README: a command line as the README writes it, in a scene. */
+/** One run behind the pages: a command line as a page writes it, in a scene. */
 interface Run {
   readonly line: string;
   readonly scene: () => Scene | Promise<Scene>;
@@ -222,7 +229,7 @@ const ACCESS = `access "$CUBE_API_URL" --service --claims '{"tenant":"acme","rol
 
 const PROBE = `probe "$CUBE_API_URL" --claims '{"tenant":"acme"}' --token-file .cache/cube-dual-auth/demo/customer.token`;
 
-/** The runs behind the README, in its order but for the last, which needs the identity provider down. */
+/** The runs behind the pages, in their order but for the last, which needs the identity provider down. */
 const RUNS: Run[] = [
   { line: 'doctor', scene: severalProviders },
   { line: 'verify "$WORKFORCE_TOKEN"', scene: severalProviders },
@@ -266,7 +273,7 @@ beforeAll(async () => {
     const tokens = Object.entries(variables).flatMap(([name, value]) => (name.endsWith('_TOKEN') ? [value] : []));
     for (const secret of [SECRET, SQL_KEY_SECRET, ...tokens])
       expect(result.stdout + result.stderr).not.toContain(secret);
-    // The README shows standard output, then standard error.
+    // The pages show standard output, then standard error.
     printed.set(line, [...(printed.get(line) ?? []), normalised(result.stdout + result.stderr, cwd)]);
   }
 }, 60_000);
@@ -302,19 +309,26 @@ function shows(shown: string, actual: string): boolean {
   return true;
 }
 
-const examples = examplesIn(readme);
+const examples = PAGES.flatMap((page) =>
+  examplesIn(readFileSync(join(root, page), 'utf8')).map((example) => ({ page, ...example })),
+);
 
-test('the README shows runs of the commands', () => {
-  expect(examples.length).toBeGreaterThanOrEqual(9);
+test('the pages show runs of the commands, every run behind them shown', () => {
+  expect(examples.length).toBeGreaterThanOrEqual(14);
+  const shown = new Set(examples.map((example) => example.command));
+  expect(RUNS.map((run) => run.line).filter((line) => !shown.has(line))).toEqual([]);
 });
 
-test.each(examples.map((example) => [example.command, example]))('$ cube-dual-auth %s', (command, example) => {
-  expect(
-    RUNS.map((run) => run.line),
-    'a command in the README that this test does not run',
-  ).toContain(command);
-  const shown = normalised(example.output);
-  const outputs = printed.get(command) ?? [];
-  // On a mismatch, the nearest run is shown for comparison.
-  if (!outputs.some((output) => shows(shown, output))) expect(shown).toBe(outputs.join('\n\n---\n\n'));
-});
+test.each(examples.map((example) => [example.page, example.command, example]))(
+  '%s: $ cube-dual-auth %s',
+  (_page, command, example) => {
+    expect(
+      RUNS.map((run) => run.line),
+      'a command in the pages that this test does not run',
+    ).toContain(command);
+    const shown = normalised(example.output);
+    const outputs = printed.get(command) ?? [];
+    // On a mismatch, the nearest run is shown for comparison.
+    if (!outputs.some((output) => shows(shown, output))) expect(shown).toBe(outputs.join('\n\n---\n\n'));
+  },
+);

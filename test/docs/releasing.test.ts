@@ -55,9 +55,9 @@ describe('CHANGELOG.md, SECURITY.md and the compatibility policy agree with the 
     expect(firstRow).toBe(line);
   });
 
-  it("the README's compatibility policy names the Node.js lines of engines", () => {
+  it('the compatibility policy of docs/reference.md names the Node.js lines of engines', () => {
     const majors = (manifest.engines.node.match(/\^\d+/g) ?? []).map((m) => m.slice(1));
-    const policy = /today Node\.js ([\d, and]+);/.exec(read('README.md'))?.[1];
+    const policy = /today Node\.js ([\d, and]+);/.exec(read('docs/reference.md'))?.[1];
     expect(policy?.split(/, | and /)).toEqual(majors);
   });
 });

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 /**
- * Cube's SQL server of a cube.js that takes the package's hook and SQL login (as the README shows it), started as
+ * Cube's SQL server of a cube.js that takes the package's hook and SQL login (as docs/sql-api.md shows it), started as
  * Cube's server starts it (`sqlServer.init(config)`, the whole config); resolves to the hook and the callbacks the
  * native server was handed.
  */

@@ -1,17 +1,17 @@
-// The README's Metrics table is the catalog: every metric, its type and its labels, and no other.
+// The metrics table of docs/metrics.md is the catalog: every metric, its type and its labels, and no other.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/metrics/catalog';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const section = readme.slice(
-  readme.indexOf('\n## Metrics\n'),
-  readme.indexOf('\n## ', readme.indexOf('\n## Metrics\n') + 1),
+const page = readFileSync(join(__dirname, '..', '..', 'docs', 'metrics.md'), 'utf8');
+const section = page.slice(
+  page.indexOf('\n## The metrics\n'),
+  page.indexOf('\n## ', page.indexOf('\n## The metrics\n') + 1),
 );
 
 describe('the metrics catalog', () => {
-  it("is the README's table: each metric's name, type and labels", () => {
+  it("is the table of docs/metrics.md: each metric's name, type and labels", () => {
     const rows = [...section.matchAll(/^\| `(cube_dual_auth_\w+)` \| (\w+) \| ([^|]+) \|/gm)].map((m) => ({
       name: m[1],
       kind: m[2],

@@ -56,7 +56,7 @@ export const META = {
   compilerId: 'compiler-1',
 };
 
-/** cube.js's SQL options, as the package's README shows them. */
+/** cube.js's SQL options, as docs/sql-api.md shows them. */
 export interface SqlConfig {
   readonly checkAuth: unknown;
   readonly checkSqlAuth: unknown;

@@ -14,3 +14,30 @@ export function anchors(markdown: string): Set<string> {
   }
   return result;
 }
+
+/**
+ * The paragraphs of a page's prose, each as its lines: blank lines, headings, tables and fenced code blocks end one,
+ * and so does the start of a list item, which is a paragraph of its own.
+ */
+export function paragraphs(markdown: string): string[][] {
+  const result: string[][] = [];
+  let current: string[] = [];
+  const end = () => {
+    if (current.length > 0) result.push(current);
+    current = [];
+  };
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) {
+      end();
+      fenced = !fenced;
+    } else if (fenced || line.trim() === '' || /^(#| *\|)/.test(line)) {
+      end();
+    } else {
+      if (/^\s*(- |\d+\. )/.test(line)) end();
+      current.push(line);
+    }
+  }
+  end();
+  return result;
+}

@@ -1,7 +1,7 @@
 /**
  * What `probe` suggests when the deployment refuses its service token and the environment configures a tenant claim
  * for service tokens: the `--claims` that carry one, shaped by the claim's JSON Pointer. probe signs `{}` unless told,
- * and makes up no tenant: which tenant to probe as is the operator's choice (README, "probe").
+ * and makes up no tenant: which tenant to probe as is the operator's choice (docs/troubleshooting.md, "probe").
  */
 import { readClaim } from '../../config/claim-pointer';
 import { optionsFromEnv } from '../../config/env';
