@@ -532,7 +532,7 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
   if ([ENV.sqlKeySecrets, ENV.sqlKeyMaxAge, ENV.sqlKeysRevoked].every((name) => readEnv(env, name) === undefined))
     return undefined;
   const secrets = options.sqlKeyKeys.length;
-  const revoked = options.sqlKeysRevoked?.length ?? 0;
+  const revoked = options.sqlKeysRevoked?.size ?? 0;
   const maxAge = `keys live at most ${formatDuration(options.sqlKeyMaxAge)} (${ENV.sqlKeyMaxAge})`;
   const revokedIds = `${revoked} revoked key ${revoked === 1 ? 'id' : 'ids'} (${ENV.sqlKeysRevoked})`;
   if (secrets === 0)
