@@ -53,8 +53,7 @@ function valueLines(text: string): string[] {
  */
 export function parseSecretFile(option: SecretOption, text: string): { value: unknown } | { reason: string } {
   // Replacement characters are bytes that are not UTF-8; control characters are a binary file or a bad paste.
-  if ([...text].some(notText))
-    return { reason: 'holds bytes that are not text (a binary file, or not UTF-8)' };
+  if ([...text].some(notText)) return { reason: 'holds bytes that are not text (a binary file, or not UTF-8)' };
   const lines = valueLines(text);
   switch (option) {
     case 'apiSecret':
@@ -152,4 +151,14 @@ export function startingSecretFiles(
     if (reading.state === 'read') values[option] = reading.value;
   }
   return { readings, values };
+}
+
+/**
+ * The options as a start takes them: with `secretsDir`, its files read, checked and in place; else as given. What the
+ * CLI's commands that judge like the hook use (`doctor`, `sql-key`). Throws the `DualAuthConfigError`.
+ */
+export function resolveAtStart(options: DualAuthOptions, names: OptionNames): ResolvedOptions {
+  const dir = options.secretsDir;
+  if (typeof dir !== 'string' || dir.trim() === '') return resolveOptions(options, names);
+  return resolveWithSecretFiles(options, names, dir, startingSecretFiles(dir, names.secretsDir).values);
 }

@@ -3,9 +3,10 @@
  * them (the files in place), and per file whether it is in force, absent or unusable, and why: counts, never values.
  */
 import { DualAuthConfigError, faultMessage } from '../errors';
-import { ENV_NAMES, OPTIONS, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../config/options';
+import { ENV_NAMES, OPTIONS, type DualAuthOptions, type ResolvedOptions } from '../config/options';
 import {
   readSecretFiles,
+  resolveAtStart,
   resolveWithSecretFiles,
   SECRET_FILES,
   SECRET_OPTIONS,
@@ -17,10 +18,7 @@ import {
 
 /** The options as the hook takes them at start: with a secrets directory, its files checked and in place. */
 export function resolvedAsTheHook(options: DualAuthOptions): ResolvedOptions {
-  const dir = options.secretsDir;
-  if (dir === undefined) return resolveOptions(options, ENV_NAMES);
-  const { values } = startingSecretFiles(dir, ENV_NAMES.secretsDir);
-  return resolveWithSecretFiles(options, ENV_NAMES, dir, values);
+  return resolveAtStart(options, ENV_NAMES);
 }
 
 /** Whether the directory's `api-secrets` replaces the API secret variables, which then need no check of their own. */
