@@ -122,6 +122,20 @@ describe('a reload of the secrets directory', () => {
     ]);
   });
 
+  it('keeps revoked keys revoked when the revoked list vanishes or turns malformed: never open', async () => {
+    const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
+    const { writer, reload, sql, sqlKey, reloads } = deployment(files);
+    const revoked = sqlKey();
+    writer.write({ ...files, 'sql-keys-revoked': `${revoked.id}\n` });
+    reload.check();
+    writer.write(files);
+    reload.check();
+    writer.write({ ...files, 'sql-keys-revoked': 'user alice before last week\n' });
+    reload.check();
+    expect(reloads().map(({ outcome }) => outcome)).toEqual(['applied', 'vanished', 'invalid']);
+    expect((await rejectionOf(sql.checkSqlAuth(sqlRequest, 'alice', revoked.key))).message).toContain('is revoked');
+  });
+
   it('refuses a SQL key secret that is an API secret, and applies it once that API secret is gone', () => {
     const { writer, reload, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
     writer.write({ 'api-secrets': oldSecret, 'sql-key-secrets': oldSecret });
