@@ -74,6 +74,7 @@ require('./sql-replay.cjs')(checkSqlAuth);
 interface Replica {
   readonly cube: RunningCube;
   readonly sqlPort: number;
+  readonly metricsPort: number;
   readonly lines: string[];
 }
 
@@ -101,6 +102,7 @@ beforeAll(async () => {
   const redact = createRedactor([oldSecret, newSecret, keySecret]);
   for (let i = 0; i < REPLICAS; i++) {
     const sqlPort = await freePort();
+    const metricsPort = await freePort();
     const lines: string[] = [];
     const cube = await startCube({
       projectDir: projectRoot,
@@ -113,9 +115,10 @@ beforeAll(async () => {
         CUBEJS_JWK_URL: jwksServer.url,
         CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
         SQL_REPLAY_PORT: String(sqlPort),
+        CUBE_DUAL_AUTH_METRICS_PORT: String(metricsPort),
       },
     });
-    replicas.push({ cube, sqlPort, lines });
+    replicas.push({ cube, sqlPort, metricsPort, lines });
   }
   // Each replica compiles the data model per tenant at its first request, which takes seconds: done before any timing.
   for (const replica of replicas) {
@@ -296,6 +299,12 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
       }
       expect(load.answers.filter(({ answer }) => answer.status !== 200)).toEqual([]);
       for (const { cube } of replicas) await expect(Promise.race([cube.exited, 'running'])).resolves.toBe('running');
+      // Each replica counted the rotation's two changes and the weak secret it kept out.
+      for (const { metricsPort } of replicas) {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(text).toContain('cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="applied"} 2');
+        expect(text).toContain('cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="invalid"} 1');
+      }
     },
   );
 
