@@ -217,6 +217,37 @@ afterAll(() => {
   console.log(`time to in force on ${REPLICAS} replicas:\n${rows.join('\n')}`);
 });
 
+describe('Cube 1.7.43 at start with a bad secrets file', () => {
+  it('stops, naming the file and the reason, never the value', { timeout: SCENARIO_TIMEOUT_MS }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-bad-secrets-'));
+    try {
+      new AtomicWriterDir(dir).write({ 'api-secrets': `${oldSecret}\nchangeme\n` });
+      const { projectDir, line } = await ensureCube({ line: '1' });
+      const started = startCube({
+        projectDir: projectRoot,
+        cubeDir: projectDir,
+        line,
+        redact: createRedactor([oldSecret]),
+        env: { CUBE_DUAL_AUTH_SECRETS_DIR: dir, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' },
+      });
+      const error = await started.then(
+        async (cube) => {
+          await cube.stop();
+          return undefined;
+        },
+        (failure: unknown) => failure as Error,
+      );
+      expect(error?.message).toMatch(/cubejs-server exited \(1\)/);
+      expect(error?.message.replace(/\s+/g, ' ')).toContain(
+        `cube-dual-auth: ${dir}/api-secrets (secret 2 of 2) holds at most 6 bytes of key material`,
+      );
+      expect(error?.message).not.toContain(oldSecret);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)', () => {
   it(
     'rotates the API secret with no failed request, each step in force on all three within 2 s, and drops cached tokens of the removed secret',
