@@ -104,6 +104,21 @@ export interface SqlReauthenticationRefusedEvent {
   readonly durationMs: number;
 }
 
+/**
+ * A file of the secrets directory changed while Cube ran (docs/rotation.md): `applied` puts its content in force;
+ * `invalid` (bad content, unreadable) and `vanished` (the file is gone) keep its last good content in force.
+ */
+export interface SecretReloadEvent {
+  readonly type: 'secret-reload';
+  /** The file's name in the directory (`api-secrets`, `sql-key-secrets`, `sql-keys-revoked`, `sql-password`). */
+  readonly file: string;
+  readonly outcome: 'applied' | 'invalid' | 'vanished';
+  /** Why the file was not applied; never its content. */
+  readonly reason?: string;
+  /** How many values the file holds now (secrets, revocation entries): counts only. */
+  readonly values?: number;
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -120,6 +135,7 @@ export type AuthEvent =
   | SqlLoginEvent
   | SqlReauthenticatedEvent
   | SqlReauthenticationRefusedEvent
+  | SecretReloadEvent
   | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */

@@ -154,7 +154,8 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
   }
   const all = level === 'all';
   // A discovery that fails matters when the key set's fetch fails with it, and that failure is logged.
-  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery']);
+  // A reload of the secrets directory logs its own line (config/reload.ts).
+  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery', 'secret-reload']);
   // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
     if (all || !(quiet.has(event.type) || (event.type === 'sql-login' && event.outcome === 'accepted')))

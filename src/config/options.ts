@@ -15,6 +15,7 @@ import {
   type ProviderSettings,
 } from './identity-providers';
 import { configuredHttpUrl, discoverableIssuer, nonEmptyString, type Fail } from './option-checks';
+import { revocationsOf } from './revocations';
 import { MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from './secret-strength';
 import type { AuthEventListener } from '../events';
 
@@ -176,11 +177,23 @@ export interface DualAuthOptions {
    */
   sqlKeyMaxAge?: number;
   /**
-   * Ids (`jti`) of SQL keys refused from now on, at login and at each re-authentication. Env:
-   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (comma-separated).
+   * SQL keys refused from now on, at login and at each re-authentication: each entry a key id (`jti`), or
+   * `user <name> before <ISO-8601 time>` for every key of that user issued before then. Env:
+   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (comma-separated), or the file `sql-keys-revoked` of `secretsDir`.
    * @default none
    */
   sqlKeysRevoked?: readonly string[];
+  /**
+   * A directory mounted as a Kubernetes Secret is (one file per key): `api-secrets`, `sql-key-secrets`,
+   * `sql-keys-revoked` and `sql-password` replace the matching options when present, and are read again while Cube
+   * runs, each change checked as at start (docs/rotation.md). Env: `CUBE_DUAL_AUTH_SECRETS_DIR`. @default none
+   */
+  secretsDir?: string;
+  /**
+   * How often, in ms, `secretsDir` is read again besides its file-system events (for file systems that send none).
+   * Env: `CUBE_DUAL_AUTH_SECRETS_POLL_MS`. @default 10000
+   */
+  secretsPollMs?: number;
   /**
    * Sends the caller a refusal's whole message (JWKS URL, configuration) instead of the public one; for development.
    * Events and `explain()` always have it. Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`). @default false
@@ -427,12 +440,9 @@ export const OPTIONS = {
     default: 90 * DAY_SECONDS,
     check: sqlKeyMaxAge,
   },
-  sqlKeysRevoked: {
-    env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'],
-    format: 'list',
-    check: (value, fail) =>
-      Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of SQL key ids'),
-  },
+  sqlKeysRevoked: { env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'], format: 'list', check: revocationsOf },
+  secretsDir: { env: ['CUBE_DUAL_AUTH_SECRETS_DIR'], format: 'text', check: nonEmptyString },
+  secretsPollMs: ms('CUBE_DUAL_AUTH_SECRETS_POLL_MS', 10_000, 100),
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),

@@ -18,6 +18,7 @@ import { tenantAndGroupsOf } from '../hook/tenant-and-groups';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
 import { ANY_SQL_USER } from '../config/options';
 import { formatDuration } from '../config/duration';
+import { apiSecretsFromDirectory, resolvedAsTheHook, secretsDirReport } from './secrets-dir';
 import { isLoopback } from '../http/url';
 import {
   CUBE_JS_TIMEOUT_MS,
@@ -55,6 +56,7 @@ type CheckId =
   | 'authorization'
   | 'sql-api'
   | 'sql-key'
+  | 'secrets-dir'
   | 'metrics'
   | 'refresh-worker'
   | 'example-token'
@@ -532,7 +534,7 @@ function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | 
   if ([ENV.sqlKeySecrets, ENV.sqlKeyMaxAge, ENV.sqlKeysRevoked].every((name) => readEnv(env, name) === undefined))
     return undefined;
   const secrets = options.sqlKeyKeys.length;
-  const revoked = options.sqlKeysRevoked?.length ?? 0;
+  const revoked = options.sqlKeysRevoked?.size ?? 0;
   const maxAge = `keys live at most ${formatDuration(options.sqlKeyMaxAge)} (${ENV.sqlKeyMaxAge})`;
   const revokedIds = `${revoked} revoked key ${revoked === 1 ? 'id' : 'ids'} (${ENV.sqlKeysRevoked})`;
   if (secrets === 0)
@@ -729,7 +731,7 @@ export async function diagnose(
   let resolved: ResolvedOptions | undefined;
   try {
     options = optionsFromEnv(env);
-    resolved = resolveOptions(options, ENV_NAMES);
+    resolved = resolvedAsTheHook(options);
     checks.push(check('configuration', 'ok', 'the checkAuth hook accepts this environment'));
   } catch (error) {
     const failure = configurationFailure(error);
@@ -747,8 +749,12 @@ export async function diagnose(
     );
   }
   const providers = resolved?.identityProviders ?? [];
-  // Read apart from the other variables, so that a configuration failure still shows them.
-  checks.push(...secretChecks(apiSecretsInForce(env), options?.allowWeakSecret === true, providers.length > 0));
+  const secretsDir = secretsDirReport(options);
+  if (secretsDir !== undefined) checks.push(check('secrets-dir', secretsDir.status, secretsDir.message));
+  // Read apart from the other variables, so that a configuration failure still shows them; an api-secrets file
+  // replaces them.
+  if (!apiSecretsFromDirectory(options))
+    checks.push(...secretChecks(apiSecretsInForce(env), options?.allowWeakSecret === true, providers.length > 0));
   if (resolved) {
     checks.push(originCheck(resolved));
     if (providers.length === 0) checks.push(jwksUrlCheck(undefined));

@@ -3,6 +3,7 @@
  * (accepted or refused) that `checkAuth` turns into Cube's answer and `explain` into a report.
  */
 import type { ResolvedOptions } from '../config/options';
+import { LiveSecrets, snapshotOf, type SecretsSnapshot } from '../config/secrets-snapshot';
 import { DualAuthError, faultMessage, TOKEN_MISSING_MESSAGE, type AuthPath } from '../errors';
 import { emit, type AuthEvent, type AuthEventListener } from '../events';
 import { KeyStore, keyStoreOptions } from '../keys';
@@ -38,6 +39,8 @@ interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
   readonly decoded?: DecodedToken;
   /** Epoch ms the request is judged at. */
   readonly now?: number;
+  /** The secrets in force when the token was verified: a token verified before a reload is not cached after it. */
+  readonly secrets?: SecretsSnapshot;
 }
 
 interface Accepted extends Reported {
@@ -72,10 +75,13 @@ export class Authenticator {
   /**
    * @param clock epoch milliseconds, for every time a token (and a SQL key) is judged by, and the SQL
    * API's live logins
+   * @param secrets the API secrets, SQL key secrets, revocations and static password in force, which a reload of the
+   *   secrets directory swaps (config/reload.ts); by default those of `options`, for good
    */
   constructor(
     readonly options: ResolvedOptions,
     readonly clock: () => number = Date.now,
+    readonly secrets: LiveSecrets = new LiveSecrets(snapshotOf(options)),
   ) {
     const { onEvent } = options;
     this.cache =
@@ -91,7 +97,9 @@ export class Authenticator {
     }));
     this.keyStores = providers.map(({ keys }) => keys);
     this.keySet = new KeySetPath(options, providers, clock);
-    this.sharedSecret = new SharedSecretPath(options);
+    this.sharedSecret = new SharedSecretPath(options, secrets);
+    // A secret removed verifies nothing more: neither do the tokens it verified, from the cache.
+    secrets.onSwap((next) => this.cache?.forgetOtherThan('shared-secret', new Set(next.secretThumbprints)));
     this.choosePath = pathChooser(options.origin);
     if (options.secretWeakness !== undefined) {
       // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens.
@@ -129,7 +137,7 @@ export class Authenticator {
     } catch (error) {
       return this.refuse(error, { path, pathReason });
     }
-    const seen: Seen = { path, pathReason, header: decoded.header, decoded, now };
+    const seen: Seen = { path, pathReason, header: decoded.header, decoded, now, secrets: this.secrets.current };
     // Its signature would fail on either path too (its secrets are no API secret, HS256 is never a key-set algorithm);
     // refused by its header first so that the message says what it is (docs/security.md, "SQL keys").
     if (isSqlKeyHeader(decoded.header)) return this.refuse(sqlKeyOnRest(path), seen);
@@ -176,14 +184,17 @@ export class Authenticator {
     context: SecurityContext,
   ): Accepted {
     const path = seen.path as AuthPath;
+    // A reload while the securityContext function ran may have removed the secret that verified the token.
+    const stale = seen.secrets !== this.secrets.current;
     // Without a securityContext function or authorization, the context is the token's (its payload or namespace claim).
-    cache?.set(
-      token,
-      path,
-      verified,
-      seen.now as number,
-      this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context,
-    );
+    if (!stale)
+      cache?.set(
+        token,
+        path,
+        verified,
+        seen.now as number,
+        this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context,
+      );
     const { kid, provider, payload } = verified;
     return {
       accepted: true,

@@ -10,6 +10,7 @@ import { cubeOptionsOf, type CubeOptions } from './cube-options';
 import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
 import { reportOutcome, reportStart } from './outcome-report';
+import { SecretsReload } from '../config/reload';
 
 export type { SecurityContext } from './security-context';
 
@@ -181,7 +182,11 @@ function explainerOf(
   return explain;
 }
 
-function build(authenticator: Authenticator, metrics: HookMetrics | undefined): CheckAuth {
+function build(
+  authenticator: Authenticator,
+  metrics: HookMetrics | undefined,
+  reload: SecretsReload | undefined,
+): CheckAuth {
   const { onEvent, detailedErrors, claimsNamespace } = authenticator.options;
   const namespaces = cubeNamespaces(claimsNamespace);
   const forCube = answerToNamespaces(namespaces);
@@ -243,6 +248,7 @@ function build(authenticator: Authenticator, metrics: HookMetrics | undefined): 
   const hook = Object.assign(checkAuth as CheckAuth, {
     prefetch: () => authenticator.prefetch(),
     close: () => {
+      reload?.close();
       authenticator.close();
       metrics?.close();
     },
@@ -283,17 +289,23 @@ export function createNamedCheckAuth(
   options: DualAuthOptions,
   { names, clock, metrics: withMetrics = false }: NamedCheckAuthSetting,
 ): CheckAuth {
-  const resolved = resolveOptions(options, names);
+  // With a secrets directory, its files are read and checked with the options, by the same validation (reload.ts).
+  const dir =
+    typeof options?.secretsDir === 'string' && options.secretsDir.trim() !== '' ? options.secretsDir : undefined;
+  const reload =
+    dir === undefined ? undefined : SecretsReload.start({ options, names: { ...OPTION_NAMES, ...names }, dir });
+  const resolved = reload?.resolved ?? resolveOptions(options, names);
   const metrics = withMetrics ? hookMetrics(resolved) : undefined;
-  if (metrics === undefined) return build(new Authenticator(resolved, clock), undefined);
   // The metrics hear every event first, so that a listener of the operator's that throws cannot keep one from them.
   const { onEvent } = resolved;
-  const measured: AuthEventListener =
-    onEvent === undefined
-      ? metrics.listener
+  const measured: AuthEventListener | undefined =
+    metrics === undefined || onEvent === undefined
+      ? (metrics?.listener ?? onEvent)
       : (event) => {
           metrics.listener(event);
           onEvent(event);
         };
-  return build(new Authenticator({ ...resolved, onEvent: measured }, clock), metrics);
+  const authenticator = new Authenticator({ ...resolved, onEvent: measured }, clock, reload?.secrets);
+  reload?.watch(measured, resolved.secretsPollMs);
+  return build(authenticator, metrics, reload);
 }

@@ -25,6 +25,8 @@ const PATH_VARIABLES = [
   ...OPTIONS.jwksUri.env,
   ...OPTIONS.providers.env,
   ...OPTIONS.issuer.env,
+  // Its api-secrets file may be the only API secret.
+  ...OPTIONS.secretsDir.env,
 ];
 
 /**

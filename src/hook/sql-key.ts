@@ -10,6 +10,8 @@ import { JsonWebTokenError, sign, TokenExpiredError, verify, type VerifyOptions 
 import { SHARED_SECRET_ALGORITHM } from '../algorithms';
 import { formatDuration } from '../config/duration';
 import type { ResolvedOptions } from '../config/options';
+import { isRevokedKey } from '../config/revocations';
+import { LiveSecrets, snapshotOf } from '../config/secrets-snapshot';
 import { DualAuthError, quote } from '../errors';
 import { isObject } from '../http/json';
 import type { SecurityContext } from './security-context';
@@ -99,6 +101,9 @@ export interface SqlKeyLogin {
   readonly expiresAt: number;
 }
 
+/** How many accepted keys are remembered before the expired ones are first dropped. */
+const PRUNE_FIRST_AT = 1024;
+
 /** The public message of a key refused for its signature: never which secrets are configured. */
 const TAMPERED = 'The SQL key is not valid: it was altered, or signed with a secret this deployment no longer has';
 
@@ -107,16 +112,23 @@ const TAMPERED = 'The SQL key is not valid: it was altered, or signed with a sec
  * expiry, the maximum age and the revoked ids) for each re-authentication.
  */
 export class SqlKeys {
-  private readonly keys: readonly KeyObject[];
-  private readonly revoked: ReadonlySet<string>;
   private readonly verifyOptions: VerifyOptions;
+  /**
+   * The user and `iat` of each key accepted here, by id: what a `user … before …` revocation is judged by when a
+   * re-authentication asks about an id alone. Keys past their `exp` are dropped as it grows.
+   */
+  private readonly accepted = new Map<string, SqlKeyLogin>();
+  private pruneAt = PRUNE_FIRST_AT;
 
+  /**
+   * @param secrets the SQL key secrets and revocations in force, read at each login and re-authentication: a reload
+   *   of the secrets directory swaps them (config/reload.ts)
+   */
   constructor(
     private readonly options: ResolvedOptions,
     private readonly clock: () => number = Date.now,
+    private readonly secrets: LiveSecrets = new LiveSecrets(snapshotOf(options)),
   ) {
-    this.keys = options.sqlKeyKeys;
-    this.revoked = new Set(options.sqlKeysRevoked ?? []);
     this.verifyOptions = {
       algorithms: [SHARED_SECRET_ALGORITHM],
       audience: SQL_KEY_AUDIENCE,
@@ -130,7 +142,8 @@ export class SqlKeys {
    */
   verify(key: string, user: string): SqlKeyLogin {
     const { names } = this.options;
-    if (this.keys.length === 0) {
+    const keys = this.secrets.current.sqlKeyKeys;
+    if (keys.length === 0) {
       const message = 'SQL keys are not accepted on this deployment';
       throw new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeySecrets} is not set)`);
     }
@@ -139,13 +152,13 @@ export class SqlKeys {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', TAMPERED);
     const nowMs = this.clock();
     let payload: unknown;
-    for (const [i, secret] of this.keys.entries()) {
+    for (const [i, secret] of keys.entries()) {
       try {
         payload = verify(key, secret, { ...this.verifyOptions, clockTimestamp: nowMs / 1000 });
         break;
       } catch (error) {
         // During a rotation a key may be signed by a later secret; every other failure is final.
-        if (error instanceof JsonWebTokenError && error.message === 'invalid signature' && i < this.keys.length - 1)
+        if (error instanceof JsonWebTokenError && error.message === 'invalid signature' && i < keys.length - 1)
           continue;
         throw this.rejection(error, decoded.payloadIfObject());
       }
@@ -153,6 +166,7 @@ export class SqlKeys {
     const login = loginOf(payload);
     const refusal = this.refusal(login, nowMs) ?? userMismatch(login, user);
     if (refusal !== undefined) throw refusal;
+    this.remember(login);
     return login;
   }
 
@@ -170,16 +184,31 @@ export class SqlKeys {
         `SQL key lives on this deployment: ask for a new one`;
       return new DualAuthError('ERR_TOKEN_TOO_OLD', message, undefined, `${message} (${names.sqlKeyMaxAge})`);
     }
-    if (this.isRevoked(login.id)) {
+    if (isRevokedKey(this.secrets.current.sqlKeysRevoked, login)) {
       const message = `The SQL key ${quote(login.id)} is revoked: ask for a new one`;
       return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeysRevoked})`);
     }
     return undefined;
   }
 
-  /** Whether `id` is a revoked key's (`sqlKeysRevoked`): asked at login and at each re-authentication. */
+  /**
+   * Whether `id` is a revoked key's (`sqlKeysRevoked`, by id or by its user and issue time): asked at login and at
+   * each re-authentication, of the revocations in force now.
+   */
   isRevoked(id: string): boolean {
-    return this.revoked.has(id);
+    const revocations = this.secrets.current.sqlKeysRevoked;
+    if (revocations === undefined) return false;
+    if (revocations.ids.has(id)) return true;
+    const login = this.accepted.get(id);
+    return login !== undefined && isRevokedKey(revocations, login);
+  }
+
+  private remember(login: SqlKeyLogin): void {
+    this.accepted.set(login.id, login);
+    if (this.accepted.size < this.pruneAt) return;
+    const now = this.clock() / 1000;
+    for (const [id, known] of this.accepted) if (known.expiresAt < now) this.accepted.delete(id);
+    this.pruneAt = Math.max(PRUNE_FIRST_AT, 2 * this.accepted.size);
   }
 
   /** jsonwebtoken's refusal as ours: its text never reaches a caller. */
@@ -193,7 +222,7 @@ export class SqlKeys {
         'ERR_SIGNATURE_INVALID',
         TAMPERED,
         undefined,
-        `${TAMPERED} (none of the ${this.keys.length} secrets of ${names.sqlKeySecrets} verifies it)`,
+        `${TAMPERED} (none of the ${this.secrets.current.sqlKeyKeys.length} secrets of ${names.sqlKeySecrets} verifies it)`,
       );
     }
     return new DualAuthError('ERR_TOKEN_MALFORMED', 'The SQL key is malformed');

@@ -104,8 +104,8 @@ export function sqlAuthOf(
   { namespaces, cubeVersion = hostCubeVersion }: SqlLoginSetting,
 ): SqlAuth {
   const { options, clock } = authenticator;
-  const { onEvent, detailedErrors, names, sqlUser, sqlPassword, sqlSuperUser, maxTokenAge, clockTolerance } = options;
-  const sqlKeys = new SqlKeys(options, clock);
+  const { onEvent, detailedErrors, names, sqlUser, sqlSuperUser, maxTokenAge, clockTolerance } = options;
+  const sqlKeys = new SqlKeys(options, clock, authenticator.secrets);
   const liveLogins = new LiveLogins({
     clock,
     clockTolerance,
@@ -119,9 +119,14 @@ export function sqlAuthOf(
       : claimPointer(options.sqlUserClaim, (problem) => {
           throw new DualAuthConfigError(names.sqlUserClaim, problem);
         });
-  // Only a whole pair is a login: Cube without one makes up a user or a password nobody knows.
-  const staticLogin =
-    sqlUser !== undefined && sqlPassword !== undefined ? { user: sqlUser, password: digest(sqlPassword) } : undefined;
+  // Only a whole pair is a login: Cube without one makes up a user or a password nobody knows. The password in force
+  // is read at each login, as a reload of the secrets directory may replace it.
+  const staticLoginNow = (): { user: string; password: Buffer } | undefined => {
+    const { sqlPassword } = authenticator.secrets.current;
+    return sqlUser !== undefined && sqlPassword !== undefined
+      ? { user: sqlUser, password: digest(sqlPassword) }
+      : undefined;
+  };
 
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
 
@@ -218,6 +223,7 @@ export function sqlAuthOf(
       emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
       return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
     };
+    const staticLogin = staticLoginNow();
     if (staticLogin !== undefined && user === staticLogin.user) return accept({});
     const found = liveLogins.find(user);
     // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change
@@ -293,6 +299,7 @@ export function sqlAuthOf(
         ),
       );
     }
+    const staticLogin = staticLoginNow();
     if (staticLogin !== undefined && user === staticLogin.user) {
       // Cube's own wording for its static login; never a token for this user name, which is the deployment's.
       if (!timingSafeEqual(digest(password), staticLogin.password)) {

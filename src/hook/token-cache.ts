@@ -11,7 +11,7 @@ interface Entry {
   /** With no context kept yet: the claim of the payload that is the security context, if not the whole payload. */
   readonly claim: string | undefined;
   readonly kid: string | undefined;
-  /** Thumbprint of the key that verified the token (key-set path). */
+  /** Thumbprint of the key (key-set path) or API secret (shared-secret path) that verified the token. */
   readonly thumbprint: string | undefined;
   readonly provider: ProviderChoice | undefined;
   /** Epoch ms after which the entry must not answer. */
@@ -151,10 +151,23 @@ export class TokenCache {
 
   /** Forgets tokens verified by a key the key set no longer has, judged by the key, not its `kid` (rotation). */
   forgetKeysOtherThan(thumbprints: ReadonlySet<string>): void {
+    this.forgetOtherThan('key-set', thumbprints);
+  }
+
+  /**
+   * Forgets the tokens of `path` verified by a key or secret whose thumbprint is not in `thumbprints`: a secret removed
+   * from the secrets directory verifies nothing more, from the cache neither. Returns how many were dropped.
+   */
+  forgetOtherThan(path: AuthPath, thumbprints: ReadonlySet<string>): number {
+    let dropped = 0;
     for (const generation of [this.current, this.previous]) {
       for (const [number, entry] of generation)
-        if (entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint)) generation.delete(number);
+        if (entry.path === path && entry.thumbprint !== undefined && !thumbprints.has(entry.thumbprint)) {
+          generation.delete(number);
+          dropped += 1;
+        }
     }
+    return dropped;
   }
 
   private add(number: number, entry: Entry): void {

@@ -115,6 +115,14 @@ export const METRICS = {
       "switch), by outcome (accepted, or the refusal's code).",
     labels: ['outcome'],
   },
+  secretReloads: {
+    name: 'cube_dual_auth_secret_reloads_total',
+    kind: 'counter',
+    help:
+      'Changes of a file of the secrets directory while Cube ran, by file and outcome (applied; invalid or ' +
+      'vanished, which keep the last good content in force).',
+    labels: ['file', 'outcome'],
+  },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
 
 export type MetricName = keyof typeof METRICS;

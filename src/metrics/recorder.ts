@@ -121,6 +121,9 @@ export class MetricsRecorder {
           1,
         );
         return;
+      case 'secret-reload':
+        instruments.record('secretReloads', event.file, event.outcome, 1);
+        return;
       case 'internal-error':
         // Counted where it is answered: a refusal with ERR_INTERNAL.
         return;

@@ -25,6 +25,22 @@ function recorder() {
 }
 
 describe('TokenCache', () => {
+  it('drops, on a clock, the tokens a removed API secret verified, and only those of that path', () => {
+    const clock = createClock(T0);
+    const cache = new TokenCache(10, 60_000);
+    cache.set('old', 'shared-secret', { thumbprint: 'old-secret', refusedFrom: Infinity }, clock.now(), {});
+    cache.set('new', 'shared-secret', { thumbprint: 'new-secret', refusedFrom: Infinity }, clock.now(), {});
+    cache.set('idp', 'key-set', { kid: 'k', thumbprint: 'idp-key', refusedFrom: Infinity }, clock.now(), {});
+    clock.advance(10_000);
+    expect(cache.get('old', 'shared-secret', clock.now())).toBeDefined();
+    expect(cache.forgetOtherThan('shared-secret', new Set(['new-secret']))).toBe(1);
+    // Well inside the cache's maximum age: the entry is gone, not expired.
+    expect(cache.get('old', 'shared-secret', clock.now())).toBeUndefined();
+    expect(cache.get('new', 'shared-secret', clock.now())).toBeDefined();
+    expect(cache.get('idp', 'key-set', clock.now())).toBeDefined();
+    expect(cache.size).toBe(2);
+  });
+
   it('answers only on the path that verified the token', () => {
     const cache = new TokenCache(10, 60_000);
     cache.set('t', 'shared-secret', { refusedFrom: Infinity }, 0, { a: 1 });

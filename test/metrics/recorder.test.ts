@@ -53,6 +53,16 @@ describe('MetricsRecorder', () => {
     ]);
   });
 
+  it('counts the reloads of the secrets directory by file and outcome', () => {
+    const { recorded, send } = recorder();
+    send({ type: 'secret-reload', file: 'api-secrets', outcome: 'applied', values: 2 });
+    send({ type: 'secret-reload', file: 'sql-password', outcome: 'invalid', reason: 'holds 2 lines' });
+    expect(recorded).toEqual([
+      ['secretReloads', ['api-secrets', 'applied'], 1],
+      ['secretReloads', ['sql-password', 'invalid'], 1],
+    ]);
+  });
+
   it('counts a refusal by path and code; a request without a token under path "none", which never asked the cache', () => {
     const { recorded, send } = recorder();
     send({ type: 'rejected', path: 'shared-secret', code: 'ERR_SIGNATURE_INVALID', message: 'm', durationMs: 1 });

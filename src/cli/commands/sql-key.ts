@@ -1,7 +1,8 @@
 import { claimPointer, readClaim } from '../../config/claim-pointer';
 import { DURATION_FORM, durationSeconds, formatDuration } from '../../config/duration';
 import { ENV, optionsFromEnv } from '../../config/env';
-import { ANY_SQL_USER, DEFAULTS, ENV_NAMES, resolveOptions, SQL_KEY_MAX_AGE_LIMIT } from '../../config/options';
+import { ANY_SQL_USER, DEFAULTS, ENV_NAMES, SQL_KEY_MAX_AGE_LIMIT } from '../../config/options';
+import { resolveAtStart } from '../../config/secrets-dir';
 import { DualAuthConfigError } from '../../errors';
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
 import { isSqlKeyHeader, mintSqlKey } from '../../hook/sql-key';
@@ -107,7 +108,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   let checkAuth: CheckAuth | undefined;
   try {
     const options = optionsFromEnv(io.env);
-    const resolved = resolveOptions(options, ENV_NAMES);
+    const resolved = resolveAtStart(options, ENV_NAMES);
     const [secret] = resolved.sqlKeyKeys;
     if (secret === undefined) {
       io.stderr.write(`cube-dual-auth sql-key: ${ENV.sqlKeySecrets} is not set: there is no secret to sign with\n`);

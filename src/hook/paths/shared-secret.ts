@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { SHARED_SECRET_ALGORITHM } from '../../algorithms';
 import { claimPolicy } from '../claims';
 import type { ResolvedOptions } from '../../config/options';
+import type { LiveSecrets } from '../../config/secrets-snapshot';
 import { DualAuthError, quote } from '../../errors';
 import type { DecodedToken } from '../token';
 import { TokenVerifier } from '../verification';
@@ -14,11 +15,13 @@ const PATH = 'shared-secret';
  * them, for rotation). Nothing else is accepted here, whatever the token's header says.
  */
 export class SharedSecretPath implements VerificationPath {
-  private readonly keys: readonly KeyObject[];
   private readonly verifier: TokenVerifier;
 
-  constructor(private readonly options: ResolvedOptions) {
-    this.keys = options.secretKeys;
+  /** @param secrets the API secrets in force, read once per token: a reload swaps them whole */
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly secrets: LiveSecrets,
+  ) {
     this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
   }
 
@@ -26,7 +29,8 @@ export class SharedSecretPath implements VerificationPath {
    * jsonwebtoken verifies the signature before the claims, so an expired token is reported as expired, not as forged.
    */
   verify(token: DecodedToken, now: number): Verified {
-    if (this.keys.length === 0) {
+    const { secretKeys: keys, secretThumbprints } = this.secrets.current;
+    if (keys.length === 0) {
       const notConfigured = 'Shared-secret path is not configured on this deployment';
       throw new DualAuthError(
         'ERR_SHARED_SECRET_NOT_CONFIGURED',
@@ -47,11 +51,12 @@ export class SharedSecretPath implements VerificationPath {
     }
     for (let i = 0; ; i++) {
       try {
-        const { payload, refusedFrom } = this.verifier.verify(token, this.keys[i] as KeyObject, now);
-        return { context: payload, payload, kid: undefined, refusedFrom };
+        const { payload, refusedFrom } = this.verifier.verify(token, keys[i] as KeyObject, now);
+        // The secret's thumbprint files the token in the cache, which drops it when the secret is removed.
+        return { context: payload, payload, kid: undefined, thumbprint: secretThumbprints[i], refusedFrom };
       } catch (error) {
         // During a rotation a signature may match a later secret; any other refusal is final.
-        const lastKey = i === this.keys.length - 1;
+        const lastKey = i === keys.length - 1;
         if (lastKey || !(error instanceof DualAuthError) || error.code !== 'ERR_SIGNATURE_INVALID') throw error;
       }
     }

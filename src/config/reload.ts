@@ -1,0 +1,243 @@
+/**
+ * Reading the secrets directory again while Cube runs: on its file-system events (the directory is watched, not the
+ * files, so Kubernetes' swap of `..data` is seen) and every `secretsPollMs`. Each changed file is checked as at start;
+ * a bad or vanished one keeps its last good content in force, so a reload never fails open and never stops Cube
+ * (docs/rotation.md, "What each replica logs").
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { faultMessage } from '../errors';
+import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
+import type { DualAuthOptions, OptionNames, ResolvedOptions } from './options';
+import {
+  readSecretFiles,
+  resolveWithSecretFiles,
+  SECRET_FILES,
+  SECRET_OPTIONS,
+  secretFileName,
+  startingSecretFiles,
+  type SecretFile,
+  type SecretFileReading,
+  type SecretFileValues,
+  type SecretOption,
+} from './secrets-dir';
+import { LiveSecrets, snapshotOf } from './secrets-snapshot';
+
+/**
+ * Events come in bursts (an editor writes, renames, changes modes; the atomic writer swaps a link): the directory is
+ * read once they have settled this long, well inside the 2 s a change takes to be in force (docs/performance.md).
+ */
+const SETTLE_MS = 50;
+
+/** What a reload needs besides the directory: the options without the files, and how messages name them. */
+export interface SecretsReloadSetting {
+  /** The options as given (from the environment), which the files' values replace. */
+  readonly options: DualAuthOptions;
+  readonly names: OptionNames;
+  readonly dir: string;
+  /** Where each reload's one line goes. @default console.error */
+  readonly log?: (line: string) => void;
+}
+
+/** What `doctor` and the events say of one file: counts and reasons, never content. */
+export type SecretFileStatus =
+  | { readonly state: 'absent' }
+  | { readonly state: 'in-force'; readonly values: number }
+  | { readonly state: 'kept'; readonly reason: string };
+
+/** How many values a file's option holds: secrets, revocation entries, a password. */
+function countOf(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return value === undefined ? 0 : 1;
+}
+
+/** What tells one reading from another: its content, or why it has none. Never logged. */
+function signatureOf(reading: SecretFileReading): string {
+  if (reading.state === 'absent') return 'absent';
+  if (reading.state === 'invalid' && reading.text === undefined) return `unreadable:${reading.reason}`;
+  return `text:${reading.text}`;
+}
+
+/**
+ * The secrets directory of one hook: read and checked at {@link SecretsReload.start}, then kept in force.
+ * @example
+ * const reload = SecretsReload.start({ options, names, dir: '/etc/cube-secrets' });
+ * const authenticator = new Authenticator(reload.resolved, Date.now, reload.secrets);
+ * reload.watch(onEvent, 10_000);
+ */
+export class SecretsReload {
+  /** The secrets in force, which each applied change replaces whole. */
+  readonly secrets: LiveSecrets;
+  private readonly log: (line: string) => void;
+  /** The last reading of each file, reported once. */
+  private readonly seen: Record<SecretOption, string>;
+  /** The reading of each file whose content is in force ('absent' while the environment's is). */
+  private readonly inForce: Record<SecretOption, string>;
+  private readonly kept: Partial<Record<SecretOption, string>> = {};
+  private values: SecretFileValues;
+  private onEvent: AuthEventListener | undefined;
+  private watcher: FSWatcher | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private pending: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly setting: SecretsReloadSetting,
+    readings: Record<SecretOption, SecretFileReading>,
+    values: SecretFileValues,
+    /** The options checked at start, the files' values in place. */
+    readonly resolved: ResolvedOptions,
+  ) {
+    this.log = setting.log ?? ((line) => console.error(line));
+    this.values = values;
+    this.secrets = new LiveSecrets(snapshotOf(resolved));
+    const signatures = () =>
+      Object.fromEntries(SECRET_OPTIONS.map((option) => [option, signatureOf(readings[option])])) as Record<
+        SecretOption,
+        string
+      >;
+    this.seen = signatures();
+    this.inForce = signatures();
+  }
+
+  /**
+   * Reads and checks the directory as the start does: throws the `DualAuthConfigError` naming the file and the reason
+   * (or the directory, when it is none).
+   */
+  static start(setting: SecretsReloadSetting): SecretsReload {
+    const { options, names, dir } = setting;
+    const { readings, values } = startingSecretFiles(dir, names.secretsDir);
+    return new SecretsReload(setting, readings, values, resolveWithSecretFiles(options, names, dir, values));
+  }
+
+  /** Each file: absent (the environment's value in force), in force (how many values), or kept at its last good. */
+  status(): Record<SecretFile, SecretFileStatus> {
+    return Object.fromEntries(
+      SECRET_OPTIONS.map((option): [SecretFile, SecretFileStatus] => {
+        const kept = this.kept[option];
+        const status: SecretFileStatus =
+          kept !== undefined
+            ? { state: 'kept', reason: kept }
+            : Object.hasOwn(this.values, option)
+              ? { state: 'in-force', values: countOf(this.values[option]) }
+              : { state: 'absent' };
+        return [SECRET_FILES[option], status];
+      }),
+    ) as Record<SecretFile, SecretFileStatus>;
+  }
+
+  /**
+   * Reads the directory again and puts in force every changed file that passes the start's checks, in one swap. Never
+   * throws: it runs in a timer of the running Cube.
+   */
+  check(): void {
+    try {
+      this.reload();
+    } catch (error) {
+      this.log(`cube-dual-auth: reading ${this.setting.dir} failed unexpectedly: ${faultMessage(error)}`);
+    }
+  }
+
+  /**
+   * Starts watching: the directory's events, and a read every `pollMs` for file systems that send none. Its timers and
+   * watcher keep no process alive.
+   */
+  watch(onEvent: AuthEventListener | undefined, pollMs: number): void {
+    this.onEvent = onEvent;
+    this.startWatcher();
+    this.poll = setInterval(() => {
+      // A directory replaced under its watcher (a new mount) ends its events: watch it anew.
+      if (this.watcher === undefined) this.startWatcher();
+      this.check();
+    }, pollMs).unref();
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    clearInterval(this.poll);
+    clearTimeout(this.pending);
+  }
+
+  private startWatcher(): void {
+    try {
+      const watcher = watch(this.setting.dir, { persistent: false }, () => this.soon());
+      watcher.on('error', () => {
+        watcher.close();
+        if (this.watcher === watcher) this.watcher = undefined;
+      });
+      this.watcher = watcher;
+    } catch {
+      // No events from here (the directory is gone, or the file system sends none): the polling reads it.
+      this.watcher = undefined;
+    }
+  }
+
+  private soon(): void {
+    if (this.pending !== undefined) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.check();
+    }, SETTLE_MS).unref();
+  }
+
+  private reload(): void {
+    const { options, names, dir } = this.setting;
+    const readings = readSecretFiles(dir);
+    let values = this.values;
+    let resolved: ResolvedOptions | undefined;
+    const applied: SecretOption[] = [];
+    for (const option of SECRET_OPTIONS) {
+      const reading = readings[option];
+      const signature = signatureOf(reading);
+      const news = signature !== this.seen[option];
+      this.seen[option] = signature;
+      if (signature === this.inForce[option]) {
+        delete this.kept[option];
+        continue;
+      }
+      let reason: string;
+      if (reading.state === 'absent') reason = 'the file is gone';
+      else if (reading.state === 'invalid') reason = reading.reason;
+      else {
+        const candidate = { ...values, [option]: reading.value };
+        try {
+          resolved = resolveWithSecretFiles(options, names, dir, candidate);
+          values = candidate;
+          this.inForce[option] = signature;
+          delete this.kept[option];
+          applied.push(option);
+          continue;
+        } catch (error) {
+          // The message names the file that failed: said once in the log line when it is this one.
+          const file = `${secretFileName(dir, option)} `;
+          reason = faultMessage(error).replace(/^cube-dual-auth: /, '');
+          if (reason.startsWith(file)) reason = reason.slice(file.length);
+        }
+      }
+      this.kept[option] = reason;
+      if (news) this.report(option, reading.state === 'absent' ? 'vanished' : 'invalid', reason);
+    }
+    if (resolved === undefined) return;
+    this.values = values;
+    this.secrets.swap(snapshotOf(resolved));
+    for (const option of applied) this.report(option, 'applied', undefined, countOf(values[option]));
+    if (resolved.secretWeakness !== undefined)
+      this.log(`cube-dual-auth: ${resolved.secretWeakness}: for a test set-up only (allowWeakSecret)`);
+  }
+
+  /** One event and one log line per change of a file: its name and the reason, never its content. */
+  private report(option: SecretOption, outcome: SecretReloadEvent['outcome'], reason?: string, values?: number): void {
+    const file = secretFileName(this.setting.dir, option);
+    this.log(
+      outcome === 'applied'
+        ? `cube-dual-auth: ${file} applied: ${values} ${values === 1 ? 'value' : 'values'} in force`
+        : `cube-dual-auth: ${file} not applied (${outcome}): ${reason}; its last good content stays in force`,
+    );
+    emit(this.onEvent, {
+      type: 'secret-reload',
+      file: SECRET_FILES[option],
+      outcome,
+      ...(reason !== undefined && { reason }),
+      ...(values !== undefined && { values }),
+    });
+  }
+}

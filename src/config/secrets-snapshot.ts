@@ -1,0 +1,71 @@
+/**
+ * The secrets in force, as one snapshot that a reload replaces whole: the hot path reads one reference, and a request
+ * never sees half of one change (docs/rotation.md, "What a reload does").
+ */
+import { createHash, type KeyObject } from 'node:crypto';
+import type { ResolvedOptions } from './options';
+import type { Revocations } from './revocations';
+
+/** What a reload of the secrets directory can change. */
+export interface SecretsSnapshot {
+  /** The API secrets as keys, in the order they are tried. */
+  readonly secretKeys: readonly KeyObject[];
+  /**
+   * A thumbprint of each API secret (a SHA-256 of it, kept in memory only): what the verified-token cache files a
+   * token under, so that the tokens a removed secret verified can be dropped.
+   */
+  readonly secretThumbprints: readonly string[];
+  /** The SQL key secrets as keys, the signing one first. */
+  readonly sqlKeyKeys: readonly KeyObject[];
+  readonly sqlKeysRevoked: Revocations | undefined;
+  /** The static SQL login's password. */
+  readonly sqlPassword: string | undefined;
+}
+
+/** The thumbprint of a secret key: never shown, only compared. */
+export function secretThumbprint(key: KeyObject): string {
+  return createHash('sha256').update(key.export()).digest('base64url');
+}
+
+/** The snapshot of resolved options. */
+export function snapshotOf(
+  options: Pick<ResolvedOptions, 'secretKeys' | 'sqlKeyKeys' | 'sqlKeysRevoked' | 'sqlPassword'>,
+): SecretsSnapshot {
+  return {
+    secretKeys: options.secretKeys,
+    secretThumbprints: options.secretKeys.map(secretThumbprint),
+    sqlKeyKeys: options.sqlKeyKeys,
+    sqlKeysRevoked: options.sqlKeysRevoked,
+    sqlPassword: options.sqlPassword,
+  };
+}
+
+/** Told of each swap, after it: the snapshot now in force and the one it replaced. */
+export type SwapListener = (next: SecretsSnapshot, previous: SecretsSnapshot) => void;
+
+/**
+ * The one reference to the secrets in force, shared by the shared-secret path, the SQL keys and the static login.
+ * @example
+ * const secrets = new LiveSecrets(snapshotOf(resolved));
+ * secrets.current.secretKeys; // read per request: one property load
+ */
+export class LiveSecrets {
+  private readonly listeners: SwapListener[] = [];
+
+  constructor(private snapshot: SecretsSnapshot) {}
+
+  get current(): SecretsSnapshot {
+    return this.snapshot;
+  }
+
+  /** Puts `next` in force at once, then tells the listeners (the token cache drops what a removed secret verified). */
+  swap(next: SecretsSnapshot): void {
+    const previous = this.snapshot;
+    this.snapshot = next;
+    for (const listener of this.listeners) listener(next, previous);
+  }
+
+  onSwap(listener: SwapListener): void {
+    this.listeners.push(listener);
+  }
+}

@@ -1,0 +1,112 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCheckAuth, DualAuthConfigError } from '../../src';
+import { ENV_NAMES } from '../../src/config/options';
+import {
+  MAX_SECRET_FILE_BYTES,
+  parseSecretFile,
+  readSecretFile,
+  resolveWithSecretFiles,
+} from '../../src/config/secrets-dir';
+import { randomSecret } from '../support/claims';
+import { scratchDirs } from '../support/scratch';
+
+const scratch = scratchDirs('cube-dual-auth-secrets-');
+const [a, b] = [randomSecret(), randomSecret()];
+
+describe('parseSecretFile', () => {
+  it('reads one secret a line, skipping blank lines and # comments, trimming each line', () => {
+    expect(parseSecretFile('apiSecret', `# new, from 2026-05\n${a}\r\n\n  ${b}  \n`)).toEqual({ value: [a, b] });
+    expect(parseSecretFile('sqlKeySecrets', `${a}`)).toEqual({ value: [a] });
+  });
+
+  it('refuses a secrets file with no secret, but takes an empty revoked list as no revocation', () => {
+    expect(parseSecretFile('apiSecret', '# nothing yet\n\n')).toEqual({
+      reason: 'holds no secret (only blank lines or comments): one secret a line, at least one',
+    });
+    expect(parseSecretFile('sqlKeysRevoked', '')).toEqual({ value: [] });
+    expect(parseSecretFile('sqlKeysRevoked', 'k-1\nuser alice before 2026-05-01T09:00:00Z\n')).toEqual({
+      value: ['k-1', 'user alice before 2026-05-01T09:00:00Z'],
+    });
+  });
+
+  it('takes the password as one line, and refuses two', () => {
+    expect(parseSecretFile('sqlPassword', 'correct horse battery staple\n')).toEqual({
+      value: 'correct horse battery staple',
+    });
+    expect(parseSecretFile('sqlPassword', 'one\ntwo\n')).toEqual({
+      reason: 'holds 2 lines of value where the password is one line',
+    });
+  });
+
+  it('refuses bytes that are not text, never quoting them', () => {
+    for (const text of [`${a}\u0000`, `${a}\uFFFD`])
+      expect(parseSecretFile('apiSecret', text)).toEqual({
+        reason: 'holds bytes that are not text (a binary file, or not UTF-8)',
+      });
+  });
+});
+
+describe('readSecretFile', () => {
+  it('tells a file that is absent, read, unreadable or too large, never quoting its content', () => {
+    const dir = scratch();
+    expect(readSecretFile(dir, 'apiSecret')).toEqual({ state: 'absent' });
+    writeFileSync(join(dir, 'api-secrets'), `${a}\n`);
+    expect(readSecretFile(dir, 'apiSecret')).toEqual({ state: 'read', text: `${a}\n`, value: [a] });
+    mkdirSync(join(dir, 'sql-password'));
+    expect(readSecretFile(dir, 'sqlPassword')).toMatchObject({ state: 'invalid', reason: 'cannot be read (EISDIR)' });
+    writeFileSync(join(dir, 'sql-key-secrets'), 'x'.repeat(MAX_SECRET_FILE_BYTES + 1));
+    expect(readSecretFile(dir, 'sqlKeySecrets')).toMatchObject({
+      state: 'invalid',
+      reason: `is larger than ${MAX_SECRET_FILE_BYTES} bytes`,
+    });
+    if (process.getuid?.() !== 0) {
+      writeFileSync(join(dir, 'sql-keys-revoked'), 'k-1\n');
+      chmodSync(join(dir, 'sql-keys-revoked'), 0o000);
+      expect(readSecretFile(dir, 'sqlKeysRevoked')).toMatchObject({ reason: 'cannot be read (EACCES)' });
+    }
+  });
+});
+
+describe('resolveWithSecretFiles: the one check, at start and at each reload', () => {
+  it('puts the files in place of the options and names the file in every message', () => {
+    const dir = '/etc/cube-secrets';
+    const resolved = resolveWithSecretFiles({ apiSecret: randomSecret() }, ENV_NAMES, dir, { apiSecret: [a, b] });
+    expect(resolved.secretKeys).toHaveLength(2);
+    expect(() => resolveWithSecretFiles({}, ENV_NAMES, dir, { apiSecret: [a, 'changeme'] })).toThrow(
+      new DualAuthConfigError(
+        '/etc/cube-secrets/api-secrets',
+        '(secret 2 of 2) holds at most 6 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes ' +
+          '(openssl rand -hex 32); to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true',
+      ),
+    );
+    expect(() => resolveWithSecretFiles({ apiSecret: a }, ENV_NAMES, dir, { sqlKeySecrets: [a] })).toThrow(
+      '/etc/cube-secrets/sql-key-secrets is also an API secret (CUBEJS_API_SECRET)',
+    );
+  });
+});
+
+describe('createCheckAuth with a secrets directory', () => {
+  it('stops at start on a bad file, naming the file and the reason, never the value', () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'api-secrets'), 'changeme\n');
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'api-secrets')} holds at most 6 bytes of key material`,
+    );
+    writeFileSync(join(dir, 'api-secrets'), '# emptied\n');
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'api-secrets')} holds no secret (only blank lines or comments)`,
+    );
+  });
+
+  it('stops at start on a directory that is none', () => {
+    const missing = join(scratch(), 'nothing-here');
+    expect(() => createCheckAuth({ apiSecret: a, secretsDir: missing })).toThrow(
+      new DualAuthConfigError(
+        'option "secretsDir"',
+        `is ${JSON.stringify(missing)}, which is no directory this process can read`,
+      ),
+    );
+  });
+});
