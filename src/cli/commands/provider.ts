@@ -96,7 +96,7 @@ ${SERVICE_ENVIRONMENT_HELP}
   ${CLOCK_TOLERANCE_ENV}
                        its clock tolerance (default ${DEFAULTS.clockTolerance} s), added to it
 
-${serviceExitHelp(', or (rotate-secret) the Cube did not\n     accept the new secret within --wait')}
+${serviceExitHelp(';\n     and for rotate-secret, the Cube did not accept the new secret within --wait')}
 
 Examples:
   export ${API_KEY_ENV}=... ${DEFAULT_SECRET_ENV}=...

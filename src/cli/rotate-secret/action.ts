@@ -7,6 +7,7 @@ import { EmbeddableError, type DataProviderRecord, type EmbeddableClient } from 
 import { providerVersion } from '../../service/validate';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
+import { plural } from '../format';
 import { DEFAULT_TIMEOUT_MS, SERVICE_TOKEN_SECONDS, parseClaims, parseOrigin, signServiceToken } from '../cube-call';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO } from '../io';
 import { askServiceToken, type CheckResult } from '../probe/checks';
@@ -106,8 +107,9 @@ on every replica.\n`,
   });
 }
 
+/** The Cube's answer in words: probe's reason, which names the status of a refusal. */
 function answerOf(check: CheckResult): string {
-  return check.status === null ? check.reason : `${check.status} ${check.reason}`;
+  return check.verdict === 'PASS' ? `${check.status} ${check.reason}` : check.reason;
 }
 
 function seconds(ms: number): string {
@@ -143,7 +145,7 @@ function neverAccepted(rotation: Rotation, waited: WaitOutcome<CheckResult>, ask
   const cube = rotation.base.href;
   io.stderr.write(
     `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube at ${cube} did not accept a service token signed with the \
-new secret within ${seconds(rotation.waitMs)} (${waited.attempts} attempts; last: ${answerOf(waited.last)}).`)}
+new secret within ${seconds(rotation.waitMs)} (${plural(waited.attempts, 'attempt')}; last: ${answerOf(waited.last)}).`)}
 Nothing was changed at the service. Add the new secret to ${SECRET_LISTS} on every replica, then run this again.\n`,
   );
   return EXIT_REFUSED;
