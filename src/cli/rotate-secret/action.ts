@@ -73,13 +73,7 @@ async function versionToSend(client: EmbeddableClient, rotation: Rotation): Prom
 }
 
 /** Asks the Cube, with a fresh service token signed with `secret` each time, until it accepts or the wait is over. */
-function waitForCube(
-  rotation: Rotation,
-  secret: string,
-  io: CliIO,
-  clock: Clock,
-  quiet: boolean,
-): Promise<WaitOutcome<CheckResult>> {
+function waitForCube(rotation: Rotation, secret: string, io: CliIO, clock: Clock): Promise<WaitOutcome<CheckResult>> {
   const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
   return waitUntilAccepted({
     attempt: (timeoutMs) =>
@@ -97,9 +91,9 @@ function waitForCube(
     attemptTimeoutMs: DEFAULT_TIMEOUT_MS,
     clock,
     onRefused: (check, attempt) => {
-      if (attempt !== 1 || quiet) return;
+      if (attempt !== 1) return;
       io.stderr.write(
-        `${forTerminal(`The Cube does not accept the new secret yet: ${answerOf(check)}.`)}
+        `${forTerminal(`The Cube has not accepted the new secret yet: ${answerOf(check)}.`)}
 Asking again every ${RETRY_MS / 1000} s for up to ${seconds(rotation.waitMs)}: add the new secret to ${SECRET_LISTS} \
 on every replica.\n`,
       );
@@ -193,7 +187,7 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
     values,
     async (client, output) => {
       const version = await versionToSend(client, rotation);
-      const waited = await waitForCube(rotation, secret, io, clock, output.json);
+      const waited = await waitForCube(rotation, secret, io, clock);
       const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
       if (!waited.accepted) status = neverAccepted(rotation, waited, asked, io, output);
       else if (!rotation.dryRun)

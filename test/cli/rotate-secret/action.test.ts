@@ -180,7 +180,7 @@ describe('provider rotate-secret', () => {
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([
-      'The Cube does not accept the new secret yet: expected 200, got 403: "Invalid signature: the token is not ' +
+      'The Cube has not accepted the new secret yet: expected 200, got 403: "Invalid signature: the token is not ' +
         'signed with the API secret".',
       'Asking again every 1 s for up to 1500 ms: add the new secret to api-secrets in CUBE_DUAL_AUTH_SECRETS_DIR ' +
         '(or CUBEJS_API_SECRETS) on every replica.',
