@@ -220,8 +220,20 @@ describe('provider rotate-secret', () => {
         'Nothing was changed.\n',
     );
     expect(cube.answers).toEqual(['accepted']);
-    expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    // The version given is sent as it is: the record is not read, nothing is written.
+    expect(server.requests).toEqual([]);
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+  });
+
+  test('a --provider-version the service would refuse stops the command before the Cube is asked', async () => {
+    const cube = await startCube([OLD, NEW]);
+    const result = await rotate(cube, '--provider-version', 'v2');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^cube-dual-auth provider rotate-secret: version: must be vMAJOR\.MINOR\.PATCH such as v1\.0\.0 /,
+    );
+    expect(cube.answers).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 
   test('refuses a weak new secret before asking anyone', async () => {
