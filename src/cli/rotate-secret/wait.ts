@@ -47,7 +47,7 @@ export interface WaitOutcome<T> {
 
 /**
  * Attempts until one is accepted or `waitMs` has passed: the first at once, each next `retryMs` after the last one's
- * end, none started after the end of the wait, each given at most the time left.
+ * end, none started after the end of the wait, each given at most the time left, in whole milliseconds.
  *
  * @example
  * const outcome = await waitUntilAccepted({
@@ -65,7 +65,8 @@ export async function waitUntilAccepted<T>(plan: WaitPlan<T>): Promise<WaitOutco
   const end = start + plan.waitMs;
   let attempts = 0;
   for (;;) {
-    const last = await plan.attempt(Math.max(1, Math.min(plan.attemptTimeoutMs, end - clock.now())));
+    // Whole milliseconds: a monotonic clock has fractions, and the deadline is printed.
+    const last = await plan.attempt(Math.max(1, Math.floor(Math.min(plan.attemptTimeoutMs, end - clock.now()))));
     attempts += 1;
     if (plan.accepted(last)) return { accepted: true, last, attempts, ms: clock.now() - start };
     plan.onRefused?.(last, attempts);

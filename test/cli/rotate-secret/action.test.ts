@@ -12,7 +12,7 @@ import { createCheckAuth, type CheckAuth } from '../../../src';
 import type { CliIO } from '../../../src/cli/io';
 import { rotateSecret } from '../../../src/cli/rotate-secret/action';
 import type { Clock } from '../../../src/cli/rotate-secret/wait';
-import { jsonOf, runCli, type CliResult } from '../../support/cli';
+import { jsonOf, runBin, runCli, type CliResult } from '../../support/cli';
 import { randomSecret } from '../../support/claims';
 import { createClock } from '../../support/clock';
 import type { ContractServer } from '../../support/contract-server';
@@ -208,6 +208,27 @@ describe('provider rotate-secret', () => {
     expect(time.now()).toBe(59_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ accepted: false, attempts: 60, updated: false });
     expect(updates()).toEqual([]);
+  });
+
+  test('the bin, against a Cube that never answers: exit 1 within the wait, and nothing keeps it alive', async () => {
+    const hung = await startDeployment(() => undefined);
+    try {
+      const result = await runBin(
+        ['provider', 'rotate-secret', NAME, '--cube', hung.url, '--new-secret-file', newSecretFile, '--wait', '1500ms'],
+        { env, secrets: SECRETS },
+      );
+      expect(result.code).toBe(1);
+      // The question gets what is left of the wait when it starts: 1500 ms less the moment it took to start it.
+      expect(result.stderr).toMatch(
+        /^The Cube has not accepted the new secret yet: no complete answer within 1\d{3} ms\.\n/,
+      );
+      expect(result.stderr).toMatch(/within 1500 ms \(1 attempt; last: no complete answer within 1\d{3} ms\)\.\n/);
+      expect(updates()).toEqual([]);
+      // The one question took the whole wait; the process ends with its last word.
+      expect(result.ms - result.outputEndMs!).toBeLessThan(1_000 + result.lateMs);
+    } finally {
+      await hung.close();
+    }
   });
 
   test('--dry-run asks the Cube and says what it would change, changing nothing', async () => {

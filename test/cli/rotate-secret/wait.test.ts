@@ -82,6 +82,25 @@ describe('waitUntilAccepted', () => {
     expect(outcome.ms).toBeLessThanOrEqual(12_000);
   });
 
+  test('gives the time left in whole milliseconds, rounded down, on a clock with fractions', async () => {
+    const clock = drivenClock();
+    clock.advance(0.25);
+    const timeouts: number[] = [];
+    await waitUntilAccepted({
+      attempt: async (timeoutMs) => {
+        timeouts.push(timeoutMs);
+        clock.advance(timeoutMs);
+        return 'no answer';
+      },
+      accepted: () => false,
+      waitMs: 7_000.5,
+      retryMs: 1_000,
+      attemptTimeoutMs: 5_000,
+      clock,
+    });
+    expect(timeouts).toEqual([5_000, 1_000]);
+  });
+
   test('a wait shorter than one attempt still asks once, within it', async () => {
     const clock = drivenClock();
     const timeouts: number[] = [];
