@@ -5,7 +5,7 @@ import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
 import { rotateSecret, RETRY_MS } from '../rotate-secret/action';
-import { CLOCK_TOLERANCE_ENV, DEFAULT_WAIT_MS, MAX_TOKEN_AGE_ENV } from '../rotate-secret/inputs';
+import { CLOCK_TOLERANCE_ENV, DEFAULT_WAIT_MS, MAX_REPLICAS, MAX_TOKEN_AGE_ENV } from '../rotate-secret/inputs';
 import {
   API_KEY_ENV,
   CONNECTION_OPTIONS,
@@ -78,6 +78,8 @@ ${connectionOptionsHelp()}
   --new-secret-file <file>  the file holding the new secret (one line)
   --dry-run                 ask the Cube, say what would change, change nothing
   --wait <duration>         how long to keep asking: 1500ms, 90s, 2m (default ${DEFAULT_WAIT_MS / 1000}s, at most 60m)
+  --replicas <n>            answers in a row that must accept, each on a connection of its own: the
+                            replicas behind --cube's load balancer (default 1, at most ${MAX_REPLICAS})
   --provider-version <v>    the version to send, vX.Y.Z (default: the one the service's record holds)
   --token-lifetime <d>      how long the service's tokens live (30s, 15m, 1h), which its interface
                             does not show: with ${MAX_TOKEN_AGE_ENV}, the shorter one sets

@@ -13,7 +13,14 @@ import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO } from '../io';
 import { askServiceToken, type CheckResult } from '../probe/checks';
 import { apiBaseUrl } from '../probe/target';
 import { CONNECTION_OPTIONS, parseServiceArgs, runService } from '../service-options';
-import { MAX_TOKEN_AGE_ENV, parseWait, readNewSecret, tokenLifetime, type TokenLifetime } from './inputs';
+import {
+  MAX_TOKEN_AGE_ENV,
+  parseReplicas,
+  parseWait,
+  readNewSecret,
+  tokenLifetime,
+  type TokenLifetime,
+} from './inputs';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
 
 const COMMAND = 'provider rotate-secret';
@@ -26,6 +33,7 @@ export const ROTATE_SECRET_OPTIONS = {
   'new-secret-file': { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   wait: { type: 'string' },
+  replicas: { type: 'string' },
   'provider-version': { type: 'string' },
   'token-lifetime': { type: 'string' },
   claims: { type: 'string' },
@@ -41,6 +49,8 @@ interface Rotation {
   readonly origin: string;
   readonly claims: Record<string, unknown>;
   readonly waitMs: number;
+  /** Answers in a row that must accept, each on a connection of its own: the replicas behind a load balancer. */
+  readonly replicas: number;
   readonly version: string | undefined;
   readonly lifetime: TokenLifetime;
   readonly dryRun: boolean;
@@ -54,6 +64,7 @@ function parse(args: readonly string[], io: CliIO) {
     origin: parseOrigin(values.origin, io.env),
     claims: values.claims === undefined ? {} : parseClaims(values.claims),
     waitMs: parseWait(values.wait),
+    replicas: parseReplicas(values.replicas),
     version: values['provider-version'],
     lifetime: tokenLifetime(values['token-lifetime'], io.env),
     dryRun: values['dry-run'],
@@ -72,19 +83,31 @@ async function versionToSend(client: EmbeddableClient, rotation: Rotation): Prom
   return providerVersion(record.version, 'getDataProvider');
 }
 
-/** Asks the Cube, with a fresh service token signed with `secret` each time, until it accepts or the wait is over. */
-function waitForCube(rotation: Rotation, secret: string, io: CliIO, clock: Clock): Promise<WaitOutcome<CheckResult>> {
+/**
+ * One attempt: `rotation.replicas` questions in a row, each with a fresh service token signed with `secret` and on a
+ * connection of its own (probe closes each), all within `timeoutMs`; the first refusal ends it.
+ */
+async function askInARow(rotation: Rotation, secret: string, io: CliIO, clock: Clock, timeoutMs: number) {
   const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
+  const end = clock.now() + timeoutMs;
+  let check: CheckResult | undefined;
+  for (let asked = 0; asked < rotation.replicas && (check === undefined || check.verdict === 'PASS'); asked++) {
+    check = await askServiceToken({
+      base: rotation.base,
+      origin: rotation.origin,
+      timeoutMs: Math.max(1, Math.floor(end - clock.now())),
+      env: io.env,
+      now: () => clock.now(),
+      serviceToken: signServiceToken(secret, rotation.claims, expiresIn),
+    });
+  }
+  return check as CheckResult;
+}
+
+/** Asks the Cube until it accepts the new secret or the wait is over. */
+function waitForCube(rotation: Rotation, secret: string, io: CliIO, clock: Clock): Promise<WaitOutcome<CheckResult>> {
   return waitUntilAccepted({
-    attempt: (timeoutMs) =>
-      askServiceToken({
-        base: rotation.base,
-        origin: rotation.origin,
-        timeoutMs,
-        env: io.env,
-        now: () => clock.now(),
-        serviceToken: signServiceToken(secret, rotation.claims, expiresIn),
-      }),
+    attempt: (timeoutMs) => askInARow(rotation, secret, io, clock, timeoutMs),
     accepted: (check) => check.verdict === 'PASS',
     waitMs: rotation.waitMs,
     retryMs: RETRY_MS,
@@ -104,6 +127,12 @@ on every replica.\n`,
 /** The Cube's answer in words: probe's reason, which names the status of a refusal. */
 function answerOf(check: CheckResult): string {
   return check.verdict === 'PASS' ? `${check.status} ${check.reason}` : check.reason;
+}
+
+/** The line that says the Cube accepts: with `--replicas`, how many answers in a row did. */
+function acceptance(rotation: Rotation, check: CheckResult): string {
+  const inARow = rotation.replicas === 1 ? '' : `, ${rotation.replicas} answers in a row`;
+  return `The Cube accepts the new secret${inARow} (${answerOf(check)}).`;
 }
 
 function seconds(ms: number): string {
@@ -166,7 +195,7 @@ async function update(
   const lifetime = { removeOldSecretAfter: step.after, tokenLifetimeSeconds: rotation.lifetime.seconds ?? null };
   output.result(
     { ...asked, accepted: true, dryRun: false, updated: true, version, response: record ?? null, lastStep: lifetime },
-    () => `The Cube accepts the new secret (${answerOf(asked.check)}).
+    () => `${acceptance(rotation, asked.check)}
 Updated data provider ${rotation.name}: credentials.secretKey to the new secret, version ${version}. The service \
 signs with the new secret from now on.
 
@@ -195,7 +224,7 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
       else
         output.result(
           { ...asked, accepted: true, dryRun: true, updated: false, wouldUpdate: { version, secretKey: true } },
-          () => `The Cube accepts the new secret (${answerOf(waited.last)}).
+          () => `${acceptance(rotation, waited.last)}
 Dry run: would update data provider ${rotation.name}: credentials.secretKey to the new secret, version ${version}. \
 Nothing was changed.
 `,

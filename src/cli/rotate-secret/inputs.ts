@@ -31,6 +31,19 @@ export function parseWait(text: string | undefined): number {
   return ms;
 }
 
+export const MAX_REPLICAS = 100;
+
+/** `--replicas`: how many answers in a row must accept, from 1 (the default) to {@link MAX_REPLICAS}. */
+export function parseReplicas(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const value = /^[1-9][0-9]{0,2}$/.test(text) ? Number(text) : NaN;
+  if (!(value <= MAX_REPLICAS))
+    throw new UsageError(
+      `--replicas must be a whole number from 1 to ${MAX_REPLICAS}, got ${JSON.stringify(text.slice(0, 16))}`,
+    );
+  return value;
+}
+
 /**
  * The new secret in `file`: one line, the line break after it allowed, strong enough for HS256 by the rule the hook
  * holds every API secret to (config/secret-strength.ts). No message holds the secret, or the file's name, which

@@ -231,6 +231,47 @@ describe('provider rotate-secret', () => {
     }
   });
 
+  test('--replicas: answers in a row from two replicas behind one address, one of them without the new secret', async () => {
+    const hooks2 = { with: createCheckAuth({ apiSecret: [OLD, NEW] }), without: createCheckAuth({ apiSecret: [OLD] }) };
+    hooks.push(hooks2.with, hooks2.without);
+    // A round-robin balancer: each connection (probe closes every one) goes to the next replica.
+    let next = 0;
+    const answers: string[] = [];
+    const balancer = await startDeployment(
+      cubeGateway(async (req, token) => {
+        const replica = next++ % 2 === 0 ? 'with' : 'without';
+        answers.push(replica);
+        return hooks2[replica](req, token);
+      }),
+    );
+    try {
+      const args = ['provider', 'rotate-secret', NAME, '--cube', balancer.url, '--new-secret-file', newSecretFile];
+      const alone = await runCli([...args, '--dry-run'], { env, secrets: SECRETS });
+      // One answer, from the replica that has the secret: enough without --replicas.
+      expect(alone.code).toBe(0);
+      expect(answers).toEqual(['with']);
+      const both = await runCli([...args, '--dry-run', '--replicas', '2', '--wait', '1500ms'], {
+        env,
+        secrets: SECRETS,
+      });
+      expect(both.code).toBe(1);
+      // Each round stops at its refusal, and none is all accepted: the replicas alternate.
+      expect(answers[1]).toBe('without');
+      expect(answers.slice(1).every((replica, i) => replica === (i % 2 === 0 ? 'without' : 'with'))).toBe(true);
+      expect(both.stderr).toMatch(/^The Cube has not accepted the new secret yet: expected 200, got 403: "Invalid/);
+      hooks2.without = createCheckAuth({ apiSecret: [OLD, NEW] });
+      hooks.push(hooks2.without);
+      const after = await runCli([...args, '--replicas', '2'], { env, secrets: SECRETS });
+      expect(after.code).toBe(0);
+      expect(after.stdout).toMatch(
+        /^The Cube accepts the new secret, 2 answers in a row \(200 \/meta lists 1 cube\)\.\n/,
+      );
+      expect(updates()).toHaveLength(1);
+    } finally {
+      await balancer.close();
+    }
+  });
+
   test('--dry-run asks the Cube and says what it would change, changing nothing', async () => {
     const cube = await startCube([OLD, NEW]);
     const result = await rotate(cube, '--dry-run', '--provider-version', 'v1.5.0');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { UsageError } from '../../../src/cli/io';
-import { parseWait, readNewSecret, tokenLifetime } from '../../../src/cli/rotate-secret/inputs';
+import { parseReplicas, parseWait, readNewSecret, tokenLifetime } from '../../../src/cli/rotate-secret/inputs';
 import { randomSecret } from '../../support/claims';
 
 const dir = mkdtempSync(join(tmpdir(), 'rotate-inputs-'));
@@ -72,6 +72,16 @@ describe('parseWait', () => {
     expect(parseWait('60m')).toBe(3_600_000);
     for (const bad of ['61m', '60', '0s', '-1s', '1h', '1.5s', ''])
       expect(() => parseWait(bad), bad).toThrow(/^--wait must be a whole number of ms, s or m/);
+  });
+});
+
+describe('parseReplicas', () => {
+  test('1 when not given, at most 100', () => {
+    expect(parseReplicas(undefined)).toBe(1);
+    expect(parseReplicas('3')).toBe(3);
+    expect(parseReplicas('100')).toBe(100);
+    for (const bad of ['0', '101', '-1', '2.5', 'three', '03', ''])
+      expect(() => parseReplicas(bad), bad).toThrow(/^--replicas must be a whole number from 1 to 100, got /);
   });
 });
 
