@@ -16,16 +16,17 @@ import {
 import { parseCommandLine, tokenFrom, type ParsedArgs } from '../args';
 import { plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
-import { apiBaseUrl } from '../probe/target';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   SERVICE_TOKEN_SECONDS,
+  parseClaims,
   parseOrigin,
   parseTimeout,
-  readIdpToken,
-} from './probe';
-import { parseClaims, signServiceToken } from './token';
+  signServiceToken,
+} from '../cube-call';
+import { apiBaseUrl } from '../probe/target';
+import { readIdpToken } from './probe';
 import { verifyToken, type VerifyReport } from './verify';
 
 const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - |\

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config/options';
-import { ENV, NO_SIGNING_SECRET, readEnv, signingSecret } from '../../config/env';
+import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine, tokenFrom, type TokenFrom } from '../args';
@@ -19,12 +19,15 @@ import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
 import type { Verdict } from '../probe/judge';
 import { apiBaseUrl } from '../probe/target';
 import { tenantClaimHint } from '../probe/tenant-hint';
-import { parseClaims, signServiceToken } from './token';
-
-export const DEFAULT_TIMEOUT_MS = 5_000;
-export const MAX_TIMEOUT_MS = 600_000;
-/** The service token lives long enough for the probe, and no longer. */
-export const SERVICE_TOKEN_SECONDS = 60;
+import {
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  SERVICE_TOKEN_SECONDS,
+  parseClaims,
+  parseOrigin,
+  parseTimeout,
+  signServiceToken,
+} from '../cube-call';
 
 const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>]\
  [--claims <json>] [--timeout <ms>] [--json]
@@ -112,27 +115,6 @@ interface ProbeArgs {
   /** Where the identity provider's token comes from, if given. */
   readonly idpTokenFrom: TokenFrom | undefined;
   readonly json: boolean;
-}
-
-export function parseTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_TIMEOUT_MS;
-  const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
-  if (!(value <= MAX_TIMEOUT_MS))
-    throw new UsageError(
-      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ` +
-        `${JSON.stringify(text.slice(0, 16))}`,
-    );
-  return value;
-}
-
-/** A header value: printable, not empty. */
-export function parseOrigin(given: string | undefined, env: NodeJS.ProcessEnv): string {
-  const origin = given ?? readEnv(env, ENV.origin) ?? DEFAULTS.origin;
-  if (!/^[\x21-\x7e]+$/.test(origin))
-    throw new UsageError(
-      `--origin must be a non-empty header value without spaces${given === undefined ? ` (from ${ENV.origin})` : ''}`,
-    );
-  return origin;
 }
 
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {

@@ -1,8 +1,11 @@
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { DEFAULTS } from '../../config/options';
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
+import { rotateSecret, RETRY_MS } from '../rotate-secret/action';
+import { CLOCK_TOLERANCE_ENV, DEFAULT_WAIT_MS, MAX_REPLICAS, MAX_TOKEN_AGE_ENV } from '../rotate-secret/inputs';
 import {
   API_KEY_ENV,
   CONNECTION_OPTIONS,
@@ -58,17 +61,44 @@ Actions:
       show one (assumed path: GET /api/v1/data-providers/{name})
   delete --name <name> --yes
       delete one (assumed path: DELETE /api/v1/data-providers/{name})
+  rotate-secret <name> --cube <cube-api-url> --new-secret-file <file> [rotation options]
+      the service's part of rotating the deployment's API secret (docs/rotation.md): signs a
+      service token with the new secret and asks the Cube, as probe's service-token check does,
+      every ${RETRY_MS / 1000} s until it accepts it or --wait passes; only then updates the data provider's
+      secretKey, with the version the update requires (--provider-version, else the one the
+      service's record holds), and prints the last step: when the old secret can leave the Cube's
+      list. A Cube that never accepts it: exit 1, nothing changed at the service. The secret must
+      be as strong as the hook requires, on one line of <file>; it is never printed
 
 Options:
 ${connectionOptionsHelp()}
+
+  rotation options (rotate-secret):
+  --cube <cube-api-url>     the Cube to ask, as probe takes it (https://cube.example.com)
+  --new-secret-file <file>  the file holding the new secret (one line)
+  --dry-run                 ask the Cube, say what would change, change nothing
+  --wait <duration>         how long to keep asking: 1500ms, 90s, 2m (default ${DEFAULT_WAIT_MS / 1000}s, at most 60m)
+  --replicas <n>            answers in a row that must accept, each on a connection of its own: the
+                            replicas behind --cube's load balancer (default 1, at most ${MAX_REPLICAS})
+  --provider-version <v>    the version to send, vX.Y.Z (default: the one the service's record holds)
+  --token-lifetime <d>      how long the service's tokens live (30s, 15m, 1h), which its interface
+                            does not show: with ${MAX_TOKEN_AGE_ENV}, the shorter one sets
+                            when the old secret can go
+  --claims <json>           the service token's claims, as probe takes them (default {})
+  --origin <value>          the Request-Origin value of the service (default ${ENV.origin},
+                            else "${DEFAULTS.origin}")
 
 Environment:
 ${SERVICE_ENVIRONMENT_HELP}
   ${DEFAULT_SECRETS_ENV}   Cube's rotation list: its first secret is the deployment's API secret,
                        for create and upsert (unless --secret-env names another variable)
   ${DEFAULT_SECRET_ENV}    the deployment's API secret, when ${DEFAULT_SECRETS_ENV} is not set
+  ${MAX_TOKEN_AGE_ENV}
+                       the deployment's maximum token age, for rotate-secret's last step
+  ${CLOCK_TOLERANCE_ENV}
+                       its clock tolerance (default ${DEFAULTS.clockTolerance} s), added to it
 
-${serviceExitHelp()}
+${serviceExitHelp(';\n     and for rotate-secret, the Cube did not accept the new secret within --wait')}
 
 Examples:
   export ${API_KEY_ENV}=... ${DEFAULT_SECRET_ENV}=...
@@ -77,6 +107,8 @@ Examples:
   PREVIEW_SECRET=... cube-dual-auth provider upsert --region us --name cube-preview-42 \\
     --instance-url https://preview-42--example.cubecloudapp.dev --provider-version v1.0.0 --secret-env PREVIEW_SECRET
   cube-dual-auth provider list --region us --json
+  cube-dual-auth provider rotate-secret cube-main --region us --cube https://cube.example.com \\
+    --new-secret-file ./new-api-secret --dry-run
 `;
 
 /** The secret registered by create and upsert: from `--secret-env` when given, else the deployment's main secret. */
@@ -215,8 +247,8 @@ async function remove(args: readonly string[], io: CliIO): Promise<number> {
   });
 }
 
-/** `cube-dual-auth provider create|update|upsert|list|show|delete`. */
+/** `cube-dual-auth provider create|update|upsert|list|show|delete|rotate-secret`. */
 export const provider: Command = {
   help,
-  run: dispatch({ create, update, upsert, list, show, delete: remove }),
+  run: dispatch({ create, update, upsert, list, show, delete: remove, 'rotate-secret': rotateSecret }),
 };

@@ -1,10 +1,9 @@
-import { createSecretKey } from 'node:crypto';
-import { decode, sign, type JwtPayload } from 'jsonwebtoken';
+import { decode, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config/options';
 import { DURATION_FORM, durationSeconds } from '../../config/duration';
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
-import { isObject } from '../../http/json';
 import { parseCommandLine } from '../args';
+import { parseClaims, signServiceToken } from '../cube-call';
 import { isoSeconds } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 
@@ -45,20 +44,6 @@ function parseDuration(text: string): number {
   return seconds;
 }
 
-/** `--claims`: a JSON object, the token's payload (which becomes Cube's security context). */
-export function parseClaims(text: string): Record<string, unknown> {
-  let claims: unknown;
-  try {
-    claims = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--claims is not JSON: ${(error as Error).message}`);
-  }
-  if (!isObject(claims)) {
-    throw new UsageError('--claims must be a JSON object, e.g. \'{"tenant":"acme"}\': a security context is an object');
-  }
-  return claims;
-}
-
 interface TokenArgs {
   readonly claims: Record<string, unknown>;
   /** undefined: keep the claims' own `exp`, if any. */
@@ -81,23 +66,6 @@ function parse(args: readonly string[]): TokenArgs {
     throw new UsageError('--expires-in and an "exp" claim exclude each other');
   const expiresIn = claims.exp === undefined ? parseDuration(given ?? DEFAULT_EXPIRES_IN) : undefined;
   return { claims, expiresIn, json: values.json };
-}
-
-/** An HS256 token of `claims` signed with the API secret, as the embedding service signs them; `iat` added. */
-export function signServiceToken(
-  secret: string,
-  claims: Record<string, unknown>,
-  expiresInSeconds: number | undefined,
-): string {
-  try {
-    return sign(claims, createSecretKey(Buffer.from(secret, 'utf8')), {
-      algorithm: 'HS256',
-      ...(expiresInSeconds === undefined ? {} : { expiresIn: expiresInSeconds }),
-    });
-  } catch (error) {
-    // jsonwebtoken refuses malformed registered claims ("exp" not a number...); its messages hold no key material.
-    throw new UsageError(`cannot sign these claims: ${(error as Error).message}`);
-  }
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -93,6 +93,22 @@ function headersFor(check: CheckSpec, origin: string): Record<string, string> {
   return headers;
 }
 
+/** Sends one check's request to `url` and judges the answer. */
+async function send(check: CheckSpec, url: URL, plan: ProbePlan): Promise<{ result: CheckResult; answered: boolean }> {
+  const answer: Answer = await get(url, {
+    headers: headersFor(check, plan.origin),
+    timeoutMs: plan.timeoutMs,
+    env: plan.env,
+    now: plan.now,
+  });
+  const { verdict, reason } = judge(answer, check.expect, check.token?.value);
+  const status = answer.kind === 'answered' ? answer.status : null;
+  return {
+    result: { name: check.name, expected: check.expect.status, status, ms: answer.ms, verdict, reason },
+    answered: answer.kind === 'answered',
+  };
+}
+
 /**
  * Runs the checks one after the other against `/meta`. When the first request gets no answer at all, the deployment
  * is down or unreachable: the others are not sent (each reports why), so a dead host costs one timeout, not six.
@@ -126,23 +142,25 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
       });
       continue;
     }
-    const answer: Answer = await get(url, {
-      headers: headersFor(check, plan.origin),
-      timeoutMs: plan.timeoutMs,
-      env: plan.env,
-      now: plan.now,
-    });
+    const { result, answered } = await send(check, url, plan);
     sent++;
-    const { verdict, reason } = judge(answer, check.expect, check.token?.value);
-    results.push({
-      name: check.name,
-      expected,
-      status: answer.kind === 'answered' ? answer.status : null,
-      ms: answer.ms,
-      verdict,
-      reason,
-    });
-    if (answer.kind === 'unanswered' && sent === 1) unreachable = `${check.name} got no answer`;
+    results.push(result);
+    if (!answered && sent === 1) unreachable = `${check.name} got no answer`;
   }
   return results;
+}
+
+/** What {@link askServiceToken} needs: a probe's plan for its one check, the service token given. */
+export type ServiceTokenAsk = Pick<ProbePlan, 'base' | 'origin' | 'timeoutMs' | 'env' | 'now'> & {
+  readonly serviceToken: string;
+};
+
+/**
+ * Probe's `service-token` check alone: whether the deployment accepts `serviceToken`, sent as the embedding service
+ * sends it. PASS means a 200 with Cube's `/meta` answer; its reason quotes a refusal with any token masked.
+ */
+export async function askServiceToken(ask: ServiceTokenAsk): Promise<CheckResult> {
+  const plan: ProbePlan = { ...ask, noServiceToken: '', idpToken: undefined, noIdpToken: '' };
+  const check = checksOf(plan).find((spec) => spec.name === 'service-token') as CheckSpec;
+  return (await send(check, endpoint(plan.base, 'meta'), plan)).result;
 }
