@@ -1,6 +1,7 @@
 /** What differs between what two callers see: cubes and views, members, and the row conditions of each cube. */
 import type { VisibleCube } from './cube-answers';
 import type { CubeRows } from './inspect';
+import { alternativesOf, type RowCondition } from './sql-conditions';
 
 /** Which of the two callers: the token given first, or the one given with `--compare-*`. */
 export type Side = 'first' | 'second';
@@ -38,10 +39,23 @@ export function rowsSummary({ outcome }: CubeRows): string {
   if (outcome === null) return 'not asked: no member of it is shown';
   if (outcome.kind === 'refused') return `refused (${outcome.status}): ${outcome.message}`;
   if (outcome.kind === 'failed') return `failed: ${outcome.message}`;
+  if (outcome.kind === 'not-checked') return outcome.message;
   if (outcome.conditions.length === 0) return 'every row (no condition)';
-  return outcome.conditions
-    .map(({ sql, params }) => (params.length === 0 ? sql : `${sql} ${JSON.stringify(params)}`))
-    .join(' AND ');
+  return [...new Set(outcome.conditions.map(conditionText))].join(' AND ');
+}
+
+const withParams = ({ sql, params }: RowCondition): string =>
+  params.length === 0 ? sql : `${sql} ${JSON.stringify(params)}`;
+
+/**
+ * One condition as it is compared: an alternative repeated with the same parameters counts once, so
+ * `(t = ?) OR (t = ?)` with `["acme", "acme"]` reads `t = ? ["acme"]` (as does a condition repeated in the AND).
+ */
+function conditionText(condition: RowCondition): string {
+  const alternatives = alternativesOf(condition);
+  const distinct = [...new Set(alternatives.map(withParams))];
+  if (distinct.length === alternatives.length) return withParams(condition);
+  return distinct.length === 1 ? (distinct[0] as string) : distinct.map((text) => `(${text})`).join(' OR ');
 }
 
 /** Every difference, in the order of the first caller's cubes and then the second's; none: the same data. */

@@ -13,7 +13,8 @@ import {
   type MetaOutcome,
   type RequestPlan,
 } from '../access/inspect';
-import { parseCommandLine, tokenFrom, type ParsedArgs } from '../args';
+import { parseCommandLine, parseDeadline, tokenFrom, type ParsedArgs } from '../args';
+import { Deadline, NOT_CHECKED } from '../deadline';
 import { plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
 import { apiBaseUrl } from '../probe/target';
@@ -28,10 +29,13 @@ import {
 import { parseClaims, signServiceToken } from './token';
 import { verifyToken, type VerifyReport } from './verify';
 
+/** The whole run's deadline: /meta and a few dozen cubes' /sql at Cube's usual pace fit well within it. */
+const DEFAULT_DEADLINE_MS = 120_000;
+
 const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - |\
  --service [--claims <json>])\
  [--compare-token-file <file> | --compare-service [--compare-claims <json>]]\
- [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
+ [--cube <name>]... [--origin <value>] [--timeout <ms>] [--deadline <ms>] [--json]
 
 Shows what the running Cube lets a token see, asked with that token: the tenant and groups the
 checkAuth hook gives it (verified here, as verify does, when this environment holds the
@@ -67,6 +71,8 @@ Options:
                               else "${DEFAULTS.origin}")
   --timeout <ms>              deadline of each request, from connecting to the last byte
                               (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})
+  --deadline <ms>             deadline of the whole run (default ${DEFAULT_DEADLINE_MS}): what it leaves
+                              is printed as not checked, and the exit status is 1
   --json                      print the result as JSON (docs/cli-output.md, "access --json")
 
 Environment:
@@ -77,7 +83,8 @@ Environment:
 
 Exit status:
   0  every token accepted by Cube, every request answered
-  1  a token refused, Cube failed or did not answer in time, or no API secret for --service
+  1  a token refused, Cube failed or did not answer in time, the deadline passed, or no API
+     secret for --service
   2  wrong command line
 
 Examples:
@@ -99,6 +106,7 @@ const OPTIONS = {
   cube: { type: 'string', multiple: true },
   origin: { type: 'string' },
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
@@ -112,6 +120,7 @@ interface AccessArgs {
   readonly base: URL;
   readonly origin: string;
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
   readonly callers: readonly TokenSource[];
   /** The cubes and views named with --cube; undefined: every one shown. */
   readonly cubes: readonly string[] | undefined;
@@ -160,6 +169,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): AccessArgs {
     base: apiBaseUrl(positionals[0] as string),
     origin: parseOrigin(values.origin, env),
     timeoutMs: parseTimeout(values.timeout),
+    deadlineMs: parseDeadline(values.deadline, DEFAULT_DEADLINE_MS),
     callers: second === undefined ? [first] : [first, second],
     cubes: cubes === undefined ? undefined : [...new Set(cubes)],
     json: values.json,
@@ -214,7 +224,7 @@ interface RowsReport {
   readonly shown: boolean;
   /** The member queried; null: none to query (neither caller is shown one). */
   readonly member: string | null;
-  readonly status: 'conditions' | 'refused' | 'failed' | 'not-asked';
+  readonly status: 'conditions' | 'refused' | 'failed' | 'not-asked' | 'not-checked';
   readonly conditions: readonly { readonly sql: string; readonly params: readonly unknown[] }[];
   /** A condition is Cube's denial, `1 = 0`: no row. */
   readonly denied: boolean;
@@ -227,6 +237,9 @@ interface RowsReport {
 interface AccessReport {
   readonly url: string;
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
+  /** The deadline passed: what it left is not checked. */
+  readonly deadlinePassed: boolean;
   readonly ok: boolean;
   readonly callers: readonly CallerReport[];
   readonly comparison: { readonly same: boolean; readonly differences: readonly Difference[] } | null;
@@ -240,7 +253,9 @@ async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promi
     };
   const secret = signingSecret(io.env) as NonNullable<ReturnType<typeof signingSecret>>;
   const expiresIn = source.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  return { token: signServiceToken(secret.value, source.claims, expiresIn), origin: args.origin };
+  const token = signServiceToken(secret.value, source.claims, expiresIn);
+  io.scrubber?.holdToken(token);
+  return { token, origin: args.origin };
 }
 
 function describeSource(source: TokenSource): string {
@@ -299,25 +314,44 @@ function rowsReport(rows: CubeRows, shown: boolean): RowsReport {
 
 /** Asks Cube, for every caller: /meta, then /sql for each cube in scope. */
 async function inspect(args: AccessArgs, callers: readonly Caller[], io: CliIO): Promise<AccessReport> {
-  const plan: RequestPlan = { base: args.base, timeoutMs: args.timeoutMs, env: io.env };
+  const deadline = new Deadline(args.deadlineMs, io.timers);
+  try {
+    return await inspectWithin(args, callers, io, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function inspectWithin(
+  args: AccessArgs,
+  callers: readonly Caller[],
+  io: CliIO,
+  deadline: Deadline,
+): Promise<AccessReport> {
+  const plan: RequestPlan = { base: args.base, timeoutMs: args.timeoutMs, env: io.env, deadline };
   const sides: Side[] = ['first', 'second'];
   const locals = await Promise.all(callers.map((caller) => verifiedHere(caller, io.env)));
   const metas: MetaOutcome[] = [];
   for (const caller of callers) metas.push(await readMeta(caller, plan));
   const seen = metas.map((meta) => (meta.kind === 'answered' ? meta.cubes : []));
   const inScope = (name: string) => args.cubes === undefined || args.cubes.includes(name);
-  const names = args.cubes ?? [...new Set(seen.flat().map((cube) => cube.name))];
+  // Maps, not searches: /meta decides how many cubes there are.
+  const byName = seen.map((cubes) => new Map(cubes.map((cube) => [cube.name, cube])));
+  const anyByName = new Map<string, VisibleCube>();
+  for (const cube of seen.flat()) if (!anyByName.has(cube.name)) anyByName.set(cube.name, cube);
+  const names = args.cubes ?? [...anyByName.keys()];
   const reports: CallerReport[] = [];
   for (const [index, caller] of callers.entries()) {
     const meta = metas[index] as MetaOutcome;
     const local = locals[index] as VerifiedHere;
     const own = seen[index] as readonly VisibleCube[];
+    const ownByName = byName[index] as Map<string, VisibleCube>;
     const rows: RowsReport[] = [];
     if (meta.kind === 'answered') {
       for (const name of names) {
         // A cube this caller is not shown is asked about with the other's member: its answer shows the denial.
-        const mine = own.find((cube) => cube.name === name);
-        const cube = mine ?? seen.flat().find((other) => other.name === name);
+        const mine = ownByName.get(name);
+        const cube = mine ?? anyByName.get(name);
         rows.push(rowsReport(await readRows(caller, name, cube && memberToQuery(cube), plan), mine !== undefined));
       }
     }
@@ -341,11 +375,15 @@ async function inspect(args: AccessArgs, callers: readonly Caller[], io: CliIO):
       rows,
     });
   }
-  const ok = reports.every((report) => report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed'));
+  const ok = reports.every(
+    (report) => report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed' && rows.status !== 'not-checked'),
+  );
   const [first, second] = reports;
   const comparison =
     first && second && first.cube.accepted && second.cube.accepted ? comparisonOf(first, second) : null;
-  return { url: args.base.href, timeoutMs: args.timeoutMs, ok, callers: reports, comparison };
+  const { deadlineMs, timeoutMs } = args;
+  const deadlinePassed = deadline.passed;
+  return { url: args.base.href, timeoutMs, deadlineMs, deadlinePassed, ok: ok && !deadlinePassed, callers: reports, comparison };
 }
 
 function comparisonOf(first: CallerReport, second: CallerReport): AccessReport['comparison'] {
@@ -385,6 +423,7 @@ function describeRows(rows: RowsReport, paint: Paint): string {
     return `${forTerminal(rows.summary)}${asked}`;
   }
   if (rows.status === 'not-asked') return 'not asked: no member of it is shown to either caller';
+  if (rows.status === 'not-checked') return `${paint('yellow', 'not checked')}: the deadline passed${asked}`;
   const label = rows.status === 'refused' ? paint('yellow', 'refused') : paint('red', 'failed');
   return `${label}: ${forTerminal(rows.message ?? '')}${asked}`;
 }
@@ -395,7 +434,7 @@ function printCaller(report: CallerReport, paint: Paint, out: string[]): void {
   out.push(`  verified here  ${describeVerifiedHere(report.verifiedHere)}`);
   const { cube } = report;
   if (!cube.accepted) {
-    const what = cube.status === 403 ? 'refused the token' : 'failed';
+    const what = cube.status === 403 ? 'refused the token' : cube.status === null && cube.message === NOT_CHECKED ? 'not checked' : 'failed';
     out.push(`  Cube           ${paint('red', what)}: ${forTerminal(cube.message ?? '')}`);
     if (cube.hint !== null) out.push(`  fix            ${paint('yellow', forTerminal(cube.hint))}`);
     return;
@@ -433,7 +472,10 @@ function describeDifference(difference: Difference): string {
 
 function printReport(report: AccessReport, io: CliIO): void {
   const paint = painter(io.stdout, io.env);
-  const out: string[] = [`Access at ${report.url} (timeout ${report.timeoutMs} ms)`, ''];
+  const out: string[] = [
+    `Access at ${report.url} (timeout ${report.timeoutMs} ms, deadline ${report.deadlineMs} ms)`,
+    '',
+  ];
   for (const caller of report.callers) {
     printCaller(caller, paint, out);
     out.push('');
@@ -451,6 +493,8 @@ function printReport(report: AccessReport, io: CliIO): void {
       );
     }
   }
+  if (report.deadlinePassed)
+    out.push(`${paint('red', 'Not finished')}: the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`);
   io.stdout.write(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
 
