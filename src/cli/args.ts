@@ -109,6 +109,8 @@ export function parseDeadline(text: string | undefined, fallback: number): numbe
   if (text === undefined) return fallback;
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
   if (!(value <= MAX_DEADLINE_MS))
-    throw new UsageError(`--deadline takes a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS} (got "${text}")`);
+    throw new UsageError(
+      `--deadline takes a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS} (got "${text}")`,
+    );
   return value;
 }

@@ -21,8 +21,8 @@ export const SYSTEM_TIMERS: Timers = {
 /** The longest deadline a command takes: an hour. */
 export const MAX_DEADLINE_MS = 3_600_000;
 
-/** What is written for whatever the deadline left undone. */
-export const NOT_CHECKED = 'not checked: the deadline passed';
+/** What is written for whatever the deadline left undone (doctor's checks say it alike). */
+export { NOT_CHECKED } from '../doctor/deadline';
 
 /**
  * One command's deadline: its signal is aborted when it passes, which ends any request under way.

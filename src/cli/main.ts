@@ -17,6 +17,12 @@ const io = {
   env: process.env,
   cwd: process.cwd(),
 };
+/** How long the process may live after its command has ended: what it started that lingers does not hold it. */
+const EXIT_GRACE_MS = 1_000;
+
 run(process.argv.slice(2), io).then((code) => {
   process.exitCode = code;
+  // No command runs past its deadline (docs/cli.md, "Faults and limits"): a request or a child's pipe left behind
+  // would otherwise keep the process alive. Unref'd, the timer keeps nothing alive itself.
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
 });

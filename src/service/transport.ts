@@ -184,7 +184,8 @@ function parseSuccess(outgoing: Outgoing, status: number, text: string): Service
   try {
     return { status, body: parseOutsideJson(text) };
   } catch (error) {
-    const problem = error instanceof JsonTooDeepError ? `the body is refused: ${error.message}` : 'the body is not JSON';
+    const problem =
+      error instanceof JsonTooDeepError ? `the body is refused: ${error.message}` : 'the body is not JSON';
     throw new EmbeddableResponseError(outgoing.operation, status, problem);
   }
 }

@@ -54,4 +54,3 @@ export function sqlOfAnswer(body: unknown): { readonly text: string; readonly pa
   if (!Array.isArray(inner) || typeof inner[0] !== 'string') return undefined;
   return { text: inner[0], params: Array.isArray(inner[1]) ? (inner[1] as unknown[]) : [] };
 }
-

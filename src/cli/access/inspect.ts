@@ -83,7 +83,12 @@ async function ask(caller: Caller, url: URL, plan: RequestPlan): Promise<Answer>
   if (caller.origin !== undefined) headers['request-origin'] = caller.origin;
   const { deadline } = plan;
   const timeoutMs = deadline === undefined ? plan.timeoutMs : deadline.within(plan.timeoutMs);
-  return get(url, { headers, timeoutMs, env: plan.env, ...(deadline === undefined ? {} : { signal: deadline.signal }) });
+  return get(url, {
+    headers,
+    timeoutMs,
+    env: plan.env,
+    ...(deadline === undefined ? {} : { signal: deadline.signal }),
+  });
 }
 
 /** Judges an answer: a 200 that `read` understands, a refusal, or a failure (with `what` it was not). */

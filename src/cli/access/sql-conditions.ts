@@ -186,15 +186,15 @@ function wrapped(scanned: Scanned, [from, to]: Range): boolean {
 }
 
 /**
- * The AND terms of a clause, in order: a part wrapped whole in parentheses is split too, at its own depth. An
- * explicit stack, not recursion: each token is looked at once per depth it is split at.
+ * The terms of a clause between `separator`s (AND, or OR), in order: a part wrapped whole in parentheses is split
+ * too, at its own depth. An explicit stack, not recursion: each token is looked at once per depth it is split at.
  */
-function termsOf(scanned: Scanned, clause: Range): Range[] {
+function termsOf(scanned: Scanned, clause: Range, separator: 'AND' | 'OR'): Range[] {
   const terms: Range[] = [];
   const stack: { readonly range: Range; readonly split: boolean }[] = [{ range: clause, split: true }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (item.split) {
-      const parts = split(scanned, item.range, 'AND');
+      const parts = split(scanned, item.range, separator);
       for (let p = parts.length - 1; p >= 0; p--) stack.push({ range: parts[p] as Range, split: false });
     } else if (wrapped(scanned, item.range)) {
       const [from, to] = item.range;
@@ -234,7 +234,7 @@ export function rowConditions(text: string, params: readonly unknown[]): QuerySq
   const conditions: RowCondition[] = [];
   let chars = 0;
   for (const clause of whereClauses(scanned)) {
-    for (const term of termsOf(scanned, clause)) {
+    for (const term of termsOf(scanned, clause, 'AND')) {
       const sql = textOf(scanned, term);
       chars += sql.length;
       if (conditions.length >= SQL_LIMITS.maxConditions)
@@ -254,18 +254,14 @@ export function rowConditions(text: string, params: readonly unknown[]): QuerySq
 }
 
 /**
- * The alternatives of a condition, `a OR b OR c`, each without parentheses that wrap it whole and with its own
+ * The alternatives of a condition, `a OR (b OR c)`, each without parentheses that wrap it whole and with its own
  * parameters: what `access --compare` dedupes, so that `(t = ?) OR (t = ?)` with `["acme", "acme"]` is `t = ?`
  * with `["acme"]`. Throws {@link SqlShapeError} as {@link rowConditions} does.
  */
 export function alternativesOf(condition: RowCondition): RowCondition[] {
   const scanned = scan(condition.sql);
-  return split(scanned, [0, scanned.kind.length], 'OR').map((part) => {
-    let [from, to] = part;
-    while (to - from > 2 && wrapped(scanned, [from, to])) [from, to] = [from + 1, to - 1];
-    return {
-      sql: textOf(scanned, [from, to]),
-      params: condition.params.slice(scanned.placeholdersBefore[from], scanned.placeholdersBefore[to]),
-    };
-  });
+  return termsOf(scanned, [0, scanned.kind.length], 'OR').map(([from, to]) => ({
+    sql: textOf(scanned, [from, to]),
+    params: condition.params.slice(scanned.placeholdersBefore[from], scanned.placeholdersBefore[to]),
+  }));
 }

@@ -376,14 +376,23 @@ async function inspectWithin(
     });
   }
   const ok = reports.every(
-    (report) => report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed' && rows.status !== 'not-checked'),
+    (report) =>
+      report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed' && rows.status !== 'not-checked'),
   );
   const [first, second] = reports;
   const comparison =
     first && second && first.cube.accepted && second.cube.accepted ? comparisonOf(first, second) : null;
   const { deadlineMs, timeoutMs } = args;
   const deadlinePassed = deadline.passed;
-  return { url: args.base.href, timeoutMs, deadlineMs, deadlinePassed, ok: ok && !deadlinePassed, callers: reports, comparison };
+  return {
+    url: args.base.href,
+    timeoutMs,
+    deadlineMs,
+    deadlinePassed,
+    ok: ok && !deadlinePassed,
+    callers: reports,
+    comparison,
+  };
 }
 
 function comparisonOf(first: CallerReport, second: CallerReport): AccessReport['comparison'] {
@@ -434,7 +443,12 @@ function printCaller(report: CallerReport, paint: Paint, out: string[]): void {
   out.push(`  verified here  ${describeVerifiedHere(report.verifiedHere)}`);
   const { cube } = report;
   if (!cube.accepted) {
-    const what = cube.status === 403 ? 'refused the token' : cube.status === null && cube.message === NOT_CHECKED ? 'not checked' : 'failed';
+    const what =
+      cube.status === 403
+        ? 'refused the token'
+        : cube.status === null && cube.message === NOT_CHECKED
+          ? 'not checked'
+          : 'failed';
     out.push(`  Cube           ${paint('red', what)}: ${forTerminal(cube.message ?? '')}`);
     if (cube.hint !== null) out.push(`  fix            ${paint('yellow', forTerminal(cube.hint))}`);
     return;
@@ -494,7 +508,9 @@ function printReport(report: AccessReport, io: CliIO): void {
     }
   }
   if (report.deadlinePassed)
-    out.push(`${paint('red', 'Not finished')}: the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`);
+    out.push(
+      `${paint('red', 'Not finished')}: the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`,
+    );
   io.stdout.write(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
 
