@@ -38,7 +38,8 @@ export function maskUrlPasswords(text: string): string {
       out += `${text.slice(from, colon + 1)}${URL_PASSWORD}`;
       from = i;
     }
-    at = text.indexOf('://', Math.max(i, start));
+    // The scan stops at a slash, which may be the next `://`'s: look again from the colon before it.
+    at = text.indexOf('://', Math.max(i - 1, start));
   }
   return out + text.slice(from);
 }

@@ -92,9 +92,9 @@ export const SHAPES = {
   /** Quadratic bait: unterminated quotes and placeholders. */
   'quote-bait': (_request, response, endpoint) =>
     answer(response, 200, endpoint === 'meta' ? ONE_CUBE : sqlAnswer(`SELECT 1 WHERE ${"'' ? $1 ".repeat(40_000)}'`)),
-  /** A huge count: 20,000 cubes in /meta, each /sql answered at once. */
+  /** A huge count: 8,000 cubes in /meta (800 KB, under the 1 MiB cap), each /sql answered at once. */
   'huge-count': (_request, response, endpoint) =>
-    answer(response, 200, endpoint === 'meta' ? manyCubes(20_000) : sqlAnswer('SELECT 1 WHERE t = ?', '["acme"]')),
+    answer(response, 200, endpoint === 'meta' ? manyCubes(8_000) : sqlAnswer('SELECT 1 WHERE t = ?', '["acme"]')),
   /** Malformed JSON, and a body cut short. */
   malformed: (_request, response, endpoint) =>
     answer(response, 200, endpoint === 'meta' ? ONE_CUBE : '{"sql":{"sql":["SELECT 1 WHERE (x = ?', 'application/json'),
