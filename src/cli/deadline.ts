@@ -26,16 +26,7 @@ export { NOT_CHECKED } from '../doctor/deadline';
 
 /**
  * One command's deadline: its signal is aborted when it passes, which ends any request under way.
- *
- * @example
- * ```ts
- * const deadline = new Deadline(60_000);
- * try {
- *   if (!deadline.passed) await get(url, { signal: deadline.signal, timeoutMs: deadline.within(5_000) });
- * } finally {
- *   deadline.dispose();
- * }
- * ```
+ * @example `get(url, { signal: deadline.signal, timeoutMs: deadline.within(5_000) })`, then `deadline.dispose()`
  */
 export class Deadline {
   private readonly stop = new AbortController();

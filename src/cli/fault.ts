@@ -17,13 +17,8 @@ function gist(error: unknown): string {
 
 /**
  * The text to print for an unexpected fault of `command`: one line, and with `verbose` the detail (stack) after it.
- *
- * @example
- * ```ts
- * faultReport('access', new RangeError('Invalid string length'), false);
- * // 'cube-dual-auth access: internal fault 3f2a9c01: RangeError: Invalid string length (run again with --verbose
- * // for the detail)\n'
- * ```
+ * @example `faultReport('access', new RangeError('Invalid string length'), false)`: `cube-dual-auth access: internal
+ * fault 3f2a9c01: RangeError: Invalid string length (run again with --verbose for the detail)`
  */
 export function faultReport(command: string, error: unknown, verbose: boolean): string {
   const id = randomBytes(4).toString('hex');

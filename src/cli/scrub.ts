@@ -55,13 +55,7 @@ function printedForms(value: string): string[] {
 
 /**
  * The tokens and secrets one command holds, and what takes them out of text.
- *
- * @example
- * ```ts
- * const scrubber = new Scrubber();
- * scrubber.holdToken(token);
- * scrubber.scrub(`Cube said: ${token.split('.')[2]}`); // 'Cube said: [token]'
- * ```
+ * @example `scrubber.holdToken(token)`, then `scrubber.scrub('sig: ' + token.split('.')[2])` is `'sig: [token]'`
  */
 export class Scrubber {
   /** Held values and what each is shown as, longest first when scrubbing. */

@@ -118,11 +118,7 @@ function framed(buffer: Buffer, limit: number): ChildOutcome | undefined {
 /**
  * Runs `script` contained, and resolves with its answer or why there is none; never rejects. Whatever the outcome,
  * the child and all it started are killed before this resolves.
- *
- * @example
- * ```ts
- * const outcome = await runContained({ script: `${WRITE_ANSWER} answerBytes({ ok: true });`, args: [], cwd, env, timeoutMs: 10_000 });
- * ```
+ * @example `runContained({ script: WRITE_ANSWER + 'answerBytes(1)', args: [], cwd, env, timeoutMs: 10_000 })`
  */
 export function runContained(options: ContainedOptions): Promise<ChildOutcome> {
   const limit = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;

@@ -6,11 +6,7 @@ export const NOT_CHECKED = 'not checked: the deadline passed';
 /**
  * `promise`'s value, or `fallback` as soon as `signal` is aborted (at once when it already is). What `promise`
  * runs keeps its own timeout, so nothing it started outlives that.
- *
- * @example
- * ```ts
- * const keys = await unlessAborted(providerChecks(...), deadline.signal, [notCheckedLine]);
- * ```
+ * @example `await unlessAborted(providerChecks(...), signal, [notCheckedLine])`
  */
 export function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, fallback: T): Promise<T> {
   if (signal === undefined) return promise;

@@ -44,15 +44,9 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
 }
 
 /**
- * `JSON.parse` for text from outside, already capped in size: time linear in the text, and a value no walk of the
- * package recurses deeper than `maxDepth` into. Throws `SyntaxError` as `JSON.parse` does, or
- * {@link JsonTooDeepError}.
- *
- * @example
- * ```ts
- * parseOutsideJson('{"keys":[]}'); // { keys: [] }
- * parseOutsideJson('['.repeat(100) + ']'.repeat(100)); // throws JsonTooDeepError
- * ```
+ * `JSON.parse` for text from outside, already capped in size: time linear in the text, and a value no walk recurses
+ * deeper than `maxDepth` into. Throws `SyntaxError` as `JSON.parse` does, or {@link JsonTooDeepError}.
+ * @example `parseOutsideJson('{"keys":[]}')` is `{ keys: [] }`; 100 `[` then 100 `]` throw JsonTooDeepError
  */
 export function parseOutsideJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (nestsDeeperThan(text, maxDepth)) throw new JsonTooDeepError(maxDepth);

@@ -214,16 +214,10 @@ function textOf(scanned: Scanned, [from, to]: Range): string {
 const DENIAL = /^1\s*=\s*0$/;
 
 /**
- * The row conditions of Cube's SQL: every WHERE clause (the outer query's, and those of subqueries Cube writes, such
- * as a cube's own `sql`), cut into its top-level AND terms, each with the parameters of its placeholders (`?` in
- * order, or `$n`). docs/cli-output.md (under "`access --json`") says what they come from on each Cube line. Throws
- * {@link SqlShapeError} for SQL past {@link SQL_LIMITS}.
- *
- * @example
- * ```ts
- * rowConditions('SELECT 1 FROM t WHERE (t.tenant = ?) AND t.x > 0', ['acme']);
- * // { conditions: [{ sql: 't.tenant = ?', params: ['acme'] }, { sql: 't.x > 0', params: [] }], denied: false }
- * ```
+ * The row conditions of Cube's SQL: every WHERE clause (the outer query's, and its subqueries'), cut into its
+ * top-level AND terms, each with the parameters of its placeholders (`?` in order, or `$n`); docs/cli-output.md
+ * ("`access --json`") says what they come from. Throws {@link SqlShapeError} past {@link SQL_LIMITS}.
+ * @example `rowConditions('SELECT 1 WHERE (t = ?) AND x > 0', ['acme'])`: `t = ?` with `['acme']`, `x > 0`
  */
 export function rowConditions(text: string, params: readonly unknown[]): QuerySql {
   const scanned = scan(text);
