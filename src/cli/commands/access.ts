@@ -1,22 +1,14 @@
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { DEFAULTS } from '../../config/options';
-import type { AuthPath, RejectionCode } from '../../errors';
-import { forTerminal, jsonForTerminal } from '../../terminal-text';
-import { compareSides, rowsSummary, type Difference, type Side } from '../access/compare';
+import type { RejectionCode } from '../../errors';
+import { compareSides, type Side } from '../access/compare';
 import type { VisibleCube } from '../access/cube-answers';
-import {
-  memberToQuery,
-  readMeta,
-  readRows,
-  type Caller,
-  type CubeRows,
-  type MetaOutcome,
-  type RequestPlan,
-} from '../access/inspect';
+import { memberToQuery, readMeta, readRows, type Caller, type MetaOutcome, type RequestPlan } from '../access/inspect';
+import { printReport } from '../access/print';
+import { rowsReport, type AccessReport, type CallerReport, type RowsReport, type VerifiedHere } from '../access/report';
 import { parseCommandLine, parseDeadline, tokenFrom, type ParsedArgs } from '../args';
-import { Deadline, NOT_CHECKED } from '../deadline';
-import { plural } from '../format';
-import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+import { Deadline } from '../deadline';
+import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 import { apiBaseUrl } from '../probe/target';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -27,7 +19,7 @@ import {
   readIdpToken,
 } from './probe';
 import { parseClaims, signServiceToken } from './token';
-import { verifyToken, type VerifyReport } from './verify';
+import { verifyToken } from './verify';
 
 /** The whole run's deadline: /meta and a few dozen cubes' /sql at Cube's usual pace fit well within it. */
 const DEFAULT_DEADLINE_MS = 120_000;
@@ -185,66 +177,6 @@ const NOT_JUDGED_HERE: readonly RejectionCode[] = [
   'ERR_CONFIG_INVALID',
 ];
 
-/** The token as `verify` judges it in this environment. */
-interface VerifiedHere {
-  /** false: this environment holds no configuration to judge the token's path with (error says why). */
-  readonly known: boolean;
-  readonly accepted: boolean;
-  readonly path: AuthPath | null;
-  /** The tenant and groups the hook gives; null when not accepted here or no authorization is configured here. */
-  readonly authorization: VerifyReport['authorization'];
-  readonly error: VerifyReport['error'];
-}
-
-/** One caller's part of the report (`--json`'s `callers[]`). */
-interface CallerReport {
-  readonly side: Side;
-  /** How the token was given; the token itself is never shown. */
-  readonly token: string;
-  readonly requestOrigin: string | null;
-  readonly verifiedHere: VerifiedHere;
-  /** Cube's verdict on the token, from /meta. */
-  readonly cube: {
-    readonly accepted: boolean;
-    readonly status: number | null;
-    readonly message: string | null;
-    /** The fix, when Cube refused the token: verify's, or why none is known here. */
-    readonly hint: string | null;
-  };
-  readonly cubes: readonly VisibleCube[];
-  /** Set when Cube accepted the token and /meta shows it nothing. */
-  readonly noCubeVisible: string | null;
-  readonly rows: readonly RowsReport[];
-}
-
-/** The row conditions of one cube (`--json`'s `rows[]`). */
-interface RowsReport {
-  readonly cube: string;
-  /** Whether /meta shows this caller the cube. */
-  readonly shown: boolean;
-  /** The member queried; null: none to query (neither caller is shown one). */
-  readonly member: string | null;
-  readonly status: 'conditions' | 'refused' | 'failed' | 'not-asked' | 'not-checked';
-  readonly conditions: readonly { readonly sql: string; readonly params: readonly unknown[] }[];
-  /** A condition is Cube's denial, `1 = 0`: no row. */
-  readonly denied: boolean;
-  /** Cube's refusal or failure, or why nothing was asked; null for conditions. */
-  readonly message: string | null;
-  /** The row conditions in one line, as the comparison compares them. */
-  readonly summary: string;
-}
-
-interface AccessReport {
-  readonly url: string;
-  readonly timeoutMs: number;
-  readonly deadlineMs: number;
-  /** The deadline passed: what it left is not checked. */
-  readonly deadlinePassed: boolean;
-  readonly ok: boolean;
-  readonly callers: readonly CallerReport[];
-  readonly comparison: { readonly same: boolean; readonly differences: readonly Difference[] } | null;
-}
-
 async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promise<Caller> {
   if (source.kind !== 'service')
     return {
@@ -293,23 +225,6 @@ function refusalHint(local: VerifiedHere): string {
 function groupsOf(local: VerifiedHere): string {
   if (local.authorization === null) return 'of the token (not known here: verify it where Cube runs)';
   return `[${local.authorization.groups.map((group) => JSON.stringify(group)).join(', ')}]`;
-}
-
-function rowsReport(rows: CubeRows, shown: boolean): RowsReport {
-  const summary = rowsSummary(rows);
-  const { outcome, member } = rows;
-  const base = { cube: rows.cube, shown, member, summary };
-  if (outcome === null)
-    return { ...base, status: 'not-asked', conditions: [], denied: false, message: 'no member of it is shown' };
-  if (outcome.kind !== 'answered')
-    return {
-      ...base,
-      status: outcome.kind,
-      conditions: [],
-      denied: false,
-      message: outcome.message,
-    };
-  return { ...base, status: 'conditions', conditions: outcome.conditions, denied: outcome.denied, message: null };
 }
 
 /** Asks Cube, for every caller: /meta, then /sql for each cube in scope. */
@@ -398,120 +313,6 @@ async function inspectWithin(
 function comparisonOf(first: CallerReport, second: CallerReport): AccessReport['comparison'] {
   const differences = compareSides({ first, second });
   return { same: differences.length === 0, differences };
-}
-
-type Paint = ReturnType<typeof painter>;
-
-const SIDE_NAME: Record<Side, string> = { first: 'first caller', second: 'second caller' };
-
-/** `"a", "b"`: names from the data model, quoted and escaped. */
-function names(list: readonly string[]): string {
-  return list.map((name) => jsonForTerminal(name)).join(', ');
-}
-
-function describeVerifiedHere(local: VerifiedHere): string {
-  if (!local.known) {
-    const error = local.error as NonNullable<VerifiedHere['error']>;
-    return `not known here: ${error.code}: ${forTerminal(error.message)}`;
-  }
-  if (!local.accepted) {
-    const error = local.error as NonNullable<VerifiedHere['error']>;
-    return `refused: ${error.code}: ${forTerminal(error.message)}`;
-  }
-  const path = `accepted on the ${local.path} path`;
-  if (local.authorization === null) return `${path}; tenant and groups not known here (no authorization configured)`;
-  const { tenant, groups } = local.authorization;
-  const shownGroups = groups.length === 0 ? 'none' : names(groups);
-  return `${path}: tenant ${tenant === null ? 'none' : jsonForTerminal(tenant)}, groups ${shownGroups}`;
-}
-
-function describeRows(rows: RowsReport, paint: Paint): string {
-  const asked = rows.member === null ? '' : ` (/sql of ${jsonForTerminal(rows.member)})`;
-  if (rows.status === 'conditions') {
-    if (rows.denied) return `${paint('red', 'none')}: Cube denies it, ${forTerminal(rows.summary)}${asked}`;
-    return `${forTerminal(rows.summary)}${asked}`;
-  }
-  if (rows.status === 'not-asked') return 'not asked: no member of it is shown to either caller';
-  if (rows.status === 'not-checked') return `${paint('yellow', 'not checked')}: the deadline passed${asked}`;
-  const label = rows.status === 'refused' ? paint('yellow', 'refused') : paint('red', 'failed');
-  return `${label}: ${forTerminal(rows.message ?? '')}${asked}`;
-}
-
-function printCaller(report: CallerReport, paint: Paint, out: string[]): void {
-  const origin = report.requestOrigin === null ? '' : `, Request-Origin: ${forTerminal(report.requestOrigin)}`;
-  out.push(`${paint('bold', `The ${SIDE_NAME[report.side]}`)}: ${forTerminal(report.token)}${origin}`);
-  out.push(`  verified here  ${describeVerifiedHere(report.verifiedHere)}`);
-  const { cube } = report;
-  if (!cube.accepted) {
-    const what =
-      cube.status === 403
-        ? 'refused the token'
-        : cube.status === null && cube.message === NOT_CHECKED
-          ? 'not checked'
-          : 'failed';
-    out.push(`  Cube           ${paint('red', what)}: ${forTerminal(cube.message ?? '')}`);
-    if (cube.hint !== null) out.push(`  fix            ${paint('yellow', forTerminal(cube.hint))}`);
-    return;
-  }
-  const kinds = (type: 'cube' | 'view') => report.cubes.filter((shown) => shown.type === type).length;
-  out.push(
-    `  Cube           accepted it: /meta shows ${plural(kinds('cube'), 'cube')}, ${plural(kinds('view'), 'view')}`,
-  );
-  if (report.noCubeVisible !== null) out.push(`  ${paint('red', forTerminal(report.noCubeVisible))}`);
-  for (const shown of report.cubes) {
-    out.push(`  ${shown.type} ${jsonForTerminal(shown.name)}`);
-    if (shown.measures.length > 0) out.push(`    measures     ${names(shown.measures)}`);
-    if (shown.dimensions.length > 0) out.push(`    dimensions   ${names(shown.dimensions)}`);
-    if (shown.segments.length > 0) out.push(`    segments     ${names(shown.segments)}`);
-    const rows = report.rows.find((entry) => entry.cube === shown.name);
-    if (rows !== undefined) out.push(`    rows         ${describeRows(rows, paint)}`);
-  }
-  for (const rows of report.rows.filter((entry) => !entry.shown)) {
-    out.push(`  ${jsonForTerminal(rows.cube)}: not shown by /meta`);
-    out.push(`    rows         ${describeRows(rows, paint)}`);
-  }
-}
-
-function describeDifference(difference: Difference): string {
-  const only = (side: Side) => `only the ${SIDE_NAME[side]} sees it`;
-  if (difference.kind === 'cube')
-    return `${difference.type} ${jsonForTerminal(difference.cube)}: ${only(difference.only)}`;
-  if (difference.kind === 'member') return `member ${jsonForTerminal(difference.member)}: ${only(difference.only)}`;
-  return [
-    `rows of ${jsonForTerminal(difference.cube)}:`,
-    `    first   ${forTerminal(difference.first)}`,
-    `    second  ${forTerminal(difference.second)}`,
-  ].join('\n');
-}
-
-function printReport(report: AccessReport, io: CliIO): void {
-  const paint = painter(io.stdout, io.env);
-  const out: string[] = [
-    `Access at ${report.url} (timeout ${report.timeoutMs} ms, deadline ${report.deadlineMs} ms)`,
-    '',
-  ];
-  for (const caller of report.callers) {
-    printCaller(caller, paint, out);
-    out.push('');
-  }
-  const { comparison } = report;
-  if (report.callers.length === 2) {
-    if (comparison === null) {
-      out.push(`${paint('red', 'Not compared')}: Cube did not accept both tokens.`);
-    } else {
-      for (const difference of comparison.differences) out.push(`  ${describeDifference(difference)}`);
-      out.push(
-        comparison.same
-          ? `${paint('green', 'The same data')}: both callers see the same cubes, members and rows.`
-          : `${paint('red', 'Not the same data')}: ${plural(comparison.differences.length, 'difference')}.`,
-      );
-    }
-  }
-  if (report.deadlinePassed)
-    out.push(
-      `${paint('red', 'Not finished')}: the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`,
-    );
-  io.stdout.write(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
