@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseMeta, sqlOfAnswer } from '../../../src/cli/access/cube-answers';
 import { alternativesOf, rowConditions, SQL_LIMITS, SqlShapeError } from '../../../src/cli/access/sql-conditions';
 import { randomText, seeded, type Random } from '../../support/random';
 
@@ -175,5 +176,32 @@ describe('alternativesOf: the OR alternatives of a condition', () => {
       { sql: 'x IN (?, ?)', params: [1, 2] },
       { sql: 'y = ?', params: [3] },
     ]);
+  });
+});
+
+describe('parseMeta and sqlOfAnswer on random bodies of a fixed seed', () => {
+  it('never throw, and give only names that are strings and SQL that is text', () => {
+    const random = seeded(434343);
+    const values = (depth: number): unknown => {
+      const roll = random.int(depth > 3 ? 4 : 8);
+      if (roll === 0) return null;
+      if (roll === 1) return random.pick(['orders', 'orders.count', '__proto__', 'SELECT 1 WHERE x = ?', '']);
+      if (roll === 2) return random.int(3) - 1;
+      if (roll === 3) return random.int(2) === 0;
+      if (roll < 6) return Array.from({ length: random.int(4) }, () => values(depth + 1));
+      const keys = ['cubes', 'name', 'type', 'measures', 'dimensions', 'segments', 'isVisible', 'public', 'sql'];
+      return Object.fromEntries(Array.from({ length: random.int(5) }, () => [random.pick(keys), values(depth + 1)]));
+    };
+    for (let run = 0; run < 3_000; run++) {
+      const body = values(0);
+      const cubes = parseMeta(body);
+      for (const cube of cubes ?? []) {
+        expect(typeof cube.name).toBe('string');
+        for (const member of [...cube.measures, ...cube.dimensions, ...cube.segments])
+          expect(typeof member).toBe('string');
+      }
+      const sql = sqlOfAnswer(body);
+      if (sql !== undefined) expect(typeof sql.text).toBe('string');
+    }
   });
 });
