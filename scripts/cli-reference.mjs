@@ -33,6 +33,33 @@ function actionsIn(help) {
 
 const block = (text) => ['```text', text, '```', ''];
 
+/** The one part written by hand: the policy every command keeps, which no single `--help` states. */
+const FAULT_POLICY = `## Faults and limits
+
+Every command keeps one policy, whatever it talks to:
+
+- **Exit status.** 0: done, nothing refused. 1: a token, a check or a request was refused or failed, or the deadline
+  passed. 2: the command line is wrong. 3: an internal fault.
+- **An internal fault** is one line on standard error: \`cube-dual-auth <command>: internal fault <id>: <error>\`.
+  No stack trace is printed; run the same command again with \`--verbose\` (anywhere on the line) to get the detail
+  under the same id.
+- **Deadlines.** Besides \`--timeout\`, which bounds each request, \`access\`, \`probe\` and \`doctor\` take
+  \`--deadline <ms>\` for the whole run (defaults: 120 s, 60 s, 60 s). When it passes, the command prints what it has,
+  marks the rest "not checked: the deadline passed", and exits 1. No command runs past its deadline: a request still
+  under way is ended, and the process exits at most a second after its command has.
+- **Nothing secret is printed.** All a command prints, text and \`--json\`, passes through one scrubber
+  (\`src/cli/scrub.ts\`): the tokens it holds (read or minted), whole or any of their three parts, become
+  \`[token]\`; the values of secret variables (names with SECRET, PASS, TOKEN, CREDENTIAL, PRIVATE or _KEY) and the
+  passwords in URLs of the environment become \`[secret]\`; and any URL with a password is printed
+  \`scheme://user:***@host\`.
+- **Answers from outside are read bounded.** Bodies are capped (1 MiB); JSON nested deeper than 64 levels is refused;
+  Cube's SQL is read in one pass, refused past 64 nested parentheses, 200,000 tokens or 1,000 row conditions. A refusal
+  names what was refused and the limit, as the line of the request it came from.
+- **doctor's cube.js child** runs in its own process group and, passed or failed, is killed with every process it
+  started (by group, by parent, and by a variable that marks them); its answer channel is capped at 1 MiB, and the
+  answer counts once written, whoever still holds the channel.
+`.split('\n');
+
 /** The Markdown of docs/cli.md, from the CLI built in `dist` (default: this checkout's dist/). */
 export async function cliReference(dist = join(root, 'dist')) {
   const require = createRequire(pathToFileURL(join(dist, 'cli', 'run.js')));
@@ -53,6 +80,7 @@ export async function cliReference(dist = join(root, 'dist')) {
     '|---|---|',
     ...commands.map((c) => `| [\`${c.name}\`](#${c.name}) | ${c.summary.replace(/\|/g, '\\|')} |`),
     '',
+    ...FAULT_POLICY,
     '## cube-dual-auth --help',
     '',
     ...block((await helpOf(run, ['--help'])).text),

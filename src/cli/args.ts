@@ -1,5 +1,6 @@
 /** The command line of every command, parsed one way: strictly, positionals by name, mistakes as usage errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MAX_DEADLINE_MS } from './deadline';
 import { UsageError } from './io';
 import { didYouMean } from './suggest';
 
@@ -101,4 +102,15 @@ function checkPositionals(given: readonly string[], names: readonly string[]): v
     throw new UsageError(`Unexpected argument ${shown}: expected no arguments`);
   }
   throw new UsageError(`expected ${names.map((name) => `<${name}>`).join(' ')}, got ${given.length} argument(s)`);
+}
+
+/** `--deadline <ms>`: a whole number of milliseconds, 1 to {@link MAX_DEADLINE_MS}; `fallback` when not given. */
+export function parseDeadline(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
+  if (!(value <= MAX_DEADLINE_MS))
+    throw new UsageError(
+      `--deadline takes a whole number of milliseconds from 1 to ${MAX_DEADLINE_MS} (got "${text}")`,
+    );
+  return value;
 }

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { jsonForTerminal } from '../terminal-text';
+import type { Timers } from './deadline';
+import type { Scrubber } from './scrub';
 
 /** Exit status: accepted / done. */
 export const EXIT_OK = 0;
@@ -18,6 +20,10 @@ export interface CliIO {
   readonly env: NodeJS.ProcessEnv;
   /** The working directory (doctor looks for Cube from there). */
   readonly cwd: string;
+  /** The tokens and secrets the command holds, scrubbed from all it prints (scrub.ts); `run` sets it. */
+  readonly scrubber?: Scrubber;
+  /** The clock and timers of the command's deadline (deadline.ts); tests pass their own. */
+  readonly timers?: Timers;
 }
 
 /** What a subcommand's module exports; its name and summary are in `commands/index.ts`, so help loads no command. */

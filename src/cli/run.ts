@@ -1,11 +1,14 @@
 import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { commands } from './commands';
+import { faultReport } from './fault';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
 import { packageVersion } from './package-version';
+import { Scrubber, scrubbingStream } from './scrub';
 import { didYouMean } from './suggest';
 
 const HELP_FLAGS = ['--help', '-h'];
 const VERSION_FLAGS = ['--version', '-v'];
+const VERBOSE_FLAG = '--verbose';
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length), '-v, --version'.length);
@@ -19,6 +22,7 @@ function overview(): string {
     'Options:',
     `  ${'-h, --help'.padEnd(width)}  print this overview; after a command, that command's help`,
     `  ${'-v, --version'.padEnd(width)}  print the version of cube-dual-auth`,
+    `  ${VERBOSE_FLAG.padEnd(width)}  after a command: an internal fault's detail too (docs/cli.md)`,
     '',
     "Run 'cube-dual-auth <command> --help' for a command's options and examples.",
     '',
@@ -35,9 +39,25 @@ function unknown(name: string, io: CliIO): number {
   return EXIT_USAGE;
 }
 
-/** Runs the command line and returns the exit status; never throws. */
-export async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const [first, ...after] = argv;
+/**
+ * Runs the command line and returns the exit status; never throws. All it prints is scrubbed of the tokens and
+ * secrets the command holds (scrub.ts).
+ */
+export async function run(argv: readonly string[], given: CliIO): Promise<number> {
+  const scrubber = given.scrubber ?? new Scrubber();
+  scrubber.holdEnvironment(given.env);
+  const io: CliIO = {
+    ...given,
+    stdout: scrubbingStream(given.stdout, scrubber),
+    stderr: scrubbingStream(given.stderr, scrubber),
+    scrubber,
+  };
+  return runCommand(argv, io);
+}
+
+async function runCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const verbose = argv.includes(VERBOSE_FLAG);
+  const [first, ...after] = argv.filter((arg) => arg !== VERBOSE_FLAG);
   // `help <command>` is `<command> --help`; `help` alone (or before an option) is the overview.
   const topic = first === 'help' && after[0] !== undefined && !after[0].startsWith('-') ? after[0] : undefined;
   if (first === undefined || HELP_FLAGS.includes(first) || (first === 'help' && topic === undefined)) {
@@ -67,8 +87,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       );
       return EXIT_USAGE;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`cube-dual-auth ${name}: unexpected failure: ${forTerminal(message)}\n`);
+    io.stderr.write(faultReport(name, error, verbose));
     return EXIT_FAILURE;
   }
 }

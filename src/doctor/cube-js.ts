@@ -4,12 +4,12 @@
  * so that a `cube.js` that hangs, exits or starts servers costs `doctor` nothing but the time (docs/cli-output.md,
  * "How doctor reads cube.js").
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { ENV } from '../config/env';
 import { faultMessage } from '../errors';
+import { isObject, parseOutsideJson } from '../http/json';
+import { MAX_ANSWER_BYTES, runContained, WRITE_ANSWER, type ChildOutcome } from './child';
 
 /** The file Cube loads its configuration from, in the directory it runs in (Cube 0.33 and 1.x alike). */
 export const CUBE_JS = 'cube.js';
@@ -37,7 +37,9 @@ export type CubeJsReading =
   /** It did not finish loading within the deadline: the child was killed. */
   | { readonly kind: 'timed-out'; readonly file: string; readonly timeoutMs: number }
   /** The child ended without an answer: `cube.js` called process.exit, or Node could not start. */
-  | { readonly kind: 'no-answer'; readonly file: string; readonly reason: string };
+  | { readonly kind: 'no-answer'; readonly file: string; readonly reason: string }
+  /** The command's deadline passed first: the child was killed. */
+  | { readonly kind: 'not-checked'; readonly file: string };
 
 export interface ReadCubeJsOptions {
   /** The Cube project directory: where Cube runs and looks for `cube.js`. */
@@ -46,6 +48,8 @@ export interface ReadCubeJsOptions {
   readonly env: NodeJS.ProcessEnv;
   /** How long loading may take before the child is killed. */
   readonly timeoutMs: number;
+  /** The command's deadline: aborted, the child is killed and `cube.js` is not checked. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -54,14 +58,14 @@ export interface ReadCubeJsOptions {
  */
 export const CUBE_JS_TIMEOUT_MS = 10_000;
 
-// Runs as `node -e` in the project directory. Answers on file descriptor 3, so that whatever cube.js prints to
-// standard output or error is neither mistaken for the answer nor shown; exits at once, whatever cube.js started.
+// Runs as `node -e` in the project directory (child.ts). Answers on file descriptor 3, framed with its length, so that
+// whatever cube.js prints to standard output or error is neither mistaken for the answer nor shown.
 const READ = `
-const { writeSync } = require('node:fs');
+${WRITE_ANSWER}
 const { createRequire } = require('node:module');
 const { pathToFileURL } = require('node:url');
 const file = process.argv[1];
-const answer = (value) => { writeSync(3, JSON.stringify(value)); process.exit(0); };
+const answer = (value) => answerBytes(value);
 const loaded = (module) => {
   const exported = module.default;
   const config = exported && exported.__esModule ? exported.default : exported;
@@ -98,50 +102,50 @@ function withoutSecrets(text: string, env: NodeJS.ProcessEnv): string {
  * Reads what `cube.js` in `cwd` exports, in a child process given `env` (without the metrics port: the running Cube
  * holds it, and the hook would refuse to start on a port in use) and killed after `timeoutMs`. Never throws.
  */
-export function readCubeJs({ cwd, env, timeoutMs }: ReadCubeJsOptions): Promise<CubeJsReading> {
+export function readCubeJs({ cwd, env, timeoutMs, signal }: ReadCubeJsOptions): Promise<CubeJsReading> {
   const file = join(cwd, CUBE_JS);
   if (!existsSync(file)) return Promise.resolve({ kind: 'missing', file });
   const childEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name !== ENV.metricsPort));
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-e', READ, file], {
-      cwd,
-      env: childEnv,
-      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-    });
-    let text = '';
-    let settled = false;
-    const settle = (reading: CubeJsReading): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve(reading);
+  return runContained({ script: READ, args: [file], cwd, env: childEnv, timeoutMs, signal }).then((outcome) =>
+    readingOf(outcome, { file, env, timeoutMs }),
+  );
+}
+
+/** What the child's outcome says of `cube.js`. */
+function readingOf(
+  outcome: ChildOutcome,
+  { file, env, timeoutMs }: { file: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): CubeJsReading {
+  if (outcome.kind === 'timed-out') return { kind: 'timed-out', file, timeoutMs };
+  if (outcome.kind === 'aborted') return { kind: 'not-checked', file };
+  if (outcome.kind === 'too-large')
+    return {
+      kind: 'no-answer',
+      file,
+      reason: `its answer was refused: larger than ${MAX_ANSWER_BYTES} bytes (the limit)`,
     };
-    const answers = child.stdio[3] as Readable;
-    answers.setEncoding('utf8');
-    // Settled once the child is gone, so that no process outlives the answer.
-    const deadline = setTimeout(() => {
-      answers.destroy();
-      const timedOut = (): void => settle({ kind: 'timed-out', file, timeoutMs });
-      if (child.exitCode !== null || child.signalCode !== null) timedOut();
-      else child.once('exit', timedOut).kill('SIGKILL');
-    }, timeoutMs);
-    answers.on('data', (chunk: string) => (text += chunk));
-    child.once('error', (error) => settle({ kind: 'no-answer', file, reason: faultMessage(error) }));
-    child.once('close', (code, signal) => {
-      let answer: { kind?: unknown; exports?: unknown; message?: unknown } | undefined;
-      try {
-        answer = JSON.parse(text) as typeof answer;
-      } catch {
-        answer = undefined;
-      }
-      if (answer?.kind === 'loaded' && Array.isArray(answer.exports))
-        return settle({ kind: 'loaded', file, exports: answer.exports as CubeJsExport[] });
-      if (answer?.kind === 'threw')
-        return settle({ kind: 'threw', file, message: faultMessage(withoutSecrets(String(answer.message), env)) });
-      const ended = signal === null ? `exit code ${code}` : `signal ${signal}`;
-      settle({ kind: 'no-answer', file, reason: `the process loading it ended (${ended}) before cube.js was read` });
-    });
-  });
+  if (outcome.kind === 'ended') return { kind: 'no-answer', file, reason: `${outcome.reason} before cube.js was read` };
+  let answer: unknown;
+  try {
+    answer = parseOutsideJson(outcome.text);
+  } catch (error) {
+    return { kind: 'no-answer', file, reason: `its answer was refused: ${faultMessage(error)}` };
+  }
+  if (isObject(answer) && answer['kind'] === 'loaded' && Array.isArray(answer['exports']))
+    return { kind: 'loaded', file, exports: (answer['exports'] as unknown[]).filter(isExport) };
+  if (isObject(answer) && answer['kind'] === 'threw')
+    return { kind: 'threw', file, message: faultMessage(withoutSecrets(String(answer['message']), env)) };
+  return { kind: 'no-answer', file, reason: 'its answer is not what doctor asked for' };
+}
+
+/** A member as the child lists it: a cube.js may have written another answer in its place. */
+function isExport(value: unknown): value is CubeJsExport {
+  return (
+    isObject(value) &&
+    typeof value['name'] === 'string' &&
+    typeof value['function'] === 'boolean' &&
+    (value['fromPackage'] === undefined || typeof value['fromPackage'] === 'boolean')
+  );
 }
 
 export type FindingStatus = 'ok' | 'warn' | 'fail';
@@ -192,6 +196,11 @@ export function cubeJsFinding(reading: CubeJsReading): Finding {
       };
     case 'no-answer':
       return { status: 'fail', message: `${file} could not be read: ${reading.reason}` };
+    case 'not-checked':
+      return {
+        status: 'fail',
+        message: `${file}: not checked: the deadline passed (the process reading it was stopped)`,
+      };
     case 'loaded': {
       const exports = `${file} exports ${exportList(reading.exports)}`;
       const checkAuth = exportOf(reading, 'checkAuth');

@@ -30,6 +30,7 @@ import {
   type CubeJsReading,
   type FindingStatus,
 } from './cube-js';
+import { NOT_CHECKED, unlessAborted } from './deadline';
 
 export type CheckStatus = FindingStatus;
 export { CUBE_JS_TIMEOUT_MS } from './cube-js';
@@ -710,6 +711,8 @@ export interface DiagnoseOptions {
   readonly exampleToken?: string;
   /** How long `cube.js` may take to load. Default {@link CUBE_JS_TIMEOUT_MS}. */
   readonly cubeJsTimeoutMs?: number;
+  /** The command's deadline: once aborted, what is left is a `fail` check, not checked. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -722,10 +725,10 @@ export interface DiagnoseOptions {
 export async function diagnose(
   env: NodeJS.ProcessEnv,
   cwd: string,
-  { exampleToken, cubeJsTimeoutMs = CUBE_JS_TIMEOUT_MS }: DiagnoseOptions = {},
+  { exampleToken, cubeJsTimeoutMs = CUBE_JS_TIMEOUT_MS, signal }: DiagnoseOptions = {},
 ): Promise<Diagnosis> {
   // Loads while the identity providers are asked.
-  const reading = readCubeJs({ cwd, env, timeoutMs: cubeJsTimeoutMs });
+  const reading = readCubeJs({ cwd, env, timeoutMs: cubeJsTimeoutMs, ...(signal === undefined ? {} : { signal }) });
   const checks: Check[] = [];
   let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
@@ -759,8 +762,12 @@ export async function diagnose(
     checks.push(originCheck(resolved));
     if (providers.length === 0) checks.push(jwksUrlCheck(undefined));
     // One at a time: the lines then come out in the configured order, and a provider's timeout is its own.
-    for (const provider of providers)
-      checks.push(...(await providerChecks(resolved, provider, resolved.providers !== undefined)));
+    for (const provider of providers) {
+      const asked = providerChecks(resolved, provider, resolved.providers !== undefined);
+      const about = provider.issuer === undefined ? '' : ` (identity provider ${JSON.stringify(provider.issuer)})`;
+      const notChecked = [check('jwks-keys', 'fail', `${NOT_CHECKED}${about}`)];
+      checks.push(...(await unlessAborted(asked, signal, notChecked)));
+    }
     const [only] = providers;
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
     const several = resolved.providers !== undefined;

@@ -1,5 +1,6 @@
 import { quote } from '../errors';
 import { exchange, Interrupted, readBody } from '../http/exchange';
+import { JsonTooDeepError, parseOutsideJson } from '../http/json';
 import { transportHint } from '../http/transport-failure';
 import { isJwksFailure, type FailureWording } from './errors';
 
@@ -73,8 +74,9 @@ export function statusProblem({ status }: HttpStatus): string {
 
 function parseJson(body: string, contentType: string | undefined, wording: FailureWording): unknown {
   try {
-    return JSON.parse(body) as unknown;
-  } catch {
+    return parseOutsideJson(body);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw wording.invalid(`refused: ${error.message}`);
     // The content type tells an operator at once whether they got a login page or an error page.
     throw wording.invalid(contentType ? `not JSON (content-type ${quote(contentType)})` : 'not JSON');
   }

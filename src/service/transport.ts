@@ -3,7 +3,7 @@
  * every failure into a typed error. The API key lives only in this closure.
  */
 import { readBody } from '../http/exchange';
-import { isObject } from '../http/json';
+import { isObject, JsonTooDeepError, parseOutsideJson } from '../http/json';
 import type { Endpoint } from './endpoints';
 import {
   BUILDER_CODE_EXPLANATIONS,
@@ -105,7 +105,7 @@ function clean(text: string, secrets: readonly string[]): string {
 function serviceMessage(text: string): string | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseOutsideJson(text);
   } catch {
     return text.trimStart().startsWith('<') ? undefined : text.split('\n')[0];
   }
@@ -182,9 +182,11 @@ function networkError(
 function parseSuccess(outgoing: Outgoing, status: number, text: string): ServiceAnswer {
   if (text.trim() === '') return { status, body: undefined };
   try {
-    return { status, body: JSON.parse(text) as unknown };
-  } catch {
-    throw new EmbeddableResponseError(outgoing.operation, status, 'the body is not JSON');
+    return { status, body: parseOutsideJson(text) };
+  } catch (error) {
+    const problem =
+      error instanceof JsonTooDeepError ? `the body is refused: ${error.message}` : 'the body is not JSON';
+    throw new EmbeddableResponseError(outgoing.operation, status, problem);
   }
 }
 

@@ -155,7 +155,36 @@ describe('an unexpected failure', () => {
       cwd: root,
     });
     expect(code).toBe(3);
-    expect(errors).toBe('cube-dual-auth token: unexpected failure: stdout is gone\\u001b[2J\n');
+    expect(errors).toMatch(
+      /^cube-dual-auth token: internal fault [0-9a-f]{8}: Error: stdout is gone\\u001b\[2J \(run again with --verbose for the detail\)\n$/,
+    );
+  });
+
+  test('gives its detail under the same id with --verbose, never a raw stack without it', async () => {
+    const failing = async (args: string[]): Promise<string> => {
+      let errors = '';
+      const stderr = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          errors += chunk.toString('utf8');
+          done();
+        },
+      });
+      const stdout = Object.assign(new Writable(), {
+        write(): boolean {
+          throw new RangeError('Invalid string length');
+        },
+      });
+      const code = await run(args, { stdout, stderr, stdin: Readable.from([]), env: {}, cwd: root });
+      expect(code).toBe(3);
+      return errors;
+    };
+    const plain = await failing(['token', '--secret-file', '/nonexistent', '--help']);
+    expect(plain.split('\n')).toHaveLength(2);
+    expect(plain).not.toMatch(/\n\s+at /);
+    const verbose = await failing(['--verbose', 'token', '--help']);
+    const id = /internal fault ([0-9a-f]{8}): RangeError: Invalid string length\n/.exec(verbose)?.[1];
+    expect(id).toBeDefined();
+    expect(verbose).toContain(`fault ${id} detail:\n  RangeError: Invalid string length\n      at `);
   });
 });
 

@@ -154,6 +154,17 @@ describe('discover', () => {
     );
   });
 
+  it('refuses a document nested past the depth limit, naming the limit', async () => {
+    server = await serve();
+    server.answers.set(OPENID, {
+      body: `{"issuer":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+      contentType: 'application/json',
+    });
+    expect((await failureOf(discover(server.issuer, LIMITS))).detail).toMatch(
+      /is unusable: refused: it nests deeper than 64 levels \(the limit\)$/,
+    );
+  });
+
   it('gives up on a document that never comes, within the deadline', async () => {
     server = await serve();
     server.answers.set(OPENID, { hang: true });

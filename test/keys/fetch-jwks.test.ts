@@ -74,6 +74,11 @@ describe('fetchJwks', () => {
         'not JSON (content-type "application/json")',
       ],
       ['JSON without keys', { kind: 'body', body: '{"issuer":"https://idp.example"}' }, 'not a JWKS (no "keys" array)'],
+      [
+        'keys nested 100,000 deep',
+        { kind: 'body', body: `{"keys":${'['.repeat(100_000)}${']'.repeat(100_000)}}` },
+        'refused: it nests deeper than 64 levels (the limit)',
+      ],
       ['keys that is not an array', { kind: 'body', body: '{"keys":{"kid":"k1"}}' }, 'not a JWKS (no "keys" array)'],
       ['JSON null', { kind: 'body', body: 'null' }, 'not a JWKS (no "keys" array)'],
       ['an empty body', { kind: 'body', body: '' }, 'not JSON (content-type "application/json")'],

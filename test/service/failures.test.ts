@@ -276,6 +276,11 @@ describe('network failures and timeouts', () => {
 describe('unexpected successful answers', () => {
   test.each([
     ['a body that is not JSON', 'not json', 'not JSON'],
+    [
+      'a body nested 100,000 deep',
+      `{"saved-versions":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      'the body is refused: it nests deeper than 64 levels (the limit)',
+    ],
     ['a list without saved-versions', JSON.stringify({ tags: {} }), '`saved-versions` is not an array'],
     ['a version without a label', JSON.stringify({ 'saved-versions': [{}] }), 'no `version` label'],
     ['a tag map that is an array', JSON.stringify({ tags: [], 'saved-versions': [] }), '`tags` is not an object'],

@@ -4,10 +4,12 @@
  * two endpoints are read; no query is run against the database.
  */
 import { maskTokens } from '../../errors';
-import { isObject } from '../../http/json';
+import { isObject, JsonTooDeepError, parseOutsideJson } from '../../http/json';
+import { NOT_CHECKED, type Deadline } from '../deadline';
 import { get, type Answer } from '../probe/http';
 import { endpoint } from '../probe/target';
 import { parseMeta, rowConditions, sqlOfAnswer, type RowCondition, type VisibleCube } from './cube-answers';
+import { SqlShapeError } from './sql-conditions';
 
 /** A caller as `access` sends its requests. */
 export interface Caller {
@@ -23,13 +25,17 @@ export interface RequestPlan {
   readonly timeoutMs: number;
   /** Where the proxy variables are read: the CLI's environment. */
   readonly env: NodeJS.ProcessEnv;
+  /** The whole command's deadline: a request it ends, or would start after it, is not checked. */
+  readonly deadline?: Deadline;
 }
 
 /** How Cube answered a request: as wanted, refused (403, or 400 for a query it will not take), or failed. */
 export type Outcome<T> =
   | ({ readonly kind: 'answered' } & T)
   | { readonly kind: 'refused'; readonly status: number; readonly message: string }
-  | { readonly kind: 'failed'; readonly status: number | null; readonly message: string };
+  | { readonly kind: 'failed'; readonly status: number | null; readonly message: string }
+  /** Not asked, or not answered, before the command's deadline. */
+  | { readonly kind: 'not-checked'; readonly status: null; readonly message: string };
 
 export type MetaOutcome = Outcome<{ readonly cubes: readonly VisibleCube[] }>;
 
@@ -50,10 +56,12 @@ function shown(text: string, token: string): string {
   return masked.length > MAX_SHOWN ? `${masked.slice(0, MAX_SHOWN)}...` : masked;
 }
 
-function parsed(text: string): unknown {
+/** The body as JSON; undefined when it is not JSON, or is refused for nesting too deep (`refused` says why). */
+function parsed(text: string, refused?: (reason: string) => void): unknown {
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
+    return parseOutsideJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) refused?.(error.message);
     return undefined;
   }
 }
@@ -73,7 +81,14 @@ async function ask(caller: Caller, url: URL, plan: RequestPlan): Promise<Answer>
     authorization: caller.token,
   };
   if (caller.origin !== undefined) headers['request-origin'] = caller.origin;
-  return get(url, { headers, timeoutMs: plan.timeoutMs, env: plan.env });
+  const { deadline } = plan;
+  const timeoutMs = deadline === undefined ? plan.timeoutMs : deadline.within(plan.timeoutMs);
+  return get(url, {
+    headers,
+    timeoutMs,
+    env: plan.env,
+    ...(deadline === undefined ? {} : { signal: deadline.signal }),
+  });
 }
 
 /** Judges an answer: a 200 that `read` understands, a refusal, or a failure (with `what` it was not). */
@@ -84,14 +99,25 @@ async function judged<T>(
   what: string,
   read: (body: unknown) => T | undefined,
 ): Promise<Outcome<T>> {
+  if (plan.deadline?.passed === true) return { kind: 'not-checked', status: null, message: NOT_CHECKED };
   const answer = await ask(caller, url, plan);
-  if (answer.kind === 'unanswered') return { kind: 'failed', status: null, message: answer.reason };
+  if (answer.kind === 'unanswered')
+    return answer.reason === NOT_CHECKED
+      ? { kind: 'not-checked', status: null, message: NOT_CHECKED }
+      : { kind: 'failed', status: null, message: answer.reason };
   const { status, text } = answer;
   if (status === 403 || status === 400) return { kind: 'refused', status, message: messageOf(text, caller.token) };
   if (status !== 200) return { kind: 'failed', status, message: `${status}: ${messageOf(text, caller.token)}` };
-  const value = read(parsed(text));
-  if (value === undefined) return { kind: 'failed', status, message: `200, but the body is not ${what}` };
-  return { kind: 'answered', ...value };
+  let refusal: string | undefined;
+  try {
+    const value = read(parsed(text, (reason) => (refusal = reason)));
+    if (value !== undefined) return { kind: 'answered', ...value };
+  } catch (error) {
+    if (!(error instanceof SqlShapeError)) throw error;
+    refusal = error.message;
+  }
+  const problem = refusal === undefined ? `the body is not ${what}` : `the body is refused: ${refusal}`;
+  return { kind: 'failed', status, message: `200, but ${problem}` };
 }
 
 /** The cubes, views and members `/meta` shows the caller. */

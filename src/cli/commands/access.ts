@@ -1,21 +1,15 @@
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { DEFAULTS } from '../../config/options';
-import type { AuthPath, RejectionCode } from '../../errors';
-import { forTerminal, jsonForTerminal } from '../../terminal-text';
-import { compareSides, rowsSummary, type Difference, type Side } from '../access/compare';
+import type { RejectionCode } from '../../errors';
+import { compareSides, type Side } from '../access/compare';
 import type { VisibleCube } from '../access/cube-answers';
-import {
-  memberToQuery,
-  readMeta,
-  readRows,
-  type Caller,
-  type CubeRows,
-  type MetaOutcome,
-  type RequestPlan,
-} from '../access/inspect';
-import { parseCommandLine, tokenFrom, type ParsedArgs } from '../args';
-import { plural } from '../format';
-import { EXIT_OK, EXIT_REFUSED, UsageError, painter, writeJson, type CliIO, type Command } from '../io';
+import { memberToQuery, readMeta, readRows, type Caller, type MetaOutcome, type RequestPlan } from '../access/inspect';
+import { printReport } from '../access/print';
+import { rowsReport, type AccessReport, type CallerReport, type RowsReport, type VerifiedHere } from '../access/report';
+import { parseCommandLine, parseDeadline, tokenFrom, type ParsedArgs } from '../args';
+import { Deadline } from '../deadline';
+import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
+import { apiBaseUrl } from '../probe/target';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
@@ -25,14 +19,16 @@ import {
   parseTimeout,
   signServiceToken,
 } from '../cube-call';
-import { apiBaseUrl } from '../probe/target';
 import { readIdpToken } from './probe';
-import { verifyToken, type VerifyReport } from './verify';
+import { verifyToken } from './verify';
+
+/** The whole run's deadline: /meta and a few dozen cubes' /sql at Cube's usual pace fit well within it. */
+const DEFAULT_DEADLINE_MS = 120_000;
 
 const HELP = `Usage: cube-dual-auth access <cube-api-url> (--token-file <file> | --token - |\
  --service [--claims <json>])\
  [--compare-token-file <file> | --compare-service [--compare-claims <json>]]\
- [--cube <name>]... [--origin <value>] [--timeout <ms>] [--json]
+ [--cube <name>]... [--origin <value>] [--timeout <ms>] [--deadline <ms>] [--json]
 
 Shows what the running Cube lets a token see, asked with that token: the tenant and groups the
 checkAuth hook gives it (verified here, as verify does, when this environment holds the
@@ -68,6 +64,8 @@ Options:
                               else "${DEFAULTS.origin}")
   --timeout <ms>              deadline of each request, from connecting to the last byte
                               (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})
+  --deadline <ms>             deadline of the whole run (default ${DEFAULT_DEADLINE_MS}): what it leaves
+                              is printed as not checked, and the exit status is 1
   --json                      print the result as JSON (docs/cli-output.md, "access --json")
 
 Environment:
@@ -78,7 +76,8 @@ Environment:
 
 Exit status:
   0  every token accepted by Cube, every request answered
-  1  a token refused, Cube failed or did not answer in time, or no API secret for --service
+  1  a token refused, Cube failed or did not answer in time, the deadline passed, or no API
+     secret for --service
   2  wrong command line
 
 Examples:
@@ -100,6 +99,7 @@ const OPTIONS = {
   cube: { type: 'string', multiple: true },
   origin: { type: 'string' },
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
@@ -113,6 +113,7 @@ interface AccessArgs {
   readonly base: URL;
   readonly origin: string;
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
   readonly callers: readonly TokenSource[];
   /** The cubes and views named with --cube; undefined: every one shown. */
   readonly cubes: readonly string[] | undefined;
@@ -161,6 +162,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): AccessArgs {
     base: apiBaseUrl(positionals[0] as string),
     origin: parseOrigin(values.origin, env),
     timeoutMs: parseTimeout(values.timeout),
+    deadlineMs: parseDeadline(values.deadline, DEFAULT_DEADLINE_MS),
     callers: second === undefined ? [first] : [first, second],
     cubes: cubes === undefined ? undefined : [...new Set(cubes)],
     json: values.json,
@@ -176,63 +178,6 @@ const NOT_JUDGED_HERE: readonly RejectionCode[] = [
   'ERR_CONFIG_INVALID',
 ];
 
-/** The token as `verify` judges it in this environment. */
-interface VerifiedHere {
-  /** false: this environment holds no configuration to judge the token's path with (error says why). */
-  readonly known: boolean;
-  readonly accepted: boolean;
-  readonly path: AuthPath | null;
-  /** The tenant and groups the hook gives; null when not accepted here or no authorization is configured here. */
-  readonly authorization: VerifyReport['authorization'];
-  readonly error: VerifyReport['error'];
-}
-
-/** One caller's part of the report (`--json`'s `callers[]`). */
-interface CallerReport {
-  readonly side: Side;
-  /** How the token was given; the token itself is never shown. */
-  readonly token: string;
-  readonly requestOrigin: string | null;
-  readonly verifiedHere: VerifiedHere;
-  /** Cube's verdict on the token, from /meta. */
-  readonly cube: {
-    readonly accepted: boolean;
-    readonly status: number | null;
-    readonly message: string | null;
-    /** The fix, when Cube refused the token: verify's, or why none is known here. */
-    readonly hint: string | null;
-  };
-  readonly cubes: readonly VisibleCube[];
-  /** Set when Cube accepted the token and /meta shows it nothing. */
-  readonly noCubeVisible: string | null;
-  readonly rows: readonly RowsReport[];
-}
-
-/** The row conditions of one cube (`--json`'s `rows[]`). */
-interface RowsReport {
-  readonly cube: string;
-  /** Whether /meta shows this caller the cube. */
-  readonly shown: boolean;
-  /** The member queried; null: none to query (neither caller is shown one). */
-  readonly member: string | null;
-  readonly status: 'conditions' | 'refused' | 'failed' | 'not-asked';
-  readonly conditions: readonly { readonly sql: string; readonly params: readonly unknown[] }[];
-  /** A condition is Cube's denial, `1 = 0`: no row. */
-  readonly denied: boolean;
-  /** Cube's refusal or failure, or why nothing was asked; null for conditions. */
-  readonly message: string | null;
-  /** The row conditions in one line, as the comparison compares them. */
-  readonly summary: string;
-}
-
-interface AccessReport {
-  readonly url: string;
-  readonly timeoutMs: number;
-  readonly ok: boolean;
-  readonly callers: readonly CallerReport[];
-  readonly comparison: { readonly same: boolean; readonly differences: readonly Difference[] } | null;
-}
-
 async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promise<Caller> {
   if (source.kind !== 'service')
     return {
@@ -241,7 +186,9 @@ async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promi
     };
   const secret = signingSecret(io.env) as NonNullable<ReturnType<typeof signingSecret>>;
   const expiresIn = source.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  return { token: signServiceToken(secret.value, source.claims, expiresIn), origin: args.origin };
+  const token = signServiceToken(secret.value, source.claims, expiresIn);
+  io.scrubber?.holdToken(token);
+  return { token, origin: args.origin };
 }
 
 function describeSource(source: TokenSource): string {
@@ -281,44 +228,46 @@ function groupsOf(local: VerifiedHere): string {
   return `[${local.authorization.groups.map((group) => JSON.stringify(group)).join(', ')}]`;
 }
 
-function rowsReport(rows: CubeRows, shown: boolean): RowsReport {
-  const summary = rowsSummary(rows);
-  const { outcome, member } = rows;
-  const base = { cube: rows.cube, shown, member, summary };
-  if (outcome === null)
-    return { ...base, status: 'not-asked', conditions: [], denied: false, message: 'no member of it is shown' };
-  if (outcome.kind !== 'answered')
-    return {
-      ...base,
-      status: outcome.kind,
-      conditions: [],
-      denied: false,
-      message: outcome.message,
-    };
-  return { ...base, status: 'conditions', conditions: outcome.conditions, denied: outcome.denied, message: null };
-}
-
 /** Asks Cube, for every caller: /meta, then /sql for each cube in scope. */
 async function inspect(args: AccessArgs, callers: readonly Caller[], io: CliIO): Promise<AccessReport> {
-  const plan: RequestPlan = { base: args.base, timeoutMs: args.timeoutMs, env: io.env };
+  const deadline = new Deadline(args.deadlineMs, io.timers);
+  try {
+    return await inspectWithin(args, callers, io, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function inspectWithin(
+  args: AccessArgs,
+  callers: readonly Caller[],
+  io: CliIO,
+  deadline: Deadline,
+): Promise<AccessReport> {
+  const plan: RequestPlan = { base: args.base, timeoutMs: args.timeoutMs, env: io.env, deadline };
   const sides: Side[] = ['first', 'second'];
   const locals = await Promise.all(callers.map((caller) => verifiedHere(caller, io.env)));
   const metas: MetaOutcome[] = [];
   for (const caller of callers) metas.push(await readMeta(caller, plan));
   const seen = metas.map((meta) => (meta.kind === 'answered' ? meta.cubes : []));
   const inScope = (name: string) => args.cubes === undefined || args.cubes.includes(name);
-  const names = args.cubes ?? [...new Set(seen.flat().map((cube) => cube.name))];
+  // Maps, not searches: /meta decides how many cubes there are.
+  const byName = seen.map((cubes) => new Map(cubes.map((cube) => [cube.name, cube])));
+  const anyByName = new Map<string, VisibleCube>();
+  for (const cube of seen.flat()) if (!anyByName.has(cube.name)) anyByName.set(cube.name, cube);
+  const names = args.cubes ?? [...anyByName.keys()];
   const reports: CallerReport[] = [];
   for (const [index, caller] of callers.entries()) {
     const meta = metas[index] as MetaOutcome;
     const local = locals[index] as VerifiedHere;
     const own = seen[index] as readonly VisibleCube[];
+    const ownByName = byName[index] as Map<string, VisibleCube>;
     const rows: RowsReport[] = [];
     if (meta.kind === 'answered') {
       for (const name of names) {
         // A cube this caller is not shown is asked about with the other's member: its answer shows the denial.
-        const mine = own.find((cube) => cube.name === name);
-        const cube = mine ?? seen.flat().find((other) => other.name === name);
+        const mine = ownByName.get(name);
+        const cube = mine ?? anyByName.get(name);
         rows.push(rowsReport(await readRows(caller, name, cube && memberToQuery(cube), plan), mine !== undefined));
       }
     }
@@ -342,117 +291,29 @@ async function inspect(args: AccessArgs, callers: readonly Caller[], io: CliIO):
       rows,
     });
   }
-  const ok = reports.every((report) => report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed'));
+  const ok = reports.every(
+    (report) =>
+      report.cube.accepted && report.rows.every((rows) => rows.status !== 'failed' && rows.status !== 'not-checked'),
+  );
   const [first, second] = reports;
   const comparison =
     first && second && first.cube.accepted && second.cube.accepted ? comparisonOf(first, second) : null;
-  return { url: args.base.href, timeoutMs: args.timeoutMs, ok, callers: reports, comparison };
+  const { deadlineMs, timeoutMs } = args;
+  const deadlinePassed = deadline.passed;
+  return {
+    url: args.base.href,
+    timeoutMs,
+    deadlineMs,
+    deadlinePassed,
+    ok: ok && !deadlinePassed,
+    callers: reports,
+    comparison,
+  };
 }
 
 function comparisonOf(first: CallerReport, second: CallerReport): AccessReport['comparison'] {
   const differences = compareSides({ first, second });
   return { same: differences.length === 0, differences };
-}
-
-type Paint = ReturnType<typeof painter>;
-
-const SIDE_NAME: Record<Side, string> = { first: 'first caller', second: 'second caller' };
-
-/** `"a", "b"`: names from the data model, quoted and escaped. */
-function names(list: readonly string[]): string {
-  return list.map((name) => jsonForTerminal(name)).join(', ');
-}
-
-function describeVerifiedHere(local: VerifiedHere): string {
-  if (!local.known) {
-    const error = local.error as NonNullable<VerifiedHere['error']>;
-    return `not known here: ${error.code}: ${forTerminal(error.message)}`;
-  }
-  if (!local.accepted) {
-    const error = local.error as NonNullable<VerifiedHere['error']>;
-    return `refused: ${error.code}: ${forTerminal(error.message)}`;
-  }
-  const path = `accepted on the ${local.path} path`;
-  if (local.authorization === null) return `${path}; tenant and groups not known here (no authorization configured)`;
-  const { tenant, groups } = local.authorization;
-  const shownGroups = groups.length === 0 ? 'none' : names(groups);
-  return `${path}: tenant ${tenant === null ? 'none' : jsonForTerminal(tenant)}, groups ${shownGroups}`;
-}
-
-function describeRows(rows: RowsReport, paint: Paint): string {
-  const asked = rows.member === null ? '' : ` (/sql of ${jsonForTerminal(rows.member)})`;
-  if (rows.status === 'conditions') {
-    if (rows.denied) return `${paint('red', 'none')}: Cube denies it, ${forTerminal(rows.summary)}${asked}`;
-    return `${forTerminal(rows.summary)}${asked}`;
-  }
-  if (rows.status === 'not-asked') return 'not asked: no member of it is shown to either caller';
-  const label = rows.status === 'refused' ? paint('yellow', 'refused') : paint('red', 'failed');
-  return `${label}: ${forTerminal(rows.message ?? '')}${asked}`;
-}
-
-function printCaller(report: CallerReport, paint: Paint, out: string[]): void {
-  const origin = report.requestOrigin === null ? '' : `, Request-Origin: ${forTerminal(report.requestOrigin)}`;
-  out.push(`${paint('bold', `The ${SIDE_NAME[report.side]}`)}: ${forTerminal(report.token)}${origin}`);
-  out.push(`  verified here  ${describeVerifiedHere(report.verifiedHere)}`);
-  const { cube } = report;
-  if (!cube.accepted) {
-    const what = cube.status === 403 ? 'refused the token' : 'failed';
-    out.push(`  Cube           ${paint('red', what)}: ${forTerminal(cube.message ?? '')}`);
-    if (cube.hint !== null) out.push(`  fix            ${paint('yellow', forTerminal(cube.hint))}`);
-    return;
-  }
-  const kinds = (type: 'cube' | 'view') => report.cubes.filter((shown) => shown.type === type).length;
-  out.push(
-    `  Cube           accepted it: /meta shows ${plural(kinds('cube'), 'cube')}, ${plural(kinds('view'), 'view')}`,
-  );
-  if (report.noCubeVisible !== null) out.push(`  ${paint('red', forTerminal(report.noCubeVisible))}`);
-  for (const shown of report.cubes) {
-    out.push(`  ${shown.type} ${jsonForTerminal(shown.name)}`);
-    if (shown.measures.length > 0) out.push(`    measures     ${names(shown.measures)}`);
-    if (shown.dimensions.length > 0) out.push(`    dimensions   ${names(shown.dimensions)}`);
-    if (shown.segments.length > 0) out.push(`    segments     ${names(shown.segments)}`);
-    const rows = report.rows.find((entry) => entry.cube === shown.name);
-    if (rows !== undefined) out.push(`    rows         ${describeRows(rows, paint)}`);
-  }
-  for (const rows of report.rows.filter((entry) => !entry.shown)) {
-    out.push(`  ${jsonForTerminal(rows.cube)}: not shown by /meta`);
-    out.push(`    rows         ${describeRows(rows, paint)}`);
-  }
-}
-
-function describeDifference(difference: Difference): string {
-  const only = (side: Side) => `only the ${SIDE_NAME[side]} sees it`;
-  if (difference.kind === 'cube')
-    return `${difference.type} ${jsonForTerminal(difference.cube)}: ${only(difference.only)}`;
-  if (difference.kind === 'member') return `member ${jsonForTerminal(difference.member)}: ${only(difference.only)}`;
-  return [
-    `rows of ${jsonForTerminal(difference.cube)}:`,
-    `    first   ${forTerminal(difference.first)}`,
-    `    second  ${forTerminal(difference.second)}`,
-  ].join('\n');
-}
-
-function printReport(report: AccessReport, io: CliIO): void {
-  const paint = painter(io.stdout, io.env);
-  const out: string[] = [`Access at ${report.url} (timeout ${report.timeoutMs} ms)`, ''];
-  for (const caller of report.callers) {
-    printCaller(caller, paint, out);
-    out.push('');
-  }
-  const { comparison } = report;
-  if (report.callers.length === 2) {
-    if (comparison === null) {
-      out.push(`${paint('red', 'Not compared')}: Cube did not accept both tokens.`);
-    } else {
-      for (const difference of comparison.differences) out.push(`  ${describeDifference(difference)}`);
-      out.push(
-        comparison.same
-          ? `${paint('green', 'The same data')}: both callers see the same cubes, members and rows.`
-          : `${paint('red', 'Not the same data')}: ${plural(comparison.differences.length, 'difference')}.`,
-      );
-    }
-  }
-  io.stdout.write(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {

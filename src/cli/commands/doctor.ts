@@ -1,11 +1,15 @@
 import { CUBE_JS_TIMEOUT_MS, diagnose } from '../../doctor';
 import { ENV } from '../../config/env';
-import { parseCommandLine, tokenFrom } from '../args';
+import { parseCommandLine, parseDeadline, tokenFrom } from '../args';
+import { Deadline, NOT_CHECKED } from '../deadline';
 import { checklist, plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';
 import { readIdpToken } from './probe';
 
-const HELP = `Usage: cube-dual-auth doctor [--token-file <file> | --token -] [--json]
+/** The whole run's deadline: the identity providers' timeouts and cube.js's load fit within it. */
+const DEFAULT_DEADLINE_MS = 60_000;
+
+const HELP = `Usage: cube-dual-auth doctor [--token-file <file> | --token -] [--deadline <ms>] [--json]
 
 Checks the environment a deployment would run with, using the checkAuth hook's own code:
   configuration           every variable is valid (the hook would start)
@@ -50,6 +54,8 @@ Run it where Cube runs: in the Cube project directory, with Cube's environment. 
 Options:
   --token-file <file>  an example token, read from <file> ("Bearer " prefix allowed)
   --token -            the same, read from standard input (never from the command line)
+  --deadline <ms>      deadline of the whole run (default ${DEFAULT_DEADLINE_MS}): a check it leaves
+                       fails as "${NOT_CHECKED}"
   --json               print {"ok": boolean, "checks": [{"id", "status": "ok"|"warn"|"fail",
                        "message", "issuer"?}]}
 
@@ -69,13 +75,18 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   token: { type: 'string' },
   'token-file': { type: 'string' },
+  deadline: { type: 'string' },
 } as const;
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseCommandLine(argv, { options: OPTIONS, positionals: [] });
   const { json } = values;
+  const deadlineMs = parseDeadline(values.deadline, DEFAULT_DEADLINE_MS);
   const example = await readIdpToken(tokenFrom(values), io);
-  const diagnosis = await diagnose(io.env, io.cwd, { exampleToken: example });
+  const deadline = new Deadline(deadlineMs, io.timers);
+  const diagnosis = await diagnose(io.env, io.cwd, { exampleToken: example, signal: deadline.signal }).finally(() =>
+    deadline.dispose(),
+  );
   const code = diagnosis.ok ? EXIT_OK : EXIT_REFUSED;
   if (json) {
     writeJson(io.stdout, diagnosis);

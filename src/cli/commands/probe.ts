@@ -3,7 +3,8 @@ import { DEFAULTS } from '../../config/options';
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
 import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
-import { parseCommandLine, tokenFrom, type TokenFrom } from '../args';
+import { parseCommandLine, parseDeadline, tokenFrom, type TokenFrom } from '../args';
+import { Deadline, NOT_CHECKED } from '../deadline';
 import {
   EXIT_OK,
   EXIT_REFUSED,
@@ -29,8 +30,11 @@ import {
   signServiceToken,
 } from '../cube-call';
 
+/** The whole probe's deadline: six requests at the default timeout fit. */
+const DEFAULT_DEADLINE_MS = 60_000;
+
 const HELP = `Usage: cube-dual-auth probe <cube-api-url> [--token-file <file> | --token -] [--origin <value>]\
- [--claims <json>] [--timeout <ms>] [--json]
+ [--claims <json>] [--timeout <ms>] [--deadline <ms>] [--json]
 
 Checks a running Cube deployment from outside, as the embedding service and your app call it:
 six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, FAIL or SKIP.
@@ -71,6 +75,8 @@ Options:
                        and none in --claims, a refused service-token check says which to add
   --timeout <ms>       deadline of each request, from connecting to the last byte
                        (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS})
+  --deadline <ms>      deadline of the whole probe (default ${DEFAULT_DEADLINE_MS}): a check it leaves
+                       fails as "${NOT_CHECKED}"
   --json               print the result as JSON instead:
                        {"url": string, "origin": string, "timeoutMs": number, "ok": boolean,
                         "checks": [{"name": string, "expected": 200|403, "status": number|null,
@@ -104,10 +110,12 @@ const OPTIONS = {
   origin: { type: 'string' },
   claims: { type: 'string' },
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
 interface ProbeArgs {
+  readonly deadlineMs: number;
   readonly base: URL;
   readonly origin: string;
   readonly claims: Record<string, unknown>;
@@ -125,6 +133,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
     origin: parseOrigin(values.origin, env),
     claims: values.claims === undefined ? {} : parseClaims(values.claims),
     timeoutMs: parseTimeout(values.timeout),
+    deadlineMs: parseDeadline(values.deadline, DEFAULT_DEADLINE_MS),
     idpTokenFrom,
     json: values.json,
   };
@@ -147,6 +156,7 @@ export async function readIdpToken(from: TokenFrom | undefined, io: CliIO): Prom
   if (token === '') throw new UsageError(`no token in ${source}: it is empty`);
   if (!/^[\x21-\x7e]+$/.test(token))
     throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
+  io.scrubber?.holdToken(token);
   return token;
 }
 
@@ -178,16 +188,20 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const idpToken = await readIdpToken(args.idpTokenFrom, io);
   const secret = signingSecret(io.env);
   const expiresIn = args.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
+  const serviceToken = secret === undefined ? undefined : signServiceToken(secret.value, args.claims, expiresIn);
+  if (serviceToken !== undefined) io.scrubber?.holdToken(serviceToken);
+  const deadline = new Deadline(args.deadlineMs, io.timers);
   const sent = await runChecks({
     base: args.base,
     origin: args.origin,
-    serviceToken: secret === undefined ? undefined : signServiceToken(secret.value, args.claims, expiresIn),
+    serviceToken,
     noServiceToken: `${NO_SIGNING_SECRET}: no service token to sign (set one to the deployment's API secret)`,
     idpToken,
     noIdpToken: 'no identity-provider token: give one with --token-file <file> or --token -',
     timeoutMs: args.timeoutMs,
     env: io.env,
-  });
+    deadline,
+  }).finally(() => deadline.dispose());
   const hint = tenantClaimHint(io.env, args.claims);
   const checks = sent.map((check) =>
     check.name === 'service-token' && check.status === 403 && hint !== undefined

@@ -1,5 +1,6 @@
 /** The checks `probe` runs, in order: the requests the embedding service and an app send, and what each must get. */
 import { randomBytes } from 'node:crypto';
+import { NOT_CHECKED, type Deadline } from '../deadline';
 import { get, type Answer } from './http';
 import { judge, MISSING_TOKEN_BODY, type Expectation, type Verdict } from './judge';
 import { endpoint } from './target';
@@ -46,6 +47,8 @@ interface ProbePlan {
   readonly env: NodeJS.ProcessEnv;
   /** Milliseconds on a monotonic clock (tests pass their own). */
   readonly now?: () => number;
+  /** The whole probe's deadline: checks it leaves are not checked, and fail. */
+  readonly deadline?: Deadline;
 }
 
 /** One check as planned: the request it sends and what the answer must be. Its outcome is a {@link CheckResult}. */
@@ -94,18 +97,24 @@ function headersFor(check: CheckSpec, origin: string): Record<string, string> {
 }
 
 /** Sends one check's request to `url` and judges the answer. */
-async function send(check: CheckSpec, url: URL, plan: ProbePlan): Promise<{ result: CheckResult; answered: boolean }> {
+async function send(
+  check: CheckSpec,
+  url: URL,
+  plan: ProbePlan,
+): Promise<{ result: CheckResult; answered: boolean; notChecked: boolean }> {
   const answer: Answer = await get(url, {
     headers: headersFor(check, plan.origin),
-    timeoutMs: plan.timeoutMs,
+    timeoutMs: plan.deadline?.within(plan.timeoutMs) ?? plan.timeoutMs,
     env: plan.env,
     now: plan.now,
+    ...(plan.deadline === undefined ? {} : { signal: plan.deadline.signal }),
   });
   const { verdict, reason } = judge(answer, check.expect, check.token?.value);
   const status = answer.kind === 'answered' ? answer.status : null;
   return {
     result: { name: check.name, expected: check.expect.status, status, ms: answer.ms, verdict, reason },
     answered: answer.kind === 'answered',
+    notChecked: answer.kind === 'unanswered' && answer.reason === NOT_CHECKED,
   };
 }
 
@@ -131,6 +140,7 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
       });
       continue;
     }
+    if (unreachable === undefined && plan.deadline?.passed === true) unreachable = NOT_CHECKED;
     if (unreachable !== undefined) {
       results.push({
         name: check.name,
@@ -138,14 +148,15 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
         status: null,
         ms: null,
         verdict: 'FAIL',
-        reason: `not sent: ${unreachable}`,
+        reason: unreachable === NOT_CHECKED ? NOT_CHECKED : `not sent: ${unreachable}`,
       });
       continue;
     }
-    const { result, answered } = await send(check, url, plan);
+    const { result, answered, notChecked } = await send(check, url, plan);
     sent++;
     results.push(result);
-    if (!answered && sent === 1) unreachable = `${check.name} got no answer`;
+    if (notChecked) unreachable = NOT_CHECKED;
+    else if (!answered && sent === 1) unreachable = `${check.name} got no answer`;
   }
   return results;
 }

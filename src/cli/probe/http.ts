@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { exchange, Interrupted, readBody } from '../../http/exchange';
 import { transportHint } from '../../http/transport-failure';
+import { NOT_CHECKED } from '../deadline';
 
 /** Most of a body kept for judging: a Cube error is a few hundred bytes, /meta of a large model a few hundred KB. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -20,6 +21,8 @@ interface GetOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Milliseconds on a monotonic clock (tests pass their own). */
   readonly now?: () => number;
+  /** The command's deadline (deadline.ts): aborting it ends the exchange, which is then not checked. */
+  readonly signal?: AbortSignal;
 }
 
 const CONNECTION_ERRORS: Readonly<Record<string, string>> = {
@@ -48,14 +51,14 @@ function describeFailure(error: unknown, url: URL): string {
  */
 export async function get(
   url: URL,
-  { headers, timeoutMs, env, now = () => performance.now() }: GetOptions,
+  { headers, timeoutMs, env, now = () => performance.now(), signal }: GetOptions,
 ): Promise<Answer> {
   const started = now();
   const elapsed = () => Math.round(now() - started);
   try {
     const answer = await exchange(
       url,
-      { headers: { ...headers, connection: 'close' }, timeoutMs, env },
+      { headers: { ...headers, connection: 'close' }, timeoutMs, env, ...(signal === undefined ? {} : { signal }) },
       async (response) => {
         // Enough to judge: the rest is not read.
         const body = await readBody(response, MAX_BODY_BYTES, undefined, 'cut');
@@ -64,8 +67,9 @@ export async function get(
     );
     return { kind: 'answered', ...answer, ms: elapsed() };
   } catch (error) {
-    const reason =
-      error instanceof Interrupted ? `no complete answer within ${timeoutMs} ms` : describeFailure(error, url);
+    let reason = describeFailure(error, url);
+    if (error instanceof Interrupted)
+      reason = error.by === 'signal' ? NOT_CHECKED : `no complete answer within ${timeoutMs} ms`;
     return { kind: 'unanswered', reason, ms: elapsed() };
   }
 }

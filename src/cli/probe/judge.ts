@@ -1,6 +1,6 @@
 /** What makes an answer of the deployment right or wrong, and how it is told without leaking what was sent. */
 import { maskTokens, TOKEN_MISSING_MESSAGE } from '../../errors';
-import { isObject } from '../../http/json';
+import { isObject, parseOutsideJson } from '../../http/json';
 import type { Answer } from './http';
 
 export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
@@ -53,9 +53,10 @@ function echoOf(text: string, token: string | undefined): string | undefined {
   return undefined;
 }
 
+/** The body as JSON; undefined when it is not JSON or nests past the limit (http/json.ts). */
 function parsed(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseOutsideJson(text);
   } catch {
     return undefined;
   }

@@ -209,6 +209,7 @@ ${step.text}
 export async function rotateSecret(args: readonly string[], io: CliIO, clock: Clock = REAL_CLOCK): Promise<number> {
   const { values, rotation, file } = parse(args, io);
   const secret = await readNewSecret(file);
+  io.scrubber?.holdSecret(secret);
   let status = EXIT_OK;
   const done = await runService(
     COMMAND,

@@ -51,6 +51,32 @@ describe('compareSides', () => {
     ]);
   });
 
+  it('counts conditions that differ only by a repeated term as the same, and keeps other differences', () => {
+    const side = (conditions: { sql: string; params: unknown[] }[]) => ({
+      cubes: [],
+      rows: [{ cube: 'orders', summary: conditions.map((c) => c.sql).join(' AND '), conditions }],
+    });
+    const once = side([{ sql: 'tenant = ?', params: ['acme'] }]);
+    const same = [
+      side([{ sql: '(tenant = ?) OR (tenant = ?)', params: ['acme', 'acme'] }]),
+      side([{ sql: '((tenant = ?)) OR tenant = ? OR (tenant = ?)', params: ['acme', 'acme', 'acme'] }]),
+      side([
+        { sql: 'tenant = ?', params: ['acme'] },
+        { sql: 'tenant = ?', params: ['acme'] },
+      ]),
+    ];
+    for (const repeated of same) {
+      expect(compareSides({ first: once, second: repeated })).toEqual([]);
+      expect(compareSides({ first: repeated, second: once })).toEqual([]);
+    }
+    const other = [
+      side([{ sql: '(tenant = ?) OR (tenant = ?)', params: ['acme', 'globex'] }]),
+      side([{ sql: 'tenant = ? OR region = ?', params: ['acme', 'acme'] }]),
+      side([{ sql: 'tenant = ?', params: ['globex'] }]),
+    ];
+    for (const different of other) expect(compareSides({ first: once, second: different })).toHaveLength(1);
+  });
+
   it("counts a cube's rows asked of one caller only as a difference", () => {
     expect(
       compareSides({

@@ -86,7 +86,7 @@ describe('access: one token', () => {
     const lines = result.stdout.split('\n');
     expect(lines).toEqual(
       expect.arrayContaining([
-        `Access at ${cube.url}/cubejs-api/v1 (timeout 5000 ms)`,
+        `Access at ${cube.url}/cubejs-api/v1 (timeout 5000 ms, deadline 120000 ms)`,
         'The first caller: service token minted with the API secret, claims {"tenant":"acme","roles":["analyst"]}, Request-Origin: embeddable',
         '  verified here  accepted on the shared-secret path: tenant "acme", groups "analyst", "embeddable"',
         '  Cube           accepted it: /meta shows 3 cubes, 1 view',
@@ -276,6 +276,8 @@ describe('access --json', () => {
     expect(json).toEqual({
       url: `${cube.url}/cubejs-api/v1`,
       timeoutMs: 5000,
+      deadlineMs: 120000,
+      deadlinePassed: false,
       ok: true,
       callers: [
         {

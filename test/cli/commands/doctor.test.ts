@@ -378,9 +378,9 @@ describe('cube-dual-auth doctor', () => {
     const help = await runCli(['doctor', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
-    const wrong = await runCli(['doctor', '--verbose']);
+    const wrong = await runCli(['doctor', '--loud']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/Unknown option '--verbose'/);
+    expect(wrong.stderr).toMatch(/Unknown option '--loud'/);
   });
 });
 

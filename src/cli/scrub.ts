@@ -1,0 +1,113 @@
+/**
+ * What the CLI prints passes through here, whatever printed it (docs/cli.md, "Faults and limits"): the tokens and
+ * secrets the command holds are taken out of it, whole and, for a token, each of its three parts; so is the password
+ * of any URL. Text from outside (Cube's answers, a cube.js's error, a service's message) may quote any of them.
+ */
+import { Writable } from 'node:stream';
+
+/** What a held value is shown as. */
+const TOKEN = '[token]';
+const SECRET = '[secret]';
+const URL_PASSWORD = '***';
+
+/** Names of variables whose values are secrets (the API secret, SQL key secrets, a database's password...). */
+const SECRET_NAME = /SECRET|PASS|TOKEN|CREDENTIAL|PRIVATE|_KEY/i;
+/** Values too plain to be a secret, which scrubbing would only mangle the output with: flags and numbers. */
+const PLAIN_VALUE = /^(?:true|false|yes|no|on|off|\d{1,6})$/i;
+/** Shorter values are not scrubbed: they would take letters out of words. */
+const MIN_SECRET_LENGTH = 4;
+/** A token's part shorter than this is no secret (an empty part, a cut token). */
+const MIN_PART_LENGTH = 8;
+
+/** `scheme://user:password@host` written `scheme://user:***@host`, in one pass over `text`. */
+export function maskUrlPasswords(text: string): string {
+  let out = '';
+  let from = 0;
+  let at = text.indexOf('://');
+  while (at !== -1) {
+    const start = at + 3;
+    // The userinfo ends at the first @ before the host's end: a slash, space, ?, # or quote.
+    let i = start;
+    let colon = -1;
+    while (i < text.length && !/[\s/?#@"'<>\\]/.test(text[i] as string)) {
+      if (colon === -1 && text[i] === ':') colon = i;
+      i++;
+    }
+    const hasScheme = /[a-z0-9+.-]/i.test(text[at - 1] ?? '');
+    if (hasScheme && text[i] === '@' && colon !== -1 && colon + 1 < i) {
+      out += `${text.slice(from, colon + 1)}${URL_PASSWORD}`;
+      from = i;
+    }
+    // The scan stops at a slash, which may be the next `://`'s: look again from the colon before it.
+    at = text.indexOf('://', Math.max(i - 1, start));
+  }
+  return out + text.slice(from);
+}
+
+/** The forms a value takes in printed text: as it is, inside a JSON string, and escaped for a terminal. */
+function printedForms(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1);
+  const terminal = (text: string): string =>
+    // eslint-disable-next-line no-control-regex -- as terminal-text.ts escapes them
+    text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [...new Set([value, json, terminal(value), terminal(json)])];
+}
+
+/**
+ * The tokens and secrets one command holds, and what takes them out of text.
+ * @example `scrubber.holdToken(token)`, then `scrubber.scrub('sig: ' + token.split('.')[2])` is `'sig: [token]'`
+ */
+export class Scrubber {
+  /** Held values and what each is shown as, longest first when scrubbing. */
+  private readonly held = new Map<string, string>();
+  private ordered: [string, string][] | undefined;
+
+  private hold(value: string, shownAs: string, minLength: number): void {
+    if (value.length < minLength) return;
+    for (const form of printedForms(value)) if (!this.held.has(form)) this.held.set(form, shownAs);
+    this.ordered = undefined;
+  }
+
+  /** Holds a token (a JWS): whole, and each of its header, payload and signature. */
+  holdToken(token: string): void {
+    const whole = token.trim();
+    this.hold(whole, TOKEN, MIN_SECRET_LENGTH);
+    for (const part of whole.split('.')) this.hold(part, TOKEN, MIN_PART_LENGTH);
+  }
+
+  /** Holds a secret: whole, each item of a comma-separated list, and the password of a URL. */
+  holdSecret(value: string): void {
+    const items = [value, ...value.split(',')].map((item) => item.trim());
+    for (const item of items) if (!PLAIN_VALUE.test(item)) this.hold(item, SECRET, MIN_SECRET_LENGTH);
+  }
+
+  /** Holds the values of the environment's secret variables, and the passwords of URLs in any variable. */
+  holdEnvironment(env: NodeJS.ProcessEnv): void {
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined || value === '') continue;
+      if (SECRET_NAME.test(name)) this.holdSecret(value);
+      for (const match of value.matchAll(/:\/\/[^\s/?#@:]*:([^\s/?#@]+)@/g)) this.holdSecret(match[1] as string);
+    }
+  }
+
+  /** `text` with every held value replaced (longest first) and the passwords of URLs masked. */
+  scrub(text: string): string {
+    this.ordered ??= [...this.held].sort(([a], [b]) => b.length - a.length);
+    let result = text;
+    for (const [value, shownAs] of this.ordered) if (result.includes(value)) result = result.split(value).join(shownAs);
+    return maskUrlPasswords(result);
+  }
+}
+
+/** A stream that writes to `target` what is written to it, scrubbed; a terminal stays one (for colours). */
+export function scrubbingStream<T extends Writable & { isTTY?: boolean }>(target: T, scrubber: Scrubber): T {
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done): void {
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      target.write(scrubber.scrub(text));
+      done();
+    },
+  });
+  return Object.assign(stream, { isTTY: target.isTTY }) as unknown as T;
+}
