@@ -39,6 +39,17 @@ function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   return items && items.length > 0 ? items : undefined;
 }
 
+/**
+ * A list of ids (SQL key ids): separated by commas, spaces or newlines, as a revocation list pasted from anywhere is;
+ * what is left is checked as ids by the options table, so any other separator stops Cube naming the variable.
+ */
+function readIds(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const items = readEnv(env, name)
+    ?.split(/[\s,]+/)
+    .filter((item) => item !== '');
+  return items && items.length > 0 ? items : undefined;
+}
+
 /** A duration: `90d`, `36h`, `15m`, `30s`, or a plain number of seconds. */
 function duration(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = readEnv(env, name);
@@ -167,6 +178,7 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
 const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string[]) => unknown> = {
   text: (env, [name]) => readEnv(env, name as string),
   list: (env, [name]) => readList(env, name as string),
+  ids: (env, [name]) => readIds(env, name as string),
   number: (env, [name]) => number(env, name as string),
   duration: (env, [name]) => duration(env, name as string),
   boolean: (env, [name]) => boolean(env, name as string),

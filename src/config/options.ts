@@ -8,6 +8,7 @@ import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../
 import { DualAuthConfigError, type AuthPath } from '../errors';
 import { authorizationOf, groupList, type Authorization, type AuthorizationSettings } from './authorization';
 import { claimPointer } from './claim-pointer';
+import { DEFAULT_PER_TOKEN_CLAIMS } from './per-token-claims';
 import {
   identityProvidersOf,
   type IdentityProvider,
@@ -177,10 +178,22 @@ export interface DualAuthOptions {
   sqlKeyMaxAge?: number;
   /**
    * Ids (`jti`) of SQL keys refused from now on, at login and at each re-authentication. Env:
-   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (comma-separated).
+   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (separated by commas, spaces or newlines; anything else stops Cube).
    * @default none
    */
   sqlKeysRevoked?: readonly string[];
+  /**
+   * The most live SQL logins one user name keeps for Cube's re-authentication: a user's further login evicts that
+   * user's own oldest, never another user's. Env: `CUBE_DUAL_AUTH_SQL_LIVE_LOGINS_PER_USER`. @default 20
+   */
+  sqlLiveLoginsPerUser?: number;
+  /**
+   * Claims an identity provider sets per token (a token or session id), never compared when two live SQL logins of one
+   * user are judged the same identity; `iat`, `nbf`, `exp`, `jti` and `auth_time` never are either. Env:
+   * `CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS` (comma-separated). @default Entra ID's `uti`, `aio`, `rh`; Keycloak's
+   * `sid`, `session_state`; Auth0's `sid`, `nonce`; Okta's `nonce`, `at_hash`, `c_hash`
+   */
+  sqlPerTokenClaims?: readonly string[];
   /**
    * Sends the caller a refusal's whole message (JWKS URL, configuration) instead of the public one; for development.
    * Events and `explain()` always have it. Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`). @default false
@@ -240,7 +253,7 @@ export type { IdentityProviderOptions };
 type OptionKey = keyof DualAuthOptions;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
-export type EnvFormat = 'text' | 'list' | 'number' | 'duration' | 'boolean' | 'json' | 'secrets' | 'log';
+export type EnvFormat = 'text' | 'list' | 'ids' | 'number' | 'duration' | 'boolean' | 'json' | 'secrets' | 'log';
 
 /** One row of the options table. */
 export interface OptionSpec<V> {
@@ -357,6 +370,29 @@ function sqlKeyMaxAge(value: unknown, fail: Fail): number {
   return value;
 }
 
+/** What a SQL key id is made of: `sql-key` mints UUIDs; a separator or anything else is a typo, never an id. */
+export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+function keyIdList(value: unknown, fail: Fail): readonly string[] {
+  if (!Array.isArray(value)) fail('must be a non-empty list of SQL key ids');
+  const ids = stringList(value, fail);
+  const bad = ids.find((id) => !SQL_KEY_ID.test(id));
+  if (bad !== undefined)
+    fail(
+      `holds ${JSON.stringify(bad.slice(0, 40))}, which is no SQL key id: separate ids with commas, spaces or ` +
+        `newlines`,
+    );
+  return ids;
+}
+
+const wholeFrom =
+  (min: number) =>
+  (value: unknown, fail: Fail): number => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+      fail(`must be a whole number of at least ${min}`);
+    return value;
+  };
+
 const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({
   env: [env],
   format: 'number',
@@ -427,11 +463,18 @@ export const OPTIONS = {
     default: 90 * DAY_SECONDS,
     check: sqlKeyMaxAge,
   },
-  sqlKeysRevoked: {
-    env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'],
+  sqlKeysRevoked: { env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'], format: 'ids', check: keyIdList },
+  sqlLiveLoginsPerUser: {
+    env: ['CUBE_DUAL_AUTH_SQL_LIVE_LOGINS_PER_USER'],
+    format: 'number',
+    default: 20,
+    check: wholeFrom(1),
+  },
+  sqlPerTokenClaims: {
+    env: ['CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS'],
     format: 'list',
-    check: (value, fail) =>
-      Array.isArray(value) ? stringList(value, fail) : fail('must be a non-empty list of SQL key ids'),
+    default: DEFAULT_PER_TOKEN_CLAIMS,
+    check: (value, fail) => (Array.isArray(value) && value.length === 0 ? [] : stringList(value, fail)),
   },
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
