@@ -190,8 +190,9 @@ export interface DualAuthOptions {
   /**
    * Claims an identity provider sets per token (a token or session id), never compared when two live SQL logins of one
    * user are judged the same identity; `iat`, `nbf`, `exp`, `jti` and `auth_time` never are either. Env:
-   * `CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS` (comma-separated). @default Entra ID's `uti`, `aio`, `rh`; Keycloak's
-   * `sid`, `session_state`; Auth0's `sid`, `nonce`; Okta's `nonce`, `at_hash`, `c_hash`
+   * `CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS` (comma-separated): Entra ID's `uti`, `aio`, `rh`; Keycloak's `sid`,
+   * `session_state`; Auth0's `sid`, `nonce`; Okta's `nonce`, `at_hash`, `c_hash` (docs/security.md).
+   * @default ['uti','aio','rh','sid','session_state','nonce','at_hash','c_hash']
    */
   sqlPerTokenClaims?: readonly string[];
   /**

@@ -5,7 +5,7 @@
  * wire's re-authentication and `__user` switch (docs/cube-lines.md#the-sql-apis-re-authentication); Cube Cloud's DAX
  * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for.
  */
-import { DualAuthError, quote, quotedText } from '../errors';
+import { DualAuthError, quote } from '../errors';
 import type { MissingLogin } from './live-logins';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
@@ -47,8 +47,9 @@ function requestFields(req: unknown): { protocol: unknown; method: unknown } {
   }
 }
 
+/** A request field as a message shows it: quoted, printable ASCII only, cut short. */
 const shown = (value: unknown): string =>
-  typeof value === 'string' ? quotedText(value) : value === undefined ? 'none' : `a ${typeof value}`;
+  typeof value === 'string' ? quote(value) : value === undefined ? 'none' : `a ${typeof value}`;
 
 /**
  * Undefined when a password-less call came as Cube Core makes it (`postgres`, `password`); otherwise the refusal,
