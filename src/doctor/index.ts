@@ -479,7 +479,8 @@ function sqlApiCheck(
   const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
   const user =
     sqlUserClaim === ANY_SQL_USER
-      ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER})`
+      ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER}), a session re-authenticated only while one subject ` +
+        `signs in under its name`
       : `the user name must be the token's claim ${JSON.stringify(sqlUserClaim)} (${ENV.sqlUserClaim})`;
   const tokens =
     providers.length === 0
@@ -493,15 +494,22 @@ function sqlApiCheck(
         ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ` +
           `${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
         : 'no static login';
+  // Under `*` a token names no user name: the superuser signs in only by its own `sub` (docs/security.md).
+  const anySuperUser = sqlSuperUser !== undefined && sqlUserClaim === ANY_SQL_USER;
   const superUser =
     sqlSuperUser === undefined
       ? `no ${ENV.sqlSuperUser}: a user stays itself`
-      : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
+      : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users` +
+        (anySuperUser ? `, and signs in only with a token or SQL key whose own "sub" names it` : '');
   const where = port === undefined ? '' : ` on ${port}`;
-  const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
+  const status: CheckStatus = providers.length === 0 || half || anySuperUser ? 'warn' : 'ok';
   const lifetime = sqlSessionLifetime(env, options);
-  return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`);
+  return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${DAX_API}; ${lifetime}`);
 }
+
+/** What Cube Cloud's DAX API users do, as the README's Cube Cloud section says (docs/cube-lines.md). */
+const DAX_API =
+  "Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password";
 
 /** Cube's native server re-authenticates a SQL session this often unless told (cubesql's `auth_expire_secs`). */
 const CUBESQL_AUTH_EXPIRE_SECS_DEFAULT = 300;

@@ -168,12 +168,22 @@ describe('diagnose: the SQL API login', () => {
     expect(check).toEqual({
       id: 'sql-api',
       status: 'ok',
-      message: `SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, the user name must be the token's claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`,
+      message: `SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, the user name must be the token's claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`,
     });
     expect(check?.message).not.toContain(password);
     expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
-      "SQL API: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
+      "SQL API: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*), a session re-authenticated only while one subject signs in under its name; no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
     );
+  });
+
+  it('warns that under "*" the superuser signs in only by its own sub', async () => {
+    const env = { CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*', CUBEJS_SQL_SUPER_USER: 'admin' };
+    expect(await sqlOf(env)).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(
+        'CUBEJS_SQL_SUPER_USER "admin" may ask to switch users, and signs in only with a token or SQL key whose own "sub" names it;',
+      ) as string,
+    });
   });
 
   it('says how long a BI session lives: until its token expires or is too old, checked every CUBESQL_AUTH_EXPIRE_SECS', async () => {
