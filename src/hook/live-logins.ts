@@ -103,6 +103,8 @@ interface Name {
 
 /** Expired entries are swept out at most this often (clock ms); a lookup removes its user's own at once. */
 const SWEEP_INTERVAL_MS = 60_000;
+/** At the cap, ended entries are swept out at most this often (clock ms) to make room. */
+const CAP_SWEEP_INTERVAL_MS = 1_000;
 
 const wholeAtLeastOne = (value: number, what: string): number => {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`The ${what} must be a whole number ≥ 1`);
@@ -149,7 +151,8 @@ export class LiveLogins {
     const replaces = name?.entries.has(key) === true;
     const full = name !== undefined && name.entries.size >= this.perUser;
     if (!replaces && !full && this.entries.size >= this.cap) {
-      this.sweep(now);
+      // At most one sweep a second at the cap: a flood of refused logins must not sweep 10,000 entries each.
+      if (now - this.sweptAt >= CAP_SWEEP_INTERVAL_MS) this.sweep(now);
       name = this.names.get(login.user);
       if (this.entries.size >= this.cap) return { remembered: false, reason: 'capacity' };
     }

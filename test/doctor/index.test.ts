@@ -91,6 +91,20 @@ describe('diagnose', () => {
     expect(diagnosis.ok).toBe(false);
   });
 
+  it('fails a revocation list that would revoke nothing (ids separated by ";"), naming the variable', async () => {
+    const diagnosis = await diagnose(
+      { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_KEYS_REVOKED: 'a-1;b-2' },
+      cubeProject,
+    );
+    expect(diagnosis.checks[0]).toEqual({
+      id: 'configuration',
+      status: 'fail',
+      message:
+        'cube-dual-auth: CUBE_DUAL_AUTH_SQL_KEYS_REVOKED holds "a-1;b-2", which is no SQL key id: separate ids with commas, spaces or newlines',
+    });
+    expect(diagnosis.ok).toBe(false);
+  });
+
   it('with a weak API secret alone, runs every check all the same, so that one run shows all there is to fix', async () => {
     const diagnosis = await diagnose({ CUBEJS_API_SECRET: 'too-short-0123', CUBEJS_JWK_URL: server.url }, cubeProject);
     expect(diagnosis.checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
