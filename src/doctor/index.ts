@@ -16,6 +16,7 @@ import { decodeToken, type DecodedToken } from '../hook/token';
 import { providerByIssuer } from '../hook/paths/key-set';
 import { tenantAndGroupsOf } from '../hook/tenant-and-groups';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
+import { SQL_REQUEST_FIELDS_SINCE } from '../hook/sql-reauth';
 import { ANY_SQL_USER } from '../config/options';
 import { formatDuration } from '../config/duration';
 import { isLoopback } from '../http/url';
@@ -502,10 +503,18 @@ function sqlApiCheck(
       : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users` +
         (anySuperUser ? `, and signs in only with a token or SQL key whose own "sub" names it` : '');
   const where = port === undefined ? '' : ` on ${port}`;
-  const status: CheckStatus = providers.length === 0 || half || anySuperUser ? 'warn' : 'ok';
-  const lifetime = sqlSessionLifetime(env, options);
+  // Without req.protocol and req.method no password-less call is answered (docs/security.md, "One name, one identity").
+  const noFields = version !== undefined && before(version, SQL_REQUEST_FIELDS_SINCE);
+  const status: CheckStatus = providers.length === 0 || half || anySuperUser || noFields ? 'warn' : 'ok';
+  const lifetime = noFields ? reauthenticationRefused(version) : sqlSessionLifetime(env, options);
   return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${DAX_API}; ${lifetime}`);
 }
+
+/** What a Cube before 1.3.13 does to a BI session: it passes no `req.protocol`, so no re-authentication is answered. */
+const reauthenticationRefused = (version: string): string =>
+  `Cube ${version} passes no req.protocol or req.method to checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and ` +
+  `later do), so every re-authentication is refused and a BI session ends at its first one, ` +
+  `CUBESQL_AUTH_EXPIRE_SECS after its login: upgrade Cube`;
 
 /** What Cube Cloud's DAX API users do, as the README's Cube Cloud section says (docs/cube-lines.md). */
 const DAX_API =

@@ -21,6 +21,9 @@ export type SqlRefusalReason = 'protocol' | 'ambiguous' | 'drift' | 'capacity' |
 export const PASSWORDLESS_PROTOCOL = 'postgres';
 export const PASSWORDLESS_METHOD = 'password';
 
+/** The first Cube that passes `req.protocol` and `req.method` to `checkSqlAuth` (Cube PR #9525). */
+export const SQL_REQUEST_FIELDS_SINCE = '1.3.13';
+
 /** The longest SQL user name, in UTF-8 bytes: a name is a key of the memory, not a place for data. */
 export const MAX_SQL_USER_BYTES = 256;
 
@@ -58,6 +61,14 @@ const shown = (value: unknown): string =>
 export function passwordlessRefusal(req: unknown, user: string): DualAuthError | undefined {
   const { protocol, method } = requestFields(req);
   if (protocol === PASSWORDLESS_PROTOCOL && method === PASSWORDLESS_METHOD) return undefined;
+  if (typeof req === 'object' && req !== null && protocol === undefined && method === undefined) {
+    // A Cube before 1.3.13 passes a request without them: its re-authentication cannot be told from any other call.
+    const message =
+      `The SQL session of user ${quote(user)} cannot be re-authenticated: this Cube passes no protocol or method to ` +
+      `checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and later do), so its re-authentication cannot be told from ` +
+      `another call; reconnect with a fresh token, or upgrade Cube`;
+    return new DualAuthError('ERR_FORBIDDEN', message);
+  }
   const message =
     `The SQL login of user ${quote(user)} came without a password over protocol ${shown(protocol)}, method ` +
     `${shown(method)}: only Cube's re-authentication of a Postgres session is answered without one, so NTLM and ` +

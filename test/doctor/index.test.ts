@@ -250,6 +250,20 @@ describe('diagnose: the SQL API login', () => {
     });
   });
 
+  it('warns on a Cube before 1.3.13, which passes no req.protocol: every re-authentication is refused', async () => {
+    const cube13 = mkdtempSync(join(tmpdir(), 'diagnose-cube-13-'));
+    try {
+      gatewayIn(cube13, 'module.exports = {};\n', { name: '@cubejs-backend/api-gateway', version: '1.3.12' });
+      const check = await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, cube13);
+      expect(check?.status).toBe('warn');
+      expect(check?.message).toMatch(
+        /; Cube 1\.3\.12 passes no req\.protocol or req\.method to checkSqlAuth \(Cube 1\.3\.13 and later do\), so every re-authentication is refused and a BI session ends at its first one, CUBESQL_AUTH_EXPIRE_SECS after its login: upgrade Cube$/,
+      );
+    } finally {
+      rmSync(cube13, { recursive: true, force: true });
+    }
+  });
+
   it('fails on a Cube that passes no password to checkSqlAuth (0.33), naming the version it needs', async () => {
     const cube033 = mkdtempSync(join(tmpdir(), 'diagnose-cube-033-'));
     try {

@@ -129,6 +129,10 @@ const ROWS: ReadonlyArray<[string, Row]> = [
   ],
   ['no request at all', { ...base, req: 'none', ...forbidden(/protocol none, method none/) }],
   [
+    'a request without protocol and method (Cube before 1.3.13)',
+    { ...base, req: {}, ...forbidden(/passes no protocol or method to checkSqlAuth \(Cube 1\.3\.13 and later do\)/) },
+  ],
+  [
     'Postgres with another method',
     { ...base, req: { protocol: 'postgres', method: 'ntlm' }, ...forbidden(/protocol "postgres", method "ntlm"/) },
   ],
