@@ -167,7 +167,7 @@ export function sqlAuthOf(
 
   /** What Cube gets: a copy of the context, so that what cube.js code does to it never reaches a re-authentication. */
   const signedIn = (password: string, context: SecurityContext): Promise<SqlLogin> =>
-    Promise.resolve({ password, superuser: false, securityContext: structuredClone(context), skipPasswordCheck: true });
+    Promise.resolve({ password, superuser: false, securityContext: copyOf(context), skipPasswordCheck: true });
 
   function keyLogin(user: string, key: string): Promise<SqlLogin> {
     let login: SqlKeyLogin;
@@ -270,7 +270,7 @@ export function sqlAuthOf(
       const found = liveLogins.find(user);
       // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may
       // change it.
-      if (found.found) return accept(structuredClone(found.login.securityContext));
+      if (found.found) return accept(copyOf(found.login.securityContext));
       refusal = missingLogin(user, found);
       reason = refusalReason(found);
     }
@@ -378,4 +378,16 @@ export function sqlAuthOf(
 function subjectOf(claims: Readonly<Record<string, unknown>>, user: string): string {
   const { iss, sub } = claims;
   return typeof sub === 'string' ? `${typeof iss === 'string' ? iss : ''}\n${sub}` : `\n\n${user}`;
+}
+
+/**
+ * A copy of a context for Cube, private to one answer. A context a `securityContext` function filled with what cannot
+ * be cloned (a function) is copied as JSON, which is what Cube's native server makes of it anyway.
+ */
+function copyOf(context: SecurityContext): SecurityContext {
+  try {
+    return structuredClone(context);
+  } catch {
+    return JSON.parse(JSON.stringify(context)) as SecurityContext;
+  }
 }

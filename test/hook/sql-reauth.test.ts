@@ -360,6 +360,14 @@ describe('the attacks of issue 39, replayed', () => {
     await expect(strict.checkSqlAuth(postgres(), 'alice', null)).rejects.toMatchObject({ code: 'ERR_FORBIDDEN' });
   });
 
+  it('copies a context a securityContext function filled with a function as JSON, as Cube would send it', async () => {
+    const { checkSqlAuth } = sqlLogin({ securityContext: (context) => ({ ...context, describe: () => 'alice' }) });
+    const login = await checkSqlAuth(postgres(), 'alice', token(ALICE));
+    expect(login.securityContext).toMatchObject({ sub: 'alice', tenant: 'acme' });
+    expect(login.securityContext).not.toHaveProperty('describe');
+    await expect(checkSqlAuth(postgres(), 'alice', null)).resolves.toMatchObject({ securityContext: { sub: 'alice' } });
+  });
+
   it('gives each login and re-authentication a copy: what cube.js code changes never reaches the next answer', async () => {
     const { checkSqlAuth } = sqlLogin();
     const login = await checkSqlAuth(postgres(), 'alice', token(ALICE));
