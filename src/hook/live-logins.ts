@@ -1,8 +1,9 @@
 /**
  * The live logins of the SQL API, per process: what Cube's re-authentication (`checkSqlAuth(req, user, null)`, every
- * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, security context, the moment
- * its credential stops being accepted and its id; bounded by a cap. README "BI tools over the SQL API" and
- * docs/cube-lines.md ("The SQL API's re-authentication") say how Cube calls it.
+ * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, identity (credential kind,
+ * subject, context), the moment its credential stops being accepted and its id; bounded per user name and in all.
+ * docs/security.md ("One name, one identity") says why a name answers only for one identity; docs/cube-lines.md ("The
+ * SQL API's re-authentication") says how Cube calls it.
  */
 import { createHash } from 'node:crypto';
 import type { SecurityContext } from './security-context';
