@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
-import { emit, type SqlLoginKind } from '../events';
+import { emit, type SqlLoginEvent, type SqlLoginKind, type SqlReauthenticationRefusedEvent } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
 import { LiveLogins, type LoginRecord, type Remembered } from './live-logins';
@@ -18,16 +18,18 @@ import type { SecurityContext } from './security-context';
 import { looksLikeSqlKey, SqlKeys, type SqlKeyLogin } from './sql-key';
 import {
   capacityRefusal,
+  copyOf,
   missingLogin,
   passwordlessRefusal,
   refusalReason,
   requestLabels,
+  subjectOf,
   superuserRefusal,
   userNameRefusal,
 } from './sql-reauth';
 
-/** Why a verified credential's login is refused (events.ts, SqlLoginEvent). */
-type LoginRefusalReason = 'capacity' | 'superuser';
+/** Why a verified credential's login is refused. */
+type LoginRefusalReason = NonNullable<SqlLoginEvent['reason']>;
 
 /** The first Cube that passes the password to `checkSqlAuth`. */
 export const SQL_PASSWORD_SINCE = '0.34.27';
@@ -259,31 +261,35 @@ export function sqlAuthOf(
   function reauthenticate(req: unknown, user: string): Promise<SqlLogin> {
     const started = onEvent ? performance.now() : 0;
     const gate = passwordlessRefusal(req, user);
-    let refusal: DualAuthError | undefined = gate;
-    let reason: 'protocol' | 'ambiguous' | 'drift' | undefined = gate === undefined ? undefined : 'protocol';
-    if (gate === undefined) {
-      const accept = (securityContext: SecurityContext): Promise<SqlLogin> => {
-        emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
-        return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
-      };
-      if (staticLogin !== undefined && user === staticLogin.user) return accept({});
-      const found = liveLogins.find(user);
-      // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may
-      // change it.
-      if (found.found) return accept(copyOf(found.login.securityContext));
-      refusal = missingLogin(user, found);
-      reason = refusalReason(found);
-    }
-    const error = refusal as DualAuthError;
+    if (gate !== undefined) return refuseReauthentication(req, gate, 'protocol', started);
+    const accept = (securityContext: SecurityContext): Promise<SqlLogin> => {
+      emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
+      return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
+    };
+    if (staticLogin !== undefined && user === staticLogin.user) return accept({});
+    const found = liveLogins.find(user);
+    // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change
+    // it.
+    if (found.found) return accept(copyOf(found.login.securityContext));
+    return refuseReauthentication(req, missingLogin(user, found), refusalReason(found), started);
+  }
+
+  /** Reports a refused re-authentication with its request's bounded labels and why, then refuses it. */
+  function refuseReauthentication(
+    req: unknown,
+    refusal: DualAuthError,
+    reason: SqlReauthenticationRefusedEvent['reason'],
+    started: number,
+  ): Promise<never> {
     emit(onEvent, {
       type: 'sql-reauthentication-refused',
-      code: error.code,
-      message: error.detail,
+      code: refusal.code,
+      message: refusal.detail,
       durationMs: performance.now() - started,
       ...requestLabels(req),
       ...(reason !== undefined && { reason }),
     });
-    return refuse(error);
+    return refuse(refusal);
   }
 
   /** A refused token's error as a SQL client should read it: a service token's says it never signs in here. */
@@ -369,25 +375,4 @@ export function sqlAuthOf(
   }
 
   return { checkSqlAuth, canSwitchSqlUser };
-}
-
-/**
- * Who a credential names, for the identity of its login: its issuer and `sub` when it has them, else the user name
- * it signed in with (a key carries the context of the token it was minted from).
- */
-function subjectOf(claims: Readonly<Record<string, unknown>>, user: string): string {
-  const { iss, sub } = claims;
-  return typeof sub === 'string' ? `${typeof iss === 'string' ? iss : ''}\n${sub}` : `\n\n${user}`;
-}
-
-/**
- * A copy of a context for Cube, private to one answer. A context a `securityContext` function filled with what cannot
- * be cloned (a function) is copied as JSON, which is what Cube's native server makes of it anyway.
- */
-function copyOf(context: SecurityContext): SecurityContext {
-  try {
-    return structuredClone(context);
-  } catch {
-    return JSON.parse(JSON.stringify(context)) as SecurityContext;
-  }
 }

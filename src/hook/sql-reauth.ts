@@ -3,19 +3,19 @@
  * invariant of docs/security.md ("One name, one identity"): a call without a password yields a context only when the
  * package can tell that the connection asking proved that context itself. Cube Core asks so only for the Postgres
  * wire's re-authentication and `__user` switch (docs/cube-lines.md#the-sql-apis-re-authentication); Cube Cloud's DAX
- * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for.
+ * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for. Also
+ * who a login's credential names (its subject), and the copy of a context each answer gets.
  */
 import { DualAuthError, quote } from '../errors';
+import type { SqlReauthenticationRefusedEvent } from '../events';
 import type { MissingLogin } from './live-logins';
+import type { SecurityContext } from './security-context';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
-export type SqlProtocolLabel = 'postgres' | 'xmla' | 'other';
+export type SqlProtocolLabel = SqlReauthenticationRefusedEvent['protocol'];
 
 /** The method of a refusal, as events and metrics label it. */
-export type SqlMethodLabel = 'password' | 'ntlm' | 'kerberos' | 'token' | 'other';
-
-/** Why a SQL login or re-authentication was refused to keep one name to one identity (docs/security.md). */
-export type SqlRefusalReason = 'protocol' | 'ambiguous' | 'drift' | 'capacity' | 'superuser';
+export type SqlMethodLabel = SqlReauthenticationRefusedEvent['method'];
 
 /** The protocol and method Cube Core passes on its password-less calls: the only ones answered. */
 export const PASSWORDLESS_PROTOCOL = 'postgres';
@@ -142,6 +142,27 @@ export function missingLogin(user: string, missing: MissingLogin): DualAuthError
 }
 
 /** The reason label of a re-authentication refusal, for the refusals that guard one name to one identity. */
-export function refusalReason(missing: MissingLogin): 'ambiguous' | 'drift' | undefined {
+export function refusalReason(missing: MissingLogin): SqlReauthenticationRefusedEvent['reason'] {
   return missing.reason === 'ambiguous' || missing.reason === 'drift' ? missing.reason : undefined;
+}
+
+/**
+ * Who a credential names, for the identity of its login: its issuer and `sub` when it has them, else the user name
+ * it signed in with (a key carries the context of the token it was minted from).
+ */
+export function subjectOf(claims: Readonly<Record<string, unknown>>, user: string): string {
+  const { iss, sub } = claims;
+  return typeof sub === 'string' ? `${typeof iss === 'string' ? iss : ''}\n${sub}` : `\n\n${user}`;
+}
+
+/**
+ * A copy of a context for Cube, private to one answer. A context a `securityContext` function filled with what cannot
+ * be cloned (a function) is copied as JSON, which is what Cube's native server makes of it anyway.
+ */
+export function copyOf(context: SecurityContext): SecurityContext {
+  try {
+    return structuredClone(context);
+  } catch {
+    return JSON.parse(JSON.stringify(context)) as SecurityContext;
+  }
 }
