@@ -84,6 +84,11 @@ export interface SqlLoginEvent {
   readonly message?: string;
   /** A key login's key id (`jti`), once the key's signature holds: the id to revoke. */
   readonly keyId?: string;
+  /**
+   * Why a verified credential was refused to keep one user name to one identity (docs/security.md): `capacity` (the
+   * memory of live logins is full) or `superuser` (a superuser sign-in under `*` by a credential not its own).
+   */
+  readonly reason?: 'capacity' | 'superuser';
 }
 
 /**
@@ -102,6 +107,16 @@ export interface SqlReauthenticationRefusedEvent {
   /** The message the SQL client received: it names the user, never a token. */
   readonly message: string;
   readonly durationMs: number;
+  /** `req.protocol` as a bounded label: `postgres`, `xmla`, or `other` for anything else or none. */
+  readonly protocol: 'postgres' | 'xmla' | 'other';
+  /** `req.method` as a bounded label: `password`, `ntlm`, `kerberos`, `token`, or `other`. */
+  readonly method: 'password' | 'ntlm' | 'kerberos' | 'token' | 'other';
+  /**
+   * Why, when the refusal keeps one user name to one identity (docs/security.md): `protocol` (not Cube Core's
+   * re-authentication), `ambiguous` (several subjects under the name) or `drift` (one subject, several kinds or
+   * contexts). Absent when the login simply ended or never was.
+   */
+  readonly reason?: 'protocol' | 'ambiguous' | 'drift';
 }
 
 /**

@@ -39,6 +39,20 @@ function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   return items && items.length > 0 ? items : undefined;
 }
 
+/**
+ * A revocation list: SQL key ids separated by commas, spaces or newlines, as a list pasted from anywhere is, and
+ * `user <name> before <time>` entries; the options table checks each, so any other separator stops Cube naming the
+ * variable.
+ */
+function readIds(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  // A `user <name> before <time>` entry holds spaces: commas and newlines end it, spaces separate plain ids.
+  const items = readEnv(env, name)
+    ?.split(/[,\r\n]+/)
+    .flatMap((entry) => (/^\s*user\s/.test(entry) ? [entry.trim()] : entry.split(/\s+/)))
+    .filter((item) => item !== '');
+  return items && items.length > 0 ? items : undefined;
+}
+
 /** A duration: `90d`, `36h`, `15m`, `30s`, or a plain number of seconds. */
 function duration(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = readEnv(env, name);
@@ -168,6 +182,7 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
 const READERS: Record<EnvFormat, (env: NodeJS.ProcessEnv, names: readonly string[]) => unknown> = {
   text: (env, [name]) => readEnv(env, name as string),
   list: (env, [name]) => readList(env, name as string),
+  ids: (env, [name]) => readIds(env, name as string),
   number: (env, [name]) => number(env, name as string),
   duration: (env, [name]) => duration(env, name as string),
   boolean: (env, [name]) => boolean(env, name as string),

@@ -8,6 +8,7 @@ import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../
 import { DualAuthConfigError, type AuthPath } from '../errors';
 import { authorizationOf, groupList, type Authorization, type AuthorizationSettings } from './authorization';
 import { claimPointer } from './claim-pointer';
+import { DEFAULT_PER_TOKEN_CLAIMS } from './per-token-claims';
 import {
   identityProvidersOf,
   type IdentityProvider,
@@ -179,7 +180,8 @@ export interface DualAuthOptions {
   /**
    * SQL keys refused from now on, at login and at each re-authentication: each entry a key id (`jti`), or
    * `user <name> before <ISO-8601 time>` for every key of that user issued before then. Env:
-   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (comma-separated), or the file `sql-keys-revoked` of `secretsDir`.
+   * `CUBE_DUAL_AUTH_SQL_KEYS_REVOKED` (ids separated by commas, spaces or newlines, a `user … before …` entry by commas
+   * or newlines; anything else stops Cube), or the file `sql-keys-revoked` of `secretsDir`.
    * @default none
    */
   sqlKeysRevoked?: readonly string[];
@@ -194,6 +196,19 @@ export interface DualAuthOptions {
    * Env: `CUBE_DUAL_AUTH_SECRETS_POLL_MS`. @default 10000
    */
   secretsPollMs?: number;
+  /**
+   * The most live SQL logins one user name keeps for Cube's re-authentication: a user's further login evicts that
+   * user's own oldest, never another user's. Env: `CUBE_DUAL_AUTH_SQL_LIVE_LOGINS_PER_USER`. @default 20
+   */
+  sqlLiveLoginsPerUser?: number;
+  /**
+   * Claims an identity provider sets per token (a token or session id), never compared when two live SQL logins of one
+   * user are judged the same identity; `iat`, `nbf`, `exp`, `jti` and `auth_time` never are either. Env:
+   * `CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS` (comma-separated): Entra ID's `uti`, `aio`, `rh`; Keycloak's `sid`,
+   * `session_state`; Auth0's `sid`, `nonce`; Okta's `nonce`, `at_hash`, `c_hash` (docs/security.md).
+   * @default ['uti','aio','rh','sid','session_state','nonce','at_hash','c_hash']
+   */
+  sqlPerTokenClaims?: readonly string[];
   /**
    * Sends the caller a refusal's whole message (JWKS URL, configuration) instead of the public one; for development.
    * Events and `explain()` always have it. Env: `CUBE_DUAL_AUTH_DETAILED_ERRORS` (`true` or `false`). @default false
@@ -253,7 +268,7 @@ export type { IdentityProviderOptions };
 type OptionKey = keyof DualAuthOptions;
 
 /** How an environment variable's text is read: one value, a comma-separated list, or a number. */
-export type EnvFormat = 'text' | 'list' | 'number' | 'duration' | 'boolean' | 'json' | 'secrets' | 'log';
+export type EnvFormat = 'text' | 'list' | 'ids' | 'number' | 'duration' | 'boolean' | 'json' | 'secrets' | 'log';
 
 /** One row of the options table. */
 export interface OptionSpec<V> {
@@ -370,6 +385,14 @@ function sqlKeyMaxAge(value: unknown, fail: Fail): number {
   return value;
 }
 
+const wholeFrom =
+  (min: number) =>
+  (value: unknown, fail: Fail): number => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+      fail(`must be a whole number of at least ${min}`);
+    return value;
+  };
+
 const ms = (env: string, fallback: number, min: number): OptionSpec<number> & { readonly default: number } => ({
   env: [env],
   format: 'number',
@@ -440,9 +463,21 @@ export const OPTIONS = {
     default: 90 * DAY_SECONDS,
     check: sqlKeyMaxAge,
   },
-  sqlKeysRevoked: { env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'], format: 'list', check: revocationsOf },
+  sqlKeysRevoked: { env: ['CUBE_DUAL_AUTH_SQL_KEYS_REVOKED'], format: 'ids', check: revocationsOf },
   secretsDir: { env: ['CUBE_DUAL_AUTH_SECRETS_DIR'], format: 'text', check: nonEmptyString },
   secretsPollMs: ms('CUBE_DUAL_AUTH_SECRETS_POLL_MS', 10_000, 100),
+  sqlLiveLoginsPerUser: {
+    env: ['CUBE_DUAL_AUTH_SQL_LIVE_LOGINS_PER_USER'],
+    format: 'number',
+    default: 20,
+    check: wholeFrom(1),
+  },
+  sqlPerTokenClaims: {
+    env: ['CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS'],
+    format: 'list',
+    default: DEFAULT_PER_TOKEN_CLAIMS,
+    check: (value, fail) => (Array.isArray(value) && value.length === 0 ? [] : stringList(value, fail)),
+  },
   detailedErrors: { env: ['CUBE_DUAL_AUTH_DETAILED_ERRORS'], format: 'boolean', default: false, check: bool },
   jwksCooldownMs: ms('CUBE_DUAL_AUTH_JWKS_COOLDOWN_MS', 30_000, 0),
   jwksMaxAgeMs: ms('CUBE_DUAL_AUTH_JWKS_MAX_AGE_MS', 600_000, 1),

@@ -17,6 +17,8 @@ export interface Revocations {
 /** An ISO-8601 time with a date, a time and a zone: a moment everyone reads the same, whatever the server's zone. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const USER_ENTRY = /^user\s+(\S+)\s+before\s+(\S+)$/;
+/** What a SQL key id is made of: `sql-key` mints UUIDs; a separator or anything else is a typo, never an id. */
+export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
 /**
  * The revocations of a list of entries, each a key id or `user <name> before <ISO-8601 time>`. An entry of another
@@ -41,6 +43,10 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
       users.set(user, Math.max(ms, users.get(user) ?? ms));
     } else if (/^user\s/.test(text) || /\s/.test(text)) {
       fail(`${at} is neither a key id nor "user <name> before <ISO-8601 time>"`);
+    } else if (!SQL_KEY_ID.test(text)) {
+      fail(
+        `holds ${JSON.stringify(text.slice(0, 40))}, which is no SQL key id: separate ids with commas, spaces or newlines`,
+      );
     } else {
       ids.add(text);
     }

@@ -16,6 +16,7 @@ import { decodeToken, type DecodedToken } from '../hook/token';
 import { providerByIssuer } from '../hook/paths/key-set';
 import { tenantAndGroupsOf } from '../hook/tenant-and-groups';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
+import { SQL_REQUEST_FIELDS_SINCE } from '../hook/sql-reauth';
 import { ANY_SQL_USER } from '../config/options';
 import { formatDuration } from '../config/duration';
 import { apiSecretsFromDirectory, resolvedAsTheHook, secretsDirReport } from './secrets-dir';
@@ -482,7 +483,8 @@ function sqlApiCheck(
   const { sqlUserClaim, sqlUser, sqlPassword, sqlSuperUser } = options;
   const user =
     sqlUserClaim === ANY_SQL_USER
-      ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER})`
+      ? `any user name (${ENV.sqlUserClaim}=${ANY_SQL_USER}), a session re-authenticated only while one subject ` +
+        `signs in under its name`
       : `the user name must be the token's claim ${JSON.stringify(sqlUserClaim)} (${ENV.sqlUserClaim})`;
   const tokens =
     providers.length === 0
@@ -496,15 +498,30 @@ function sqlApiCheck(
         ? `no static login: ${sqlUser === undefined ? ENV.sqlUser : ENV.sqlPassword} is not set, only ` +
           `${sqlUser === undefined ? ENV.sqlPassword : ENV.sqlUser}`
         : 'no static login';
+  // Under `*` a token names no user name: the superuser signs in only by its own `sub` (docs/security.md).
+  const anySuperUser = sqlSuperUser !== undefined && sqlUserClaim === ANY_SQL_USER;
   const superUser =
     sqlSuperUser === undefined
       ? `no ${ENV.sqlSuperUser}: a user stays itself`
-      : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users`;
+      : `${ENV.sqlSuperUser} ${JSON.stringify(sqlSuperUser)} may ask to switch users` +
+        (anySuperUser ? `, and signs in only with a token or SQL key whose own "sub" names it` : '');
   const where = port === undefined ? '' : ` on ${port}`;
-  const status: CheckStatus = providers.length === 0 || half ? 'warn' : 'ok';
-  const lifetime = sqlSessionLifetime(env, options);
-  return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${lifetime}`);
+  // Without req.protocol and req.method no password-less call is answered (docs/security.md, "One name, one identity").
+  const noFields = version !== undefined && before(version, SQL_REQUEST_FIELDS_SINCE);
+  const status: CheckStatus = providers.length === 0 || half || anySuperUser || noFields ? 'warn' : 'ok';
+  const lifetime = noFields ? reauthenticationRefused(version) : sqlSessionLifetime(env, options);
+  return check('sql-api', status, `SQL API${where}: ${tokens}; ${staticLogin}; ${superUser}; ${DAX_API}; ${lifetime}`);
 }
+
+/** What a Cube before 1.3.13 does to a BI session: it passes no `req.protocol`, so no re-authentication is answered. */
+const reauthenticationRefused = (version: string): string =>
+  `Cube ${version} passes no req.protocol or req.method to checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and ` +
+  `later do), so every re-authentication is refused and a BI session ends at its first one, ` +
+  `CUBESQL_AUTH_EXPIRE_SECS after its login: upgrade Cube`;
+
+/** What Cube Cloud's DAX API users do, as the README's Cube Cloud section says (docs/cube-lines.md). */
+const DAX_API =
+  "Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password";
 
 /** Cube's native server re-authenticates a SQL session this often unless told (cubesql's `auth_expire_secs`). */
 const CUBESQL_AUTH_EXPIRE_SECS_DEFAULT = 300;

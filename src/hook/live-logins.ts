@@ -1,24 +1,38 @@
 /**
  * The live logins of the SQL API, per process: what Cube's re-authentication (`checkSqlAuth(req, user, null)`, every
- * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, security context, the moment
- * its credential stops being accepted and its id; bounded by a cap. docs/sql-api.md ("How long a session lives") and
- * docs/cube-lines.md ("The SQL API's re-authentication") say how Cube calls it.
+ * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, identity (credential kind,
+ * subject, context), the moment its credential stops being accepted and its id; bounded per user name and in all.
+ * docs/security.md ("One name, one identity") says why a name answers only for one identity; docs/cube-lines.md ("The
+ * SQL API's re-authentication") says how Cube calls it.
  */
 import { createHash } from 'node:crypto';
 import type { SecurityContext } from './security-context';
 
-/** How many live logins a process keeps at most, unless told otherwise: the least recently used leave first. */
+/** How many live logins a process keeps at most, unless told otherwise: at the cap a new login is refused. */
 export const LIVE_LOGIN_CAP = 10_000;
 
-/** Claims that change when the same login is renewed (a fresh token, a second tool): never compared. */
+/** How many live logins one user name keeps at most, unless told otherwise: its own oldest leave first. */
+export const LIVE_LOGINS_PER_USER = 20;
+
+/** Claims that change whenever a credential is issued, whoever issued it: never compared. */
 const RENEWED_CLAIMS: readonly string[] = ['iat', 'nbf', 'exp', 'jti', 'auth_time'];
+
+/** What signed a login in: an identity-provider token or a SQL key. */
+export type CredentialKind = 'token' | 'key';
 
 /** A login as it is remembered: what a token login or a key login leaves, never the credential itself. */
 export interface LoginRecord {
   /** The SQL user name the client signed in with. */
   readonly user: string;
-  /** The security context the login gave Cube; re-authentication answers with it. */
+  /** The security context the login gave Cube; re-authentication answers with a copy of it. */
   readonly securityContext: SecurityContext;
+  /** What the login signed in with; default `token`. Part of the login's identity. */
+  readonly kind?: CredentialKind;
+  /**
+   * Who the credential names (a token's issuer and `sub`, a key's user); default the user name. Part of the login's
+   * identity: under `CUBE_DUAL_AUTH_SQL_USER_CLAIM=*` one user name may be signed in by several subjects.
+   */
+  readonly subject?: string;
   /** Seconds since the epoch at which the credential expires (its `exp`); undefined when it names none. */
   readonly expiresAt?: number;
   /** Seconds since the epoch at which the credential was issued (its `iat`), read with `maxAge`. */
@@ -40,10 +54,16 @@ export type MissingLogin =
     }
   | { readonly reason: 'none' }
   | { readonly reason: 'revoked' }
-  | { readonly reason: 'ambiguous'; readonly contexts: number };
+  /** Several subjects signed in under the user name: it names no one identity. */
+  | { readonly reason: 'ambiguous' }
+  /** One subject signed in under the name with another credential kind or context: a session would move. */
+  | { readonly reason: 'drift' };
 
 /** The answer to a re-authentication: the live login's record, or why there is none. */
 export type Lookup = { readonly found: true; readonly login: LoginRecord } | ({ readonly found: false } & MissingLogin);
+
+/** Whether a login was kept: at the cap it is not, and its sign-in is refused (docs/security.md). */
+export type Remembered = { readonly remembered: true } | { readonly remembered: false; readonly reason: 'capacity' };
 
 export interface LiveLoginsOptions {
   /** Epoch milliseconds: the hook's clock, the one its tokens are judged by. */
@@ -52,6 +72,10 @@ export interface LiveLoginsOptions {
   readonly clockTolerance?: number;
   /** The most logins kept; default {@link LIVE_LOGIN_CAP}. */
   readonly cap?: number;
+  /** The most logins kept per user name; default {@link LIVE_LOGINS_PER_USER}. */
+  readonly perUser?: number;
+  /** Per-token claims never compared between two logins (`CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS`), beside `iat`… */
+  readonly perTokenClaims?: readonly string[];
   /** Members of a context that are copies of it (claims namespaces): compared as the context is. */
   readonly namespaces?: readonly string[];
   /** Whether a credential id has been revoked since its login: a revoked login never serves again. */
@@ -64,27 +88,46 @@ interface Entry {
   /** Epoch ms from which the login is no longer live. */
   readonly liveUntil: number;
   readonly tooOldFirst: boolean;
-  /** A digest of the context without its renewed claims: equal digests, the same context. */
-  readonly sameness: string;
+}
+
+/**
+ * What one user name holds: its logins, and every identity (kind, subject, context) and subject that signed in under
+ * it since it last had none live. Those two sets outlive the logins that left them: a session whose login ended may
+ * still ask, and must never be handed another identity's context (docs/security.md, "One name, one identity").
+ */
+interface Name {
+  readonly entries: Map<string, Entry>;
+  /** Kept to two at most: all that matters is whether there is more than one. */
+  readonly identities: Set<string>;
+  readonly subjects: Set<string>;
 }
 
 /** Expired entries are swept out at most this often (clock ms); a lookup removes its user's own at once. */
 const SWEEP_INTERVAL_MS = 60_000;
+/** At the cap, ended entries are swept out at most this often (clock ms) to make room. */
+const CAP_SWEEP_INTERVAL_MS = 1_000;
+
+const wholeAtLeastOne = (value: number, what: string): number => {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`The ${what} must be a whole number ≥ 1`);
+  return value;
+};
 
 /** A bounded, per-process memory of live logins, judged by the clock it is given. */
 export class LiveLogins {
   private readonly cap: number;
+  private readonly perUser: number;
   private readonly tolerance: number;
-  /** Every entry, least recently used first: the order of eviction. */
+  private readonly ignored: ReadonlySet<string>;
   private readonly entries = new Map<string, Entry>();
-  private readonly byUser = new Map<string, Map<string, Entry>>();
+  private readonly names = new Map<string, Name>();
   private sweptAt: number;
 
   constructor(private readonly options: LiveLoginsOptions) {
-    const { cap = LIVE_LOGIN_CAP, clockTolerance = 0 } = options;
-    if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`The cap of live logins must be a whole number ≥ 1`);
-    this.cap = cap;
+    const { cap = LIVE_LOGIN_CAP, perUser = LIVE_LOGINS_PER_USER, clockTolerance = 0 } = options;
+    this.cap = wholeAtLeastOne(cap, 'cap of live logins');
+    this.perUser = wholeAtLeastOne(perUser, 'bound of live logins per user');
     this.tolerance = clockTolerance;
+    this.ignored = new Set([...RENEWED_CLAIMS, ...(options.perTokenClaims ?? [])]);
     this.sweptAt = options.clock();
   }
 
@@ -94,43 +137,58 @@ export class LiveLogins {
   }
 
   /**
-   * Remembers a login until its credential expires or grows too old. The same user with the same context and id
-   * replaces the earlier entry; a login already past its end is not kept.
+   * Remembers a login until its credential expires or grows too old. The same identity and id replaces the earlier
+   * entry; a user name over its bound loses its own oldest login; at the cap the login is not kept, and no other
+   * user's login leaves for it. A login already past its end is not kept.
    */
-  remember(login: LoginRecord): void {
+  remember(login: LoginRecord): Remembered {
     const now = this.options.clock();
     this.sweepIfDue(now);
     const { liveUntil, tooOldFirst } = this.endOf(login);
-    if (liveUntil <= now) return;
-    const sameness = this.samenessOf(login.securityContext);
-    const key = `${login.user.length}:${login.user}${sameness}${login.id ?? ''}`;
-    this.drop(key);
-    const entry: Entry = { key, login, liveUntil, tooOldFirst, sameness };
+    if (liveUntil <= now) return { remembered: true };
+    const identity = this.identityOf(login);
+    const key = `${login.user.length}:${login.user}\n${identity}\n${login.id ?? ''}`;
+    let name = this.names.get(login.user);
+    const replaces = name?.entries.has(key) === true;
+    const full = name !== undefined && name.entries.size >= this.perUser;
+    if (!replaces && !full && this.entries.size >= this.cap) {
+      // At most one sweep a second at the cap: a flood of refused logins must not sweep 10,000 entries each.
+      if (now - this.sweptAt >= CAP_SWEEP_INTERVAL_MS) this.sweep(now);
+      name = this.names.get(login.user);
+      if (this.entries.size >= this.cap) return { remembered: false, reason: 'capacity' };
+    }
+    if (name === undefined) {
+      name = { entries: new Map(), identities: new Set(), subjects: new Set() };
+      this.names.set(login.user, name);
+    }
+    this.drop(key, false);
+    if (name.entries.size >= this.perUser) this.drop(name.entries.keys().next().value as string, false);
+    const entry: Entry = { key, login, liveUntil, tooOldFirst };
     this.entries.set(key, entry);
-    let mine = this.byUser.get(login.user);
-    if (mine === undefined) this.byUser.set(login.user, (mine = new Map()));
-    mine.set(key, entry);
-    while (this.entries.size > this.cap) this.drop(this.entries.keys().next().value as string);
+    name.entries.set(key, entry);
+    addBounded(name.identities, identity);
+    addBounded(name.subjects, subjectOf(login));
+    return { remembered: true };
   }
 
   /**
-   * The login that re-authenticates `user`: the live one, or among several the one that lives longest, when all carry
-   * the same context. Never guesses between contexts that differ (two tenants under one user name).
+   * The login that re-authenticates `user`: among its live logins the one that lives longest, when every login under
+   * the name since it last had none live carries one identity (kind, subject and context). Never guesses.
    */
   find(user: string): Lookup {
-    const mine = this.byUser.get(user);
-    if (mine === undefined) return { found: false, reason: 'none' };
+    const name = this.names.get(user);
+    if (name === undefined) return { found: false, reason: 'none' };
     const now = this.options.clock();
     const live: Entry[] = [];
     let ended: Entry | undefined;
     let revoked = false;
-    for (const entry of [...mine.values()]) {
+    for (const entry of [...name.entries.values()]) {
       if (entry.liveUntil <= now) {
         if (ended === undefined || entry.liveUntil > ended.liveUntil) ended = entry;
-        this.drop(entry.key);
+        this.drop(entry.key, true);
       } else if (entry.login.id !== undefined && this.options.isRevoked?.(entry.login.id) === true) {
         revoked = true;
-        this.drop(entry.key);
+        this.drop(entry.key, true);
       } else live.push(entry);
     }
     if (live.length === 0) {
@@ -138,12 +196,9 @@ export class LiveLogins {
       if (ended === undefined) return { found: false, reason: 'none' };
       return { found: false, reason: 'expired', endedAt: ended.liveUntil / 1000, tooOld: ended.tooOldFirst };
     }
-    const contexts = new Set(live.map((entry) => entry.sameness)).size;
-    if (contexts > 1) return { found: false, reason: 'ambiguous', contexts };
+    if (name.subjects.size > 1) return { found: false, reason: 'ambiguous' };
+    if (name.identities.size > 1) return { found: false, reason: 'drift' };
     const longest = live.reduce((best, entry) => (entry.liveUntil > best.liveUntil ? entry : best));
-    // Used now: the last to be evicted.
-    this.entries.delete(longest.key);
-    this.entries.set(longest.key, longest);
     return { found: true, login: longest.login };
   }
 
@@ -154,37 +209,52 @@ export class LiveLogins {
     return { liveUntil: Math.min(expiry, tooOldFrom) * 1000, tooOldFirst: tooOldFrom < expiry };
   }
 
-  private drop(key: string): void {
+  /**
+   * Forgets an entry. A name is forgotten with its last entry only when that entry ended (`ended`), not when a newer
+   * login of the same name replaces or evicts it, so the identities seen stay while any login of the name lives.
+   */
+  private drop(key: string, ended: boolean): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     this.entries.delete(key);
-    const mine = this.byUser.get(entry.login.user);
-    mine?.delete(key);
-    if (mine?.size === 0) this.byUser.delete(entry.login.user);
+    const name = this.names.get(entry.login.user);
+    name?.entries.delete(key);
+    if (ended && name?.entries.size === 0) this.names.delete(entry.login.user);
   }
 
   private sweepIfDue(now: number): void {
-    if (now - this.sweptAt < SWEEP_INTERVAL_MS) return;
-    this.sweptAt = now;
-    for (const entry of [...this.entries.values()]) if (entry.liveUntil <= now) this.drop(entry.key);
+    if (now - this.sweptAt >= SWEEP_INTERVAL_MS) this.sweep(now);
   }
 
-  /** The context without its renewed claims (also inside its namespaces), as a digest of its canonical JSON. */
-  private samenessOf(context: SecurityContext): string {
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const entry of [...this.entries.values()]) if (entry.liveUntil <= now) this.drop(entry.key, true);
+  }
+
+  /** The kind, the subject and a digest of the context without its per-token claims (inside namespaces too). */
+  private identityOf(login: LoginRecord): string {
     const namespaces = new Set(this.options.namespaces ?? []);
     const lasting = (value: Record<string, unknown>, top: boolean): Record<string, unknown> =>
       Object.fromEntries(
         Object.entries(value)
-          .filter(([name]) => !RENEWED_CLAIMS.includes(name))
+          .filter(([name]) => !this.ignored.has(name))
           .map(([name, member]) => [
             name,
             top && namespaces.has(name) && isObject(member) ? lasting(member, false) : member,
           ]),
       );
-    return createHash('sha256')
-      .update(canonicalJson(lasting(context, true)))
+    const context = createHash('sha256')
+      .update(canonicalJson(lasting(login.securityContext, true)))
       .digest('base64');
+    return `${login.kind ?? 'token'}\n${subjectOf(login)}\n${context}`;
   }
+}
+
+const subjectOf = (login: LoginRecord): string => login.subject ?? login.user;
+
+/** Adds to a set kept at two members at most: enough to tell one from several. */
+function addBounded(set: Set<string>, value: string): void {
+  if (set.size < 2) set.add(value);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -9,13 +9,27 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { claimPointer, readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { ANY_SQL_USER } from '../config/options';
 import { DualAuthConfigError, DualAuthError, quote, quotedText, toThrowable } from '../errors';
-import { emit, type SqlLoginKind } from '../events';
+import { emit, type SqlLoginEvent, type SqlLoginKind, type SqlReauthenticationRefusedEvent } from '../events';
 import { findGateway, gatewayVersion } from '../host-cube';
 import { unexpected, type Authenticator, type Outcome } from './authenticator';
-import { LiveLogins, type LoginRecord, type MissingLogin } from './live-logins';
+import { LiveLogins, type LoginRecord, type Remembered } from './live-logins';
 import { reportOutcome, reportStart } from './outcome-report';
 import type { SecurityContext } from './security-context';
 import { looksLikeSqlKey, SqlKeys, type SqlKeyLogin } from './sql-key';
+import {
+  capacityRefusal,
+  copyOf,
+  missingLogin,
+  passwordlessRefusal,
+  refusalReason,
+  requestLabels,
+  subjectOf,
+  superuserRefusal,
+  userNameRefusal,
+} from './sql-reauth';
+
+/** Why a verified credential's login is refused. */
+type LoginRefusalReason = NonNullable<SqlLoginEvent['reason']>;
 
 /** The first Cube that passes the password to `checkSqlAuth`. */
 export const SQL_PASSWORD_SINCE = '0.34.27';
@@ -110,6 +124,8 @@ export function sqlAuthOf(
     clock,
     clockTolerance,
     namespaces,
+    perUser: options.sqlLiveLoginsPerUser,
+    perTokenClaims: options.sqlPerTokenClaims,
     // A key login re-authenticates only while its key is not revoked (docs/security.md, "SQL keys").
     isRevoked: (id) => sqlKeys.isRevoked(id),
   });
@@ -131,15 +147,34 @@ export function sqlAuthOf(
   const refuse = (error: DualAuthError): Promise<never> => Promise.reject(toThrowable(error, detailedErrors));
 
   /** Reports a login's outcome by kind, for the metrics' count of SQL logins. */
-  function reported(kind: SqlLoginKind, error?: DualAuthError, keyId?: string): void {
+  function reported(kind: SqlLoginKind, error?: DualAuthError, keyId?: string, reason?: LoginRefusalReason): void {
     emit(onEvent, {
       type: 'sql-login',
       kind,
       outcome: error === undefined ? 'accepted' : 'refused',
       ...(error !== undefined && { code: error.code, message: error.detail }),
       ...(keyId !== undefined && { keyId }),
+      ...(reason !== undefined && { reason }),
     });
   }
+
+  /**
+   * Keeps a login for re-authentication, or says why a rule of docs/security.md ("One name, one identity") refuses it:
+   * a superuser sign-in under `*` by a credential not its own, or a memory at its cap.
+   */
+  function admit(record: LoginRecord, own: unknown): { error: DualAuthError; reason: LoginRefusalReason } | undefined {
+    const { user } = record;
+    if (userClaim === undefined && user === sqlSuperUser && own !== user)
+      return { error: superuserRefusal(user, names.sqlUserClaim), reason: 'superuser' };
+    const kept: Remembered = liveLogins.remember(record);
+    return kept.remembered
+      ? undefined
+      : { error: capacityRefusal(user, names.sqlLiveLoginsPerUser), reason: 'capacity' };
+  }
+
+  /** What Cube gets: a copy of the context, so that what cube.js code does to it never reaches a re-authentication. */
+  const signedIn = (password: string, context: SecurityContext): Promise<SqlLogin> =>
+    Promise.resolve({ password, superuser: false, securityContext: copyOf(context), skipPasswordCheck: true });
 
   function keyLogin(user: string, key: string): Promise<SqlLogin> {
     let login: SqlKeyLogin;
@@ -150,18 +185,25 @@ export function sqlAuthOf(
       reported('key', refusal);
       return refuse(refusal);
     }
-    reported('key', undefined, login.id);
     const securityContext = forSql(login.securityContext, namespaces);
     // Re-authenticated as a token login is, until the key expires, outlives the maximum age, or is revoked.
-    liveLogins.remember({
+    const record: LoginRecord = {
       user,
       securityContext,
+      kind: 'key',
+      subject: subjectOf(login.securityContext, login.user),
       expiresAt: login.expiresAt,
       issuedAt: login.issuedAt,
       maxAge: options.sqlKeyMaxAge,
       id: login.id,
-    });
-    return Promise.resolve({ password: key, superuser: false, securityContext, skipPasswordCheck: true });
+    };
+    const refused = admit(record, login.securityContext.sub);
+    if (refused !== undefined) {
+      reported('key', refused.error, login.id, refused.reason);
+      return refuse(refused.error);
+    }
+    reported('key', undefined, login.id);
+    return signedIn(key, securityContext);
   }
 
   function tokenLogin(user: string, token: string): Promise<SqlLogin> {
@@ -169,18 +211,19 @@ export function sqlAuthOf(
     // Reported as checkAuth reports a request: the same events, on the key-set path.
     const settle = (outcome: Outcome): Promise<SqlLogin> => {
       const about = { path: 'key-set', kid: outcome.kid, issuer: outcome.provider?.issuer } as const;
-      const refusal = outcome.accepted ? userMismatch(outcome.payload, user) : sqlRefusal(outcome);
-      if (refusal !== undefined) {
-        reported('token', refusal);
-        reportOutcome(onEvent, started, { accepted: false, error: refusal, ...about });
-        return refuse(refusal);
+      const { context, payload } = outcome.accepted ? outcome : { context: {}, payload: undefined };
+      const securityContext = forSql(context, namespaces);
+      const mismatch = outcome.accepted ? userMismatch(payload, user) : sqlRefusal(outcome);
+      const admitted = mismatch ?? admit(loginRecord(user, securityContext, payload), payload?.sub);
+      const refused = admitted instanceof DualAuthError ? admitted : admitted?.error;
+      if (refused !== undefined) {
+        reported('token', refused, undefined, admitted instanceof DualAuthError ? undefined : admitted?.reason);
+        reportOutcome(onEvent, started, { accepted: false, error: refused, ...about });
+        return refuse(refused);
       }
       reported('token');
       reportOutcome(onEvent, started, { accepted: true, cached: false, ...about });
-      const { context, payload } = outcome as Extract<Outcome, { accepted: true }>;
-      const securityContext = forSql(context, namespaces);
-      liveLogins.remember(loginRecord(user, securityContext, payload));
-      return Promise.resolve({ password: token, superuser: false, securityContext, skipPasswordCheck: true });
+      return signedIn(token, securityContext);
     };
     const failed = (error: unknown): Promise<never> => {
       const refusal = unexpected(error, 'key-set', onEvent);
@@ -206,6 +249,8 @@ export function sqlAuthOf(
     return {
       user,
       securityContext,
+      kind: 'token',
+      subject: subjectOf(payload ?? {}, user),
       ...(typeof exp === 'number' && { expiresAt: exp }),
       ...(typeof iat === 'number' && { issuedAt: iat }),
       ...(maxTokenAge !== undefined && { maxAge: maxTokenAge }),
@@ -214,11 +259,14 @@ export function sqlAuthOf(
   }
 
   /**
-   * Cube's re-authentication (and `__user` switch): `checkSqlAuth(req, user, null)`. Answers with the static login's
-   * context, as Cube's default does, or the user's live login's; refuses, asking for a fresh token, when there is none.
+   * Cube's re-authentication (and `__user` switch): `checkSqlAuth(req, user, null)`, answered only as Cube Core asks
+   * it (sql-reauth.ts). Answers with the static login's context, as Cube's default does, or a copy of the user's one
+   * live identity's; refuses, asking for the credential again, when there is none or the name holds several.
    */
-  function reauthenticate(user: string): Promise<SqlLogin> {
+  function reauthenticate(req: unknown, user: string): Promise<SqlLogin> {
     const started = onEvent ? performance.now() : 0;
+    const gate = passwordlessRefusal(req, user);
+    if (gate !== undefined) return refuseReauthentication(req, gate, 'protocol', started);
     const accept = (securityContext: SecurityContext): Promise<SqlLogin> => {
       emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
       return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
@@ -228,13 +276,24 @@ export function sqlAuthOf(
     const found = liveLogins.find(user);
     // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change
     // it.
-    if (found.found) return accept(structuredClone(found.login.securityContext));
-    const refusal = missingLogin(user, found);
+    if (found.found) return accept(copyOf(found.login.securityContext));
+    return refuseReauthentication(req, missingLogin(user, found), refusalReason(found), started);
+  }
+
+  /** Reports a refused re-authentication with its request's bounded labels and why, then refuses it. */
+  function refuseReauthentication(
+    req: unknown,
+    refusal: DualAuthError,
+    reason: SqlReauthenticationRefusedEvent['reason'],
+    started: number,
+  ): Promise<never> {
     emit(onEvent, {
       type: 'sql-reauthentication-refused',
       code: refusal.code,
       message: refusal.detail,
       durationMs: performance.now() - started,
+      ...requestLabels(req),
+      ...(reason !== undefined && { reason }),
     });
     return refuse(refusal);
   }
@@ -276,7 +335,7 @@ export function sqlAuthOf(
   /** Whether a call with a password argument (null included) came: then this Cube passes passwords (≥ 0.34.27). */
   let passesPasswords = false;
 
-  function checkSqlAuth(_req: unknown, user: unknown, password?: unknown): Promise<SqlLogin> {
+  function checkSqlAuth(req: unknown, user: unknown, password?: unknown): Promise<SqlLogin> {
     if (password !== undefined) passesPasswords = true;
     else if (!passesPasswords) {
       // Cube before 0.34.27 passes no password and compares the one returned, which no token login can give. Once
@@ -289,7 +348,9 @@ export function sqlAuthOf(
     }
     if (typeof user !== 'string' || user === '')
       return refuse(new DualAuthError('ERR_FORBIDDEN', 'The SQL login has no user name'));
-    if (password === null || password === undefined) return reauthenticate(user);
+    const tooLong = userNameRefusal(user);
+    if (tooLong !== undefined) return refuse(tooLong);
+    if (password === null || password === undefined) return reauthenticate(req, user);
     if (typeof password !== 'string' || password === '') {
       // A client that sent no password: only a token of that user could sign it in.
       return refuse(
@@ -321,35 +382,4 @@ export function sqlAuthOf(
   }
 
   return { checkSqlAuth, canSwitchSqlUser };
-}
-
-const RECONNECT = 'reconnect with a fresh token';
-
-/** The refusal of a re-authentication without a live login: it names the user and the moment, never a token. */
-function missingLogin(user: string, missing: MissingLogin): DualAuthError {
-  const who = `The SQL session of user ${quote(user)}`;
-  switch (missing.reason) {
-    case 'expired': {
-      const when = new Date(missing.endedAt * 1000).toISOString();
-      return missing.tooOld
-        ? new DualAuthError('ERR_TOKEN_TOO_OLD', `${who} outlived the maximum token age at ${when}: ${RECONNECT}`)
-        : new DualAuthError('ERR_TOKEN_EXPIRED', `${who} ended when its token expired at ${when}: ${RECONNECT}`);
-    }
-    case 'revoked':
-      return new DualAuthError(
-        'ERR_FORBIDDEN',
-        `${who} was signed in by a credential that is now revoked: ${RECONNECT}`,
-      );
-    case 'ambiguous':
-      return new DualAuthError(
-        'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated, as ${missing.contexts} live logins of that user carry ` +
-          `different security contexts: ${RECONNECT}`,
-      );
-    case 'none':
-      return new DualAuthError(
-        'ERR_TOKEN_MISSING',
-        `${who} has no live login in this Cube process (its token expired, or it never signed in here): ${RECONNECT}`,
-      );
-  }
 }

@@ -123,6 +123,15 @@ export const METRICS = {
       'vanished, which keep the last good content in force).',
     labels: ['file', 'outcome'],
   },
+  sqlRefusals: {
+    name: 'cube_dual_auth_sql_refusals_total',
+    kind: 'counter',
+    help:
+      'SQL API logins and re-authentications refused to keep one user name to one identity, by reason (protocol, ' +
+      'ambiguous, drift, capacity, superuser), protocol (postgres, xmla, other) and method (password, ntlm, ' +
+      'kerberos, token, other).',
+    labels: ['reason', 'protocol', 'method'],
+  },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
 
 export type MetricName = keyof typeof METRICS;

@@ -13,16 +13,20 @@ export class Instruments {
 
   constructor(private readonly sinks: readonly Sink[]) {}
 
-  /** Records `value` into the series of `metric` labelled `first` (and `second`, for two-label metrics). */
-  record(metric: RecordedName, first: string, second: string | undefined, value: number): void {
+  /**
+   * Records `value` into the series of `metric` labelled `first` (and `second`, and `third`, for metrics of two or
+   * three labels).
+   */
+  record(metric: RecordedName, first: string, second: string | undefined, value: number, third?: string): void {
     let byFirst = this.bound.get(metric);
     if (byFirst === undefined) this.bound.set(metric, (byFirst = new Map()));
     let bySecond = byFirst.get(first);
     if (bySecond === undefined) byFirst.set(first, (bySecond = new Map()));
-    const key = second ?? '';
+    // Label values are the package's own words, never a NUL.
+    const key = third === undefined ? (second ?? '') : `${second ?? ''}\u0000${third}`;
     let series = bySecond.get(key);
     if (series === undefined) {
-      const labels = second === undefined ? [first] : [first, second];
+      const labels = [first, ...(second === undefined ? [] : [second]), ...(third === undefined ? [] : [third])];
       const each = this.sinks.map((sink) => sink.series(metric, labels));
       series = each.length === 1 ? (each[0] as Record1) : (value) => each.forEach((one) => one(value));
       bySecond.set(key, series);
@@ -111,9 +115,13 @@ export class MetricsRecorder {
       }
       case 'sql-login':
         instruments.record('sqlLogins', event.kind, event.outcome, 1);
+        // A login refused for a reason of its own is Cube Core's password login: Postgres, by password.
+        if (event.reason !== undefined) instruments.record('sqlRefusals', event.reason, 'postgres', 1, 'password');
         return;
       case 'sql-reauthenticated':
       case 'sql-reauthentication-refused':
+        if (event.type === 'sql-reauthentication-refused' && event.reason !== undefined)
+          instruments.record('sqlRefusals', event.reason, event.protocol, 1, event.method);
         instruments.record(
           'sqlReauthentications',
           event.type === 'sql-reauthenticated' ? 'accepted' : event.code,

@@ -266,7 +266,12 @@ describe('the options table, documented once', () => {
     if (spec.env[0] !== undefined) expect(doc).toContain(`\`${spec.env[0]}\``);
     if ('default' in spec)
       expect(doc.replace(/_/g, '')).toMatch(
-        new RegExp(`@default ('?)${JSON.stringify(spec.default).replace(/[[\]]/g, '\\$&').replace(/"/g, "'")}\\1`),
+        new RegExp(
+          `@default ('?)${JSON.stringify(spec.default)
+            .replace(/_/g, '')
+            .replace(/[[\]]/g, '\\$&')
+            .replace(/"/g, "'")}\\1`,
+        ),
       );
   });
 });

@@ -91,6 +91,20 @@ describe('diagnose', () => {
     expect(diagnosis.ok).toBe(false);
   });
 
+  it('fails a revocation list that would revoke nothing (ids separated by ";"), naming the variable', async () => {
+    const diagnosis = await diagnose(
+      { CUBEJS_API_SECRET: SECRET, CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_KEYS_REVOKED: 'a-1;b-2' },
+      cubeProject,
+    );
+    expect(diagnosis.checks[0]).toEqual({
+      id: 'configuration',
+      status: 'fail',
+      message:
+        'cube-dual-auth: CUBE_DUAL_AUTH_SQL_KEYS_REVOKED holds "a-1;b-2", which is no SQL key id: separate ids with commas, spaces or newlines',
+    });
+    expect(diagnosis.ok).toBe(false);
+  });
+
   it('with a weak API secret alone, runs every check all the same, so that one run shows all there is to fix', async () => {
     const diagnosis = await diagnose({ CUBEJS_API_SECRET: 'too-short-0123', CUBEJS_JWK_URL: server.url }, cubeProject);
     expect(diagnosis.checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
@@ -168,12 +182,22 @@ describe('diagnose: the SQL API login', () => {
     expect(check).toEqual({
       id: 'sql-api',
       status: 'ok',
-      message: `SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, the user name must be the token's claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`,
+      message: `SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, the user name must be the token's claim "sub" (CUBE_DUAL_AUTH_SQL_USER_CLAIM); static login "cube" with CUBEJS_SQL_PASSWORD (never printed); CUBEJS_SQL_SUPER_USER "cube" may ask to switch users; Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)`,
     });
     expect(check?.message).not.toContain(password);
     expect((await sqlOf({ CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*' }))?.message).toBe(
-      "SQL API: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*); no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
+      "SQL API: checkSqlAuth in cube.js is cube-dual-auth's; an identity-provider token as the password, any user name (CUBE_DUAL_AUTH_SQL_USER_CLAIM=*), a session re-authenticated only while one subject signs in under its name; no static login; no CUBEJS_SQL_SUPER_USER: a user stays itself; Cube Cloud's DAX API (NTLM, Kerberos) is not supported: its users sign in with a SQL key or a token as the password; a BI session lives until its token expires, checked every 300 s (CUBESQL_AUTH_EXPIRE_SECS, Cube's default)",
     );
+  });
+
+  it('warns that under "*" the superuser signs in only by its own sub', async () => {
+    const env = { CUBEJS_JWK_URL: server.url, CUBE_DUAL_AUTH_SQL_USER_CLAIM: '*', CUBEJS_SQL_SUPER_USER: 'admin' };
+    expect(await sqlOf(env)).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(
+        'CUBEJS_SQL_SUPER_USER "admin" may ask to switch users, and signs in only with a token or SQL key whose own "sub" names it;',
+      ) as string,
+    });
   });
 
   it('says how long a BI session lives: until its token expires or is too old, checked every CUBESQL_AUTH_EXPIRE_SECS', async () => {
@@ -224,6 +248,20 @@ describe('diagnose: the SQL API login', () => {
         /^SQL API on CUBEJS_PG_SQL_PORT: checkSqlAuth not checked \(cube\.js was not read/,
       ),
     });
+  });
+
+  it('warns on a Cube before 1.3.13, which passes no req.protocol: every re-authentication is refused', async () => {
+    const cube13 = mkdtempSync(join(tmpdir(), 'diagnose-cube-13-'));
+    try {
+      gatewayIn(cube13, 'module.exports = {};\n', { name: '@cubejs-backend/api-gateway', version: '1.3.12' });
+      const check = await sqlOf({ CUBEJS_JWK_URL: server.url, CUBEJS_PG_SQL_PORT: '15432' }, cube13);
+      expect(check?.status).toBe('warn');
+      expect(check?.message).toMatch(
+        /; Cube 1\.3\.12 passes no req\.protocol or req\.method to checkSqlAuth \(Cube 1\.3\.13 and later do\), so every re-authentication is refused and a BI session ends at its first one, CUBESQL_AUTH_EXPIRE_SECS after its login: upgrade Cube$/,
+      );
+    } finally {
+      rmSync(cube13, { recursive: true, force: true });
+    }
   });
 
   it('fails on a Cube that passes no password to checkSqlAuth (0.33), naming the version it needs', async () => {

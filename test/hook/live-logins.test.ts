@@ -1,6 +1,6 @@
 // The SQL API's live logins on a frozen clock: expiry, the age limit, the cap, the comparison of contexts, revocation.
 import { describe, expect, it } from 'vitest';
-import { LiveLogins, LIVE_LOGIN_CAP, type LoginRecord } from '../../src/hook/live-logins';
+import { LiveLogins, LIVE_LOGIN_CAP, LIVE_LOGINS_PER_USER, type LoginRecord } from '../../src/hook/live-logins';
 import { createClock } from '../support/clock';
 
 /** Seconds since the epoch the clock starts at. */
@@ -78,25 +78,42 @@ describe('LiveLogins', () => {
     expect(logins.size).toBe(2);
   });
 
-  it('holds at most its cap, evicting the least recently used login first', () => {
-    const { logins } = memory({ cap: 3 });
-    for (const user of ['a', 'b', 'c']) logins.remember(login({ user }));
-    expect(logins.find('a').found).toBe(true);
-    logins.remember(login({ user: 'd' }));
+  it("holds at most its cap: at the cap it refuses a new user's login and evicts nobody's", () => {
+    const { logins, clock } = memory({ cap: 3 });
+    for (const user of ['a', 'b', 'c']) expect(logins.remember(login({ user }))).toEqual({ remembered: true });
+    expect(logins.remember(login({ user: 'd' }))).toEqual({ remembered: false, reason: 'capacity' });
     expect(logins.size).toBe(3);
-    expect(logins.find('b')).toEqual({ found: false, reason: 'none' });
-    expect(['a', 'c', 'd'].map((user) => logins.find(user).found)).toEqual([true, true, true]);
+    expect(['a', 'b', 'c', 'd'].map((user) => logins.find(user).found)).toEqual([true, true, true, false]);
+    // A renewal of a login held replaces it, and an ended login makes room (swept when the cap is reached).
+    expect(logins.remember(login({ user: 'a', expiresAt: T0 + 10 }))).toEqual({ remembered: true });
+    clock.advance(10_000);
+    expect(logins.remember(login({ user: 'd' }))).toEqual({ remembered: true });
   });
 
-  it(`caps at ${LIVE_LOGIN_CAP} logins by default, and refuses a cap that is no whole number ≥ 1`, () => {
+  it(`caps at ${LIVE_LOGIN_CAP} logins by default, and refuses a cap or bound that is no whole number ≥ 1`, () => {
     const { logins } = memory();
-    for (let i = 0; i <= LIVE_LOGIN_CAP; i++) logins.remember(login({ user: `user-${i}` }));
+    for (let i = 0; i < LIVE_LOGIN_CAP; i++) logins.remember(login({ user: `user-${i}` }));
+    expect(logins.remember(login({ user: 'one-too-many' }))).toEqual({ remembered: false, reason: 'capacity' });
     expect(logins.size).toBe(LIVE_LOGIN_CAP);
-    expect(logins.find('user-0').found).toBe(false);
+    expect(logins.find('user-0').found).toBe(true);
     for (const cap of [0, 1.5, Number.NaN])
       expect(() => new LiveLogins({ clock: () => 0, cap })).toThrow(
         'The cap of live logins must be a whole number ≥ 1',
       );
+    expect(() => new LiveLogins({ clock: () => 0, perUser: 0 })).toThrow(
+      'The bound of live logins per user must be a whole number ≥ 1',
+    );
+  });
+
+  it(`keeps ${LIVE_LOGINS_PER_USER} logins per user name by default, evicting that user's own oldest first`, () => {
+    const { logins } = memory({ cap: 100 });
+    logins.remember(login({ user: 'bob', id: 'bob-1' }));
+    for (let i = 0; i < 1000; i++) logins.remember(login({ id: `alice-${i}` }));
+    expect(logins.size).toBe(LIVE_LOGINS_PER_USER + 1);
+    expect(logins.find('bob').found).toBe(true);
+    const found = logins.find('alice');
+    // The 20 newest are kept: alice-980 to alice-999.
+    expect(found.found && Number(found.login.id?.slice('alice-'.length))).toBeGreaterThanOrEqual(980);
   });
 
   it('takes a renewed token of the same context as the same login, answering with the one that lives longest', () => {
@@ -126,10 +143,15 @@ describe('LiveLogins', () => {
     const { logins, clock } = memory();
     logins.remember(login());
     logins.remember(login({ securityContext: { ...acme, ...change }, expiresAt: T0 + 60 }));
-    expect(logins.find('alice')).toEqual({ found: false, reason: 'ambiguous', contexts: 2 });
-    // Once the other login has ended, the one left answers.
+    expect(logins.find('alice')).toEqual({ found: false, reason: 'drift' });
+    // Once the other login has ended, its sessions may still ask: the one left never answers for them.
     clock.advance(60_000);
-    expect(logins.find('alice')).toMatchObject({ found: true, login: { securityContext: acme } });
+    expect(logins.find('alice')).toEqual({ found: false, reason: 'drift' });
+    // Once none is live, the name starts afresh.
+    clock.advance(240_000);
+    expect(logins.find('alice')).toMatchObject({ found: false, reason: 'expired' });
+    logins.remember(login({ issuedAt: T0 + 300, expiresAt: T0 + 600 }));
+    expect(logins.find('alice').found).toBe(true);
   });
 
   it('compares contexts whatever the order of their members, and the renewed claims inside a namespace too', () => {
@@ -149,7 +171,7 @@ describe('LiveLogins', () => {
     logins.remember(
       login({ securityContext: { ...reordered, 'https://acme.example/claims': { tenant: 'globex' } }, id: 'third' }),
     );
-    expect(logins.find('alice')).toMatchObject({ found: false, reason: 'ambiguous' });
+    expect(logins.find('alice')).toMatchObject({ found: false, reason: 'drift' });
   });
 
   it('asks isRevoked about a login with an id before it serves, and forgets a revoked one', () => {

@@ -376,6 +376,27 @@ describe('SQL key settings', () => {
     expect(resolveOptions({ jwksUri: 'https://idp.example/jwks' }).sqlKeyMaxAge).toBe(90 * DAY);
   });
 
+  it('takes revoked ids separated by commas, spaces or newlines, and stops the start on any other separator', () => {
+    const env = (revoked: string) => ({
+      CUBEJS_JWK_URL: 'https://idp.example/jwks',
+      CUBE_DUAL_AUTH_SQL_KEYS_REVOKED: revoked,
+    });
+    const ids = ['9b2f6c1e-4d7a-4e8b-a3f5-0c6d2e8b1f47', 'b-2', 'c-3'];
+    for (const list of [ids.join(','), ids.join(' '), ids.join('\n'), ` ${ids[0]},\n  ${ids[1]}\t${ids[2]}\r\n`]) {
+      const resolved = resolveOptions(optionsFromEnv(env(list)), ENV_NAMES);
+      expect([...(resolved.sqlKeysRevoked?.ids ?? [])]).toEqual(ids);
+      expect(new SqlKeys(resolved).isRevoked('c-3')).toBe(true);
+    }
+    for (const list of ['a-1;b-2', 'a-1|b-2', '"a-1"', 'a-1,b/2']) {
+      expect(() => resolveOptions(optionsFromEnv(env(list)), ENV_NAMES)).toThrow(
+        /^cube-dual-auth: CUBE_DUAL_AUTH_SQL_KEYS_REVOKED holds ".*", which is no SQL key id: separate ids with commas, spaces or newlines$/,
+      );
+    }
+    expect(() => resolveOptions({ jwksUri: 'https://idp.example/jwks', sqlKeysRevoked: ['a-1; b-2'] })).toThrow(
+      'option "sqlKeysRevoked" entry 1 of 1 is neither a key id nor "user <name> before <ISO-8601 time>"',
+    );
+  });
+
   it("stops the start on a key secret that is Cube's own CUBEJS_PLAYGROUND_AUTH_SECRET, which Cube checks on REST", () => {
     const saved = process.env.CUBEJS_PLAYGROUND_AUTH_SECRET;
     process.env.CUBEJS_PLAYGROUND_AUTH_SECRET = keySecret;

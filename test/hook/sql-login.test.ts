@@ -321,7 +321,7 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a session, 
     expect(error).toMatchObject({
       code: 'ERR_FORBIDDEN',
       message:
-        'The SQL session of user "alice" cannot be re-authenticated, as 2 live logins of that user carry different security contexts: reconnect with a fresh token',
+        'The SQL session of user "alice" cannot be re-authenticated, as that user signed in with credentials of different kinds or security contexts, and a session never moves to another credential: reconnect with a fresh token',
     });
   });
 

@@ -1,13 +1,17 @@
 // Sessions of Cube 1.7.43's SQL API that outlive CUBESQL_AUTH_EXPIRE_SECS: the native server's call sequence (the
 // login, then `checkSqlAuth(req, user, null)` before a query once 300 s have passed, `__user` and `SET user` switches)
-// replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves.
+// replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves; and Cube
+// Cloud's DAX API (XMLA) calls as its docs describe them (docs/cube-lines.md, "The SQL API's re-authentication").
+import { createSecretKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckAuth, DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
+import { mintSqlKey } from '../../src/hook/sql-key';
 import { randomSecret, timed } from '../support/claims';
 import { createClock, type FakeClock } from '../support/clock';
 import {
   AUTH_EXPIRE_SECS,
+  callAsNative,
   CUBE_SQL_API_TIMEOUT_MS,
   loadCubeSqlApi,
   META,
@@ -28,6 +32,18 @@ const NOW = Math.floor(Date.now() / 1000);
 const INTERVAL_MS = AUTH_EXPIRE_SECS * 1000;
 const PAST_INTERVAL_MS = INTERVAL_MS + 1_000;
 const RECONNECT = ': reconnect with a fresh token';
+const DRIFT = `The SQL session of user "alice" cannot be re-authenticated, as that user signed in with credentials of different kinds or security contexts, and a session never moves to another credential${RECONNECT}`;
+const KEY_SECRET = randomSecret(32);
+
+/** A SQL key as `sql-key` mints it, issued at `nowMs`. */
+const sqlKey = (user: string, securityContext: Record<string, unknown>, nowMs: number) =>
+  mintSqlKey({
+    secret: createSecretKey(Buffer.from(KEY_SECRET)),
+    user,
+    securityContext,
+    expiresIn: 30 * 86_400,
+    now: nowMs,
+  }).key;
 
 let idp: JwksServer;
 let cube: CubeSqlApi;
@@ -172,21 +188,93 @@ describe('Cube 1.7.43 SQL API: one user name, several logins', () => {
     expect(first.state.securityContext).toMatchObject({ tenant: 'acme', jti: 'second' });
   });
 
-  it('never guesses between two tenants under one user name, and serves again once only one is live', async () => {
+  it('never guesses between two tenants under one user name, nor hands the globex session acme once it ends', async () => {
     const { clock, server, events, token, open } = await deployment();
     const acme = await open('alice', token({ sub: 'alice', org: 'acme' }, 1800));
-    await open('alice', token({ sub: 'alice', org: 'globex' }, 400));
+    const globex = await open('alice', token({ sub: 'alice', org: 'globex' }, 400));
     clock.advance(PAST_INTERVAL_MS);
     server.seen.extendContext.length = 0;
-    expect((await acme.query()).error).toBe(
-      `Error calling authenticate during re-authentication: The SQL session of user "alice" cannot be re-authenticated, as 2 live logins of that user carry different security contexts${RECONNECT}`,
-    );
+    expect((await acme.query()).error).toBe(`Error calling authenticate during re-authentication: ${DRIFT}`);
     expect(server.seen.extendContext).toEqual([]);
-    // The globex token has expired 700 s after the logins: the acme session's next re-authentication finds one login.
+    // The globex token has expired 700 s after the logins; its session may still ask, and must never get acme.
     clock.advance(2 * PAST_INTERVAL_MS);
-    expect(await acme.query()).toEqual(metaAnswer);
-    expect(acme.state.securityContext).toMatchObject({ tenant: 'acme' });
-    expect(reauthentications(events)).toEqual(['ERR_FORBIDDEN', 'accepted']);
+    expect((await globex.query()).error).toBe(`Error calling authenticate during re-authentication: ${DRIFT}`);
+    expect(globex.state.securityContext).toMatchObject({ tenant: 'globex' });
+    expect(server.seen.extendContext).toEqual([]);
+    // The acme tool reconnects with its token: a login with a password always works, and queries.
+    const again = await open('alice', token({ sub: 'alice', org: 'acme' }, 1800));
+    expect(await again.query()).toEqual(metaAnswer);
+    expect(reauthentications(events)).toEqual(['ERR_FORBIDDEN', 'ERR_FORBIDDEN']);
+  });
+
+  it('token-then-key drift: a token session never moves to the key login of other groups, on the clock', async () => {
+    const { clock, server, events, token, open } = await deployment({ sqlKeySecrets: [KEY_SECRET] });
+    const reader = await open('alice', token({ sub: 'alice', org: 'acme', roles: ['reader'] }, 400));
+    const adminContext = { sub: 'alice', org: 'acme', roles: ['admin'], tenant: 'acme', groups: ['admin'] };
+    const key = sqlKey('alice', adminContext, clock.now());
+    const keySession = await open('alice', key);
+    expect(keySession.state.securityContext).toMatchObject({ groups: ['admin'] });
+    server.seen.extendContext.length = 0;
+    // While both live, and after the token's end (400 s + 5 s of tolerance): never the key's groups for the token's
+    // session, nor ["reader", "admin"].
+    for (let i = 0; i < 3; i++) {
+      clock.advance(PAST_INTERVAL_MS);
+      expect((await reader.query()).error).toBe(`Error calling authenticate during re-authentication: ${DRIFT}`);
+      expect(reader.state.securityContext).toMatchObject({ groups: ['reader'] });
+    }
+    expect(server.seen.extendContext).toEqual([]);
+    expect(reauthentications(events)).toEqual(['ERR_FORBIDDEN', 'ERR_FORBIDDEN', 'ERR_FORBIDDEN']);
+    expect(events.filter((event) => event.type === 'sql-reauthentication-refused')).toMatchObject([
+      { reason: 'drift', protocol: 'postgres', method: 'password' },
+      { reason: 'drift' },
+      { reason: 'drift' },
+    ]);
+    // The key's own tool reconnects with its key, and works.
+    const reconnected = await open('alice', key);
+    expect(await reconnected.query()).toEqual(metaAnswer);
+    expect(reconnected.state.securityContext).toMatchObject({ groups: ['admin'] });
+  });
+});
+
+describe("Cube Cloud's DAX API (XMLA), replayed as its docs describe it: no password-less call is answered", () => {
+  /** Cube Cloud's XMLA server calls the hook through the same SQLServer (closed source: ntlm.mdx, kerberos.mdx). */
+  const xmla = (server: CubeSqlServer, method: string, user: string, password: string | null) =>
+    callAsNative(server.registered.checkSqlAuth, {
+      request: { id: 'xmla-span-1', meta: null, protocol: 'xmla', method },
+      user,
+      password,
+    });
+
+  it.each([
+    ['ntlm', 'alice'],
+    ['kerberos', 'alice'],
+    ['ntlm', 'cube'],
+  ])('refuses XMLA %s for %s without a password, live login or not, at every interval', async (method, user) => {
+    const { clock, server, events, token, open } = await deployment();
+    await open('alice', token({ sub: 'alice', org: 'acme' }, 3600));
+    for (let i = 0; i < 3; i++) {
+      server.logged.length = 0;
+      const { answer, error } = await xmla(server, method, user, null);
+      expect(answer).toBeUndefined();
+      expect(error).toBe(
+        `The SQL login of user "${user}" came without a password over protocol "xmla", method "${method}": only Cube's re-authentication of a Postgres session is answered without one, so NTLM and Kerberos are not supported; sign in with a SQL key or an identity-provider token as the password`,
+      );
+      expect(server.logged).toEqual([
+        expect.objectContaining({ type: 'Auth Error', protocol: 'xmla', method, apiType: 'sql' }),
+      ]);
+      clock.advance(PAST_INTERVAL_MS);
+    }
+    expect(events.filter((event) => event.type === 'sql-reauthentication-refused')).toMatchObject(
+      Array(3).fill({ code: 'ERR_FORBIDDEN', protocol: 'xmla', method, reason: 'protocol' }),
+    );
+  });
+
+  it('signs in a DAX API user whose password is a token, as over Postgres: a password is verified whatever the protocol', async () => {
+    const { server, token } = await deployment();
+    const password = token({ sub: 'alice', org: 'acme', roles: ['analyst'] });
+    const { answer } = await xmla(server, 'password', 'alice', password);
+    expect(answer).toMatchObject({ superuser: false, securityContext: { tenant: 'acme' }, skipPasswordCheck: true });
+    expect((await xmla(server, 'password', 'alice', 'not-a-token')).error).toMatch(/^Malformed token/);
   });
 });
 

@@ -30,6 +30,17 @@ describe('the metrics catalog', () => {
 
   it('labels nothing by a kid, a subject or anything else a token chooses', () => {
     const labels = new Set(Object.values(METRICS).flatMap(({ labels }) => labels));
-    expect([...labels].sort()).toEqual(['code', 'file', 'issuer', 'kind', 'outcome', 'path', 'result']);
+    expect([...labels].sort()).toEqual([
+      'code',
+      'file',
+      'issuer',
+      'kind',
+      'method',
+      'outcome',
+      'path',
+      'protocol',
+      'reason',
+      'result',
+    ]);
   });
 });

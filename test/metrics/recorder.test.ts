@@ -46,7 +46,14 @@ describe('MetricsRecorder', () => {
   it("counts the SQL API's re-authentications: accepted, or refused by code; nothing else is recorded for them", () => {
     const { recorded, send } = recorder();
     send({ type: 'sql-reauthenticated', durationMs: 0.1 });
-    send({ type: 'sql-reauthentication-refused', code: 'ERR_TOKEN_EXPIRED', message: 'm', durationMs: 0.1 });
+    send({
+      type: 'sql-reauthentication-refused',
+      code: 'ERR_TOKEN_EXPIRED',
+      message: 'm',
+      durationMs: 0.1,
+      protocol: 'postgres',
+      method: 'password',
+    });
     expect(recorded).toEqual([
       ['sqlReauthentications', ['accepted'], 1],
       ['sqlReauthentications', ['ERR_TOKEN_EXPIRED'], 1],
@@ -60,6 +67,27 @@ describe('MetricsRecorder', () => {
     expect(recorded).toEqual([
       ['secretReloads', ['api-secrets', 'applied'], 1],
       ['secretReloads', ['sql-password', 'invalid'], 1],
+    ]);
+  });
+
+  it('counts a refusal that keeps one user name to one identity by reason, protocol and method', () => {
+    const { recorded, send } = recorder();
+    const refused = {
+      type: 'sql-reauthentication-refused',
+      code: 'ERR_FORBIDDEN',
+      message: 'm',
+      durationMs: 0.1,
+    } as const;
+    send({ ...refused, protocol: 'xmla', method: 'ntlm', reason: 'protocol' });
+    send({ ...refused, protocol: 'postgres', method: 'password', reason: 'drift' });
+    send({ type: 'sql-login', kind: 'token', outcome: 'refused', code: 'ERR_FORBIDDEN', reason: 'capacity' });
+    expect(recorded).toEqual([
+      ['sqlRefusals', ['protocol', 'xmla', 'ntlm'], 1],
+      ['sqlReauthentications', ['ERR_FORBIDDEN'], 1],
+      ['sqlRefusals', ['drift', 'postgres', 'password'], 1],
+      ['sqlReauthentications', ['ERR_FORBIDDEN'], 1],
+      ['sqlLogins', ['token', 'refused'], 1],
+      ['sqlRefusals', ['capacity', 'postgres', 'password'], 1],
     ]);
   });
 

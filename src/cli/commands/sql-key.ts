@@ -10,6 +10,7 @@ import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine, tokenFrom } from '../args';
 import { isoSeconds } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
+import { codeOptionsProblem } from '../cube-js-options';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
 import { readIdpToken } from './probe';
 
@@ -24,7 +25,9 @@ hook judges it on the key-set path (keys, claims, authorization), with the same 
 variables; a refused token mints nothing. The key carries the SQL user that the token's claim
 names (${ENV.sqlUserClaim}, default "${DEFAULTS.sqlUserClaim}") and the
 security context the hook gives the token (tenant, groups and claims). It is signed with the
-first secret of ${ENV.sqlKeySecrets}. Prints the key alone on standard
+first secret of ${ENV.sqlKeySecrets}. Run it in the Cube project directory:
+when the cube.js there exports a checkAuth or checkSqlAuth of its own (options set in code,
+which the environment does not show), no key is minted. Prints the key alone on standard
 output, its id and expiry on standard error; the token is never printed. A key is revoked by
 adding its id to ${ENV.sqlKeysRevoked}.
 
@@ -38,7 +41,8 @@ Options:
 
 Exit status:
   0  minted
-  1  the token is refused, no ${ENV.sqlKeySecrets}, or the configuration is invalid
+  1  the token is refused, no ${ENV.sqlKeySecrets}, cube.js sets the hook's options in
+     code, or the configuration is invalid
   2  wrong command line, or --expires-in over the maximum age
 
 Examples:
@@ -115,6 +119,15 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       return EXIT_REFUSED;
     }
     const expiresIn = lifetime(args.expiresIn, resolved.sqlKeyMaxAge);
+    const problem = await codeOptionsProblem(io.cwd, io.env);
+    if (problem !== undefined) {
+      io.stderr.write(
+        `cube-dual-auth sql-key: ${forTerminal(problem)}: a key minted from the environment alone could carry a ` +
+          `security context the hook never gives, so no key minted; export cube-dual-auth's checkAuth and ` +
+          `checkSqlAuth configured by the environment to mint keys here\n`,
+      );
+      return EXIT_REFUSED;
+    }
     checkAuth = createNamedCheckAuth(options, { names: ENV_NAMES });
     // No Request-Origin header: the key-set path, as a SQL login's token takes it.
     const explanation = await checkAuth.explain({ headers: {} }, token);

@@ -56,6 +56,7 @@ function sqlKey(args: string[], options: CliOptions & { token?: string } = {}) {
   const from = args.includes('--token') ? [] : ['--token-file', file];
   return runBin(['sql-key', ...from, ...args], {
     env: options.env ?? env,
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdin: options.stdin ?? token,
     secrets: [SECRET, KEY_SECRET, NEXT_KEY_SECRET, token],
   });
@@ -203,6 +204,29 @@ describe('cube-dual-auth sql-key', () => {
     const cut = jsonOf<SqlKeyJson>(await sqlKey(['--json'], { env: short }));
     const payload = decode(cut.key) as Record<string, number>;
     expect(payload.exp! - payload.iat!).toBe(14 * DAY);
+  });
+
+  it('mints nothing where cube.js makes a hook of its own, whose options set in code the environment does not show', async () => {
+    const project = mkdtempSync(join(dir, 'project-'));
+    writeFileSync(
+      join(project, 'cube.js'),
+      'module.exports = { checkAuth: async () => ({}), checkSqlAuth: async () => ({}), queryRewrite: (q) => q };\n',
+    );
+    const refused = await sqlKey([], { env, cwd: project });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      `cube-dual-auth sql-key: ${join(project, 'cube.js')} exports its own checkAuth and checkSqlAuth, not cube-dual-auth's ready-made one, so it may set options in code (a securityContext function, claims, groups) that the environment does not show: a key minted from the environment alone could carry a security context the hook never gives, so no key minted; export cube-dual-auth's checkAuth and checkSqlAuth configured by the environment to mint keys here\n`,
+    );
+    writeFileSync(join(project, 'cube.js'), "throw new Error('no database');\n");
+    const unreadable = await sqlKey([], { env, cwd: project });
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain('could not be read, so whether it sets the hook');
+    // A cube.js that makes no hook of its own leaves the environment's judgement whole.
+    writeFileSync(join(project, 'cube.js'), 'module.exports = { queryRewrite: (q) => q };\n');
+    const minted = await sqlKey([], { env, cwd: project });
+    expect(minted.code).toBe(0);
+    expect(minted.stdout).toMatch(/^eyJ/);
   });
 
   it('exits 2 without a token source', async () => {

@@ -1,0 +1,168 @@
+/**
+ * What a password-less `checkSqlAuth` call may be answered with, and the refusals of the SQL login that guard the
+ * invariant of docs/security.md ("One name, one identity"): a call without a password yields a context only when the
+ * package can tell that the connection asking proved that context itself. Cube Core asks so only for the Postgres
+ * wire's re-authentication and `__user` switch (docs/cube-lines.md#the-sql-apis-re-authentication); Cube Cloud's DAX
+ * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for. Also
+ * who a login's credential names (its subject), and the copy of a context each answer gets.
+ */
+import { DualAuthError, quote } from '../errors';
+import type { SqlReauthenticationRefusedEvent } from '../events';
+import type { MissingLogin } from './live-logins';
+import type { SecurityContext } from './security-context';
+
+/** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
+export type SqlProtocolLabel = SqlReauthenticationRefusedEvent['protocol'];
+
+/** The method of a refusal, as events and metrics label it. */
+export type SqlMethodLabel = SqlReauthenticationRefusedEvent['method'];
+
+/** The protocol and method Cube Core passes on its password-less calls: the only ones answered. */
+export const PASSWORDLESS_PROTOCOL = 'postgres';
+export const PASSWORDLESS_METHOD = 'password';
+
+/** The first Cube that passes `req.protocol` and `req.method` to `checkSqlAuth` (Cube PR #9525). */
+export const SQL_REQUEST_FIELDS_SINCE = '1.3.13';
+
+/** The longest SQL user name, in UTF-8 bytes: a name is a key of the memory, not a place for data. */
+export const MAX_SQL_USER_BYTES = 256;
+
+const PROTOCOLS: ReadonlySet<string> = new Set<SqlProtocolLabel>(['postgres', 'xmla']);
+const METHODS: ReadonlySet<string> = new Set<SqlMethodLabel>(['password', 'ntlm', 'kerberos', 'token']);
+
+/** The protocol and method a request names, as bounded labels: anything unknown is `other`. */
+export function requestLabels(req: unknown): { protocol: SqlProtocolLabel; method: SqlMethodLabel } {
+  const { protocol, method } = requestFields(req);
+  return {
+    protocol: typeof protocol === 'string' && PROTOCOLS.has(protocol) ? (protocol as SqlProtocolLabel) : 'other',
+    method: typeof method === 'string' && METHODS.has(method) ? (method as SqlMethodLabel) : 'other',
+  };
+}
+
+/** `req.protocol` and `req.method`, read without trusting `req`: a getter that throws reads as missing. */
+function requestFields(req: unknown): { protocol: unknown; method: unknown } {
+  if (typeof req !== 'object' || req === null) return { protocol: undefined, method: undefined };
+  try {
+    const { protocol, method } = req as { protocol?: unknown; method?: unknown };
+    return { protocol, method };
+  } catch {
+    return { protocol: undefined, method: undefined };
+  }
+}
+
+/** A request field as a message shows it: quoted, printable ASCII only, cut short. */
+const shown = (value: unknown): string =>
+  typeof value === 'string' ? quote(value) : value === undefined ? 'none' : `a ${typeof value}`;
+
+/**
+ * Undefined when a password-less call came as Cube Core makes it (`postgres`, `password`); otherwise the refusal,
+ * naming the protocol and method it came with (escaped) and what to sign in with instead.
+ */
+export function passwordlessRefusal(req: unknown, user: string): DualAuthError | undefined {
+  const { protocol, method } = requestFields(req);
+  if (protocol === PASSWORDLESS_PROTOCOL && method === PASSWORDLESS_METHOD) return undefined;
+  if (typeof req === 'object' && req !== null && protocol === undefined && method === undefined) {
+    // A Cube before 1.3.13 passes a request without them: its re-authentication cannot be told from any other call.
+    const message =
+      `The SQL session of user ${quote(user)} cannot be re-authenticated: this Cube passes no protocol or method to ` +
+      `checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and later do), so its re-authentication cannot be told from ` +
+      `another call; reconnect with a fresh token, or upgrade Cube`;
+    return new DualAuthError('ERR_FORBIDDEN', message);
+  }
+  const message =
+    `The SQL login of user ${quote(user)} came without a password over protocol ${shown(protocol)}, method ` +
+    `${shown(method)}: only Cube's re-authentication of a Postgres session is answered without one, so NTLM and ` +
+    `Kerberos are not supported; sign in with a SQL key or an identity-provider token as the password`;
+  return new DualAuthError('ERR_FORBIDDEN', message);
+}
+
+/** Undefined for a user name the memory may key on: at most {@link MAX_SQL_USER_BYTES} bytes. */
+export function userNameRefusal(user: string): DualAuthError | undefined {
+  if (Buffer.byteLength(user, 'utf8') <= MAX_SQL_USER_BYTES) return undefined;
+  return new DualAuthError(
+    'ERR_FORBIDDEN',
+    `The SQL user name is longer than ${MAX_SQL_USER_BYTES} bytes: sign in with a shorter one`,
+  );
+}
+
+/**
+ * The refusal of a superuser sign-in under `CUBE_DUAL_AUTH_SQL_USER_CLAIM=*`, where a token names no user name: only
+ * a credential whose own `sub` is the superuser signs in as it (docs/security.md, "One name, one identity").
+ */
+export function superuserRefusal(user: string, variable: string): DualAuthError {
+  const message =
+    `The SQL user ${quote(user)} is the superuser, who may switch to any user: with any user name accepted, only a ` +
+    `credential whose own "sub" names it signs in as it`;
+  return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${variable})`);
+}
+
+/** The refusal of a login the memory of live logins is too full to keep (LiveLogins' cap). */
+export function capacityRefusal(user: string, cap: string): DualAuthError {
+  const message =
+    `The SQL login of user ${quote(user)} is refused: this Cube process holds as many live SQL logins as it may, ` +
+    `and keeps every other user's; try again once some have ended`;
+  return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${cap})`);
+}
+
+const RECONNECT = 'reconnect with a fresh token';
+
+/** The refusal of a re-authentication without a live login: it names the user and the moment, never a token. */
+export function missingLogin(user: string, missing: MissingLogin): DualAuthError {
+  const who = `The SQL session of user ${quote(user)}`;
+  switch (missing.reason) {
+    case 'expired': {
+      const when = new Date(missing.endedAt * 1000).toISOString();
+      return missing.tooOld
+        ? new DualAuthError('ERR_TOKEN_TOO_OLD', `${who} outlived the maximum token age at ${when}: ${RECONNECT}`)
+        : new DualAuthError('ERR_TOKEN_EXPIRED', `${who} ended when its token expired at ${when}: ${RECONNECT}`);
+    }
+    case 'revoked':
+      return new DualAuthError(
+        'ERR_FORBIDDEN',
+        `${who} was signed in by a credential that is now revoked: ${RECONNECT}`,
+      );
+    case 'ambiguous':
+      return new DualAuthError(
+        'ERR_FORBIDDEN',
+        `${who} cannot be re-authenticated, as more than one identity signed in under that user name, and ` +
+          `Cube does not say which session asks: ${RECONNECT}`,
+      );
+    case 'drift':
+      return new DualAuthError(
+        'ERR_FORBIDDEN',
+        `${who} cannot be re-authenticated, as that user signed in with credentials of different kinds or ` +
+          `security contexts, and a session never moves to another credential: ${RECONNECT}`,
+      );
+    case 'none':
+      return new DualAuthError(
+        'ERR_TOKEN_MISSING',
+        `${who} has no live login in this Cube process (its token expired, or it never signed in here): ${RECONNECT}`,
+      );
+  }
+}
+
+/** The reason label of a re-authentication refusal, for the refusals that guard one name to one identity. */
+export function refusalReason(missing: MissingLogin): SqlReauthenticationRefusedEvent['reason'] {
+  return missing.reason === 'ambiguous' || missing.reason === 'drift' ? missing.reason : undefined;
+}
+
+/**
+ * Who a credential names, for the identity of its login: its issuer and `sub` when it has them, else the user name
+ * it signed in with (a key carries the context of the token it was minted from).
+ */
+export function subjectOf(claims: Readonly<Record<string, unknown>>, user: string): string {
+  const { iss, sub } = claims;
+  return typeof sub === 'string' ? `${typeof iss === 'string' ? iss : ''}\n${sub}` : `\n\n${user}`;
+}
+
+/**
+ * A copy of a context for Cube, private to one answer. A context a `securityContext` function filled with what cannot
+ * be cloned (a function) is copied as JSON, which is what Cube's native server makes of it anyway.
+ */
+export function copyOf(context: SecurityContext): SecurityContext {
+  try {
+    return structuredClone(context);
+  } catch {
+    return JSON.parse(JSON.stringify(context)) as SecurityContext;
+  }
+}
