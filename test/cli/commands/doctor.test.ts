@@ -73,7 +73,7 @@ describe('cube-dual-auth doctor', () => {
       ['cube-js', 'ok'],
       ['logger', 'ok'],
     ]);
-    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (at most 32 bytes of key material)');
+    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set: 64 hex digits, 32 bytes: 256 bits');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
     expect(checkOf(json, 'cube-gateway')?.message).toMatch(
       /@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/,
@@ -93,12 +93,12 @@ describe('cube-dual-auth doctor', () => {
     [
       'a short secret',
       'too-short-0123',
-      /CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/,
+      /CUBEJS_API_SECRET is 14 base64 characters, 10 bytes: 84 bits of key material, under 32 bytes: Cube will not start with it; anyone can choose the shared-secret path/,
     ],
     [
       '32 hex characters (16 bytes, not 32)',
       randomSecret(16),
-      /CUBEJS_API_SECRET holds at most 16 bytes of key material, under 32/,
+      /CUBEJS_API_SECRET is 32 hex digits, 16 bytes: 128 bits of key material, under 32 bytes/,
     ],
     ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
@@ -117,7 +117,7 @@ describe('cube-dual-auth doctor', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
       '  FAIL  configuration  the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
-      '  FAIL  api-secret     CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
+      '  FAIL  api-secret     CUBEJS_API_SECRET is 14 base64 characters, 10 bytes: 84 bits of key material, under 32 bytes: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
       '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
     ]);
     expect(
@@ -149,18 +149,18 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'fail',
       message:
-        'CUBEJS_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
+        'CUBEJS_API_SECRETS: secret 2 of 2 is 9 base64 characters, 6 bytes: 54 bits of key material, under 32 bytes: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
     });
   });
 
   it.each([
-    ['openssl rand -hex 32', randomSecret(32)],
-    ['openssl rand -base64 32', randomBytes(32).toString('base64')],
-  ])('accepts a secret made with %s', async (_name, secret) => {
+    ['openssl rand -hex 32', randomSecret(32), '64 hex digits, 32 bytes: 256 bits'],
+    ['openssl rand -base64 32', randomBytes(32).toString('base64'), '43 base64 characters, 32 bytes: 258 bits'],
+  ])('accepts a secret made with %s, saying what it measures', async (_name, secret, measured) => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: secret }));
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'ok',
-      message: 'CUBEJS_API_SECRET is set (at most 32 bytes of key material)',
+      message: `CUBEJS_API_SECRET is set: ${measured}`,
     });
   });
 
@@ -171,7 +171,7 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
       message: expect.stringMatching(
-        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32/,
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 is 9 base64 characters, 6 bytes: 54 bits of key material, under 32 bytes/,
       ),
     });
   });
@@ -206,7 +206,9 @@ describe('cube-dual-auth doctor', () => {
     });
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
-      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds at most 6 bytes/),
+      message: expect.stringMatching(
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 is 9 base64 characters, 6 bytes/,
+      ),
     });
   });
 
