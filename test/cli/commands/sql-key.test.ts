@@ -74,13 +74,15 @@ describe('cube-dual-auth sql-key', () => {
     expect(decode(key, { complete: true })?.header).toEqual({ alg: 'HS256', typ: SQL_KEY_TYPE });
     expect((payload.exp as number) - (payload.iat as number)).toBe(30 * DAY);
     expect(payload).toMatchObject({ sub: 'alice', jti: expect.any(String) as string });
-    // The security context is exactly the one checkAuth gives the same token.
+    // The security context is the one checkAuth gives the same token, with the key's own iat, exp and jti.
     const hook = createCheckAuth(optionsFromEnv(env));
     try {
       const token = idpToken(ALICE);
       const context = await hook(null, token);
-      const minted = (await sqlKey([], { token })).stdout.trim();
-      expect((decode(minted) as Record<string, unknown>).security_context).toEqual(JSON.parse(JSON.stringify(context)));
+      const minted = decode((await sqlKey([], { token })).stdout.trim()) as Record<string, unknown>;
+      const { iat, exp, jti } = minted;
+      expect(minted.security_context).toEqual({ ...JSON.parse(JSON.stringify(context)), iat, exp, jti });
+      expect(exp).not.toBe(context.exp);
     } finally {
       hook.close();
     }
