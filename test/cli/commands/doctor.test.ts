@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, keySetDeploymentPerFile, runBin, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../../support/cube';
+import { cubeJsIn, gatewayIn, NODE_LINE_CUBE_1, NODE_WARNINGS_CUBE_1, RECOMMENDED_CUBE_JS } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
@@ -70,6 +70,7 @@ describe('cube-dual-auth doctor', () => {
       ['issuer', 'ok'],
       ['authorization', 'ok'],
       ['cube-gateway', 'ok'],
+      ['node', NODE_LINE_CUBE_1],
       ['cube-js', 'ok'],
       ['logger', 'ok'],
     ]);
@@ -85,7 +86,7 @@ describe('cube-dual-auth doctor', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ {2}OK {4}configuration {2}the checkAuth hook accepts this environment$/m);
     expect(result.stdout).toMatch(/^ {2}OK {4}jwks-keys {6}1 signing key for RS256: "k1"/m);
-    expect(result.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(result.stdout).toMatch(new RegExp(`\\nOK: 0 failures, ${NODE_WARNINGS_CUBE_1}\\n$`));
     expect(result.stdout).not.toContain('\x1b[');
   });
 
@@ -132,6 +133,7 @@ describe('cube-dual-auth doctor', () => {
       'issuer',
       'authorization',
       'cube-gateway',
+      'node',
       'cube-js',
     ]);
   });
@@ -244,7 +246,7 @@ describe('cube-dual-auth doctor', () => {
         'm',
       ),
     );
-    expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
+    expect(result.stdout).toMatch(new RegExp(`\\nFAIL: 1 failure, ${NODE_WARNINGS_CUBE_1}\\n$`));
   });
 
   it('says the TLS handshake failed for an https JWKS URL whose server speaks plain http', async () => {
@@ -331,7 +333,7 @@ describe('cube-dual-auth doctor', () => {
       status: 'fail',
       message: expect.stringMatching(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/),
     });
-    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'cube-js']);
+    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'node', 'cube-js']);
   });
 
   it('warns when audience and issuer are not checked', async () => {
@@ -734,7 +736,7 @@ describe('cube-dual-auth doctor, as a process, reading cube.js', () => {
     }
     cubeJsIn(project, RECOMMENDED_CUBE_JS);
     const loaded = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
-    expect(loaded.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(loaded.stdout).toMatch(new RegExp(`\\nOK: 0 failures, ${NODE_WARNINGS_CUBE_1}\\n$`));
     expect(loaded.code).toBe(0);
   });
 });
