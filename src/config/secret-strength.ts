@@ -47,9 +47,8 @@ export interface SecretStrength {
 }
 
 /**
- * The key material a secret carries, measured from its length and the alphabet it is written in (64 hex digits carry
- * 256 bits). A measure of the encoding: two UUIDs joined measure 54 bytes, though only about 30.5 of them are random;
- * {@link secretWeakness} finds patterns and words apart.
+ * The key material a secret carries, measured from its length and alphabet (64 hex digits carry 256 bits): a measure
+ * of the encoding, as two UUIDs joined measure 54 bytes; {@link secretWeakness} finds patterns and words apart.
  *
  * @example
  * secretStrength('9f'.repeat(32)); // { characters: 64, alphabet: 'hex digits', bits: 256, bytes: 32 }

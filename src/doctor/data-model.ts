@@ -1,10 +1,8 @@
 /**
- * What the data model asks of `cube.js`, read from its files as text (never run). Two things only: whether it reads
- * `COMPILE_CONTEXT`, the one part of a model Cube evaluates when it compiles it (and refuses without `contextToAppId`:
- * "COMPILE_CONTEXT can't be used unless contextToAppId is defined"), and which files hold access policies by group,
- * which Cube 1.x matches through `contextToGroups`. `securityContext` and `SECURITY_CONTEXT` in SQL and in access
- * policies are compiled into functions of each query's context (schema-compiler's CubePropContextTranspiler), so they
- * need neither (docs/cli-output.md, "How doctor reads the data model").
+ * What the data model asks of `cube.js`, read from its files as text (never run): whether it reads `COMPILE_CONTEXT`,
+ * which Cube evaluates once per app id (and refuses without `contextToAppId`), and which files hold access policies by
+ * group, matched on Cube 1.x through `contextToGroups`. `securityContext` in SQL and access policies is compiled into
+ * functions of each query's context, so it needs neither (docs/cli-output.md, "How doctor reads the data model").
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

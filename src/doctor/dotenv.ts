@@ -1,7 +1,7 @@
 /**
  * The environment as Cube sees it: Cube's server loads the `.env` of the directory it starts in with its own dotenv
- * (`@cubejs-backend/dotenv` 9.0.2, `multiline: 'line-breaks'`, in `packages/cubejs-server/src/server.ts` and
- * `server/container.ts` of cube-js/cube, 0.33 and 1.x alike), and a variable already in the environment wins over the
+ * (`@cubejs-backend/dotenv` 9.0.2, `multiline: 'line-breaks'`, in `server.ts` and `server/container.ts` of
+ * cube-js/cube's `@cubejs-backend/server`, 0.33 and 1.x alike), and a variable already in the environment wins over the
  * file. `doctor` reads the file the same way, so that it judges what Cube will run with (docs/cli-output.md,
  * "How doctor reads .env").
  */

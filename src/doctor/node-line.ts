@@ -1,6 +1,6 @@
 /**
  * Which Node each Cube line starts on. `cubejs-server` checks the Node major before anything else, in
- * `@cubejs-backend/shared`'s `node-check` (cube-js/cube, packages/cubejs-backend-shared/src/node-check.ts): Cube 1.7.43
+ * `@cubejs-backend/shared`'s `node-check` (its `node-check.ts` in cube-js/cube): Cube 1.7.43
  * exits below Node 22 (earlier 1.x releases asked for 20), Cube 0.33.65 below 14 and on 15. `doctor` reads the check
  * of the Cube it finds, and falls back on these lines (docs/cube-lines.md).
  */
@@ -26,7 +26,7 @@ const CUBE_1: NodeRule = { least: 22, refused: [], source: 'table' };
 const CUBE_033: NodeRule = { least: 14, refused: [15], source: 'table' };
 
 /** The Node majors of each line, said the same way in every message. */
-export const NODE_BY_CUBE_LINE = 'Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 16 or later (and 14)';
+export const NODE_BY_CUBE_LINE = 'Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 14, and 16 or later';
 
 /** The rule of a Cube version by its line, from the table. */
 function ruleOfLine(cubeVersion: string): NodeRule {

@@ -63,12 +63,12 @@ describe('doctor: which Node the Cube found starts on', () => {
     expect(nodeFinding({ nodeVersion: '20.19.0', cubeVersion: '1.7.43', rule: undefined })).toEqual({
       status: 'warn',
       message:
-        "Node 20.19.0: Cube 1.7.43's cubejs-server exits at start on Node 20: it needs Node 22 or later (by its line's rule); Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 16 or later (and 14)",
+        "Node 20.19.0: Cube 1.7.43's cubejs-server exits at start on Node 20: it needs Node 22 or later (by its line's rule); Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 14, and 16 or later",
     });
     expect(nodeFinding({ nodeVersion: '20.19.0', cubeVersion: undefined, rule: undefined })).toEqual({
       status: 'ok',
       message:
-        'Node 20.19.0; no Cube found to judge it for: Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 16 or later (and 14)',
+        'Node 20.19.0; no Cube found to judge it for: Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 14, and 16 or later',
     });
   });
 
