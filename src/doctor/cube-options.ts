@@ -30,16 +30,18 @@ const listed = (files: readonly string[]): string =>
 /** `contextToGroups` on Cube 1.x: a problem only where access policies name groups. */
 function groupsJudgement(has: boolean, { cubeVersion, model }: CubeOptionsContext): { problem?: string; ok?: string } {
   if (has) return { ok: `exports contextToGroups (Cube ${cubeVersion})` };
-  const unmatched = `Cube ${cubeVersion} matches access policies by the groups contextToGroups returns, so a policy by group matches no request (its queries answer no rows)`;
+  const matching = `Cube ${cubeVersion} matches access policies by the groups contextToGroups returns`;
+  const unmatched = `${matching}, so a policy by group matches no request (its queries answer no rows)`;
   if (model.kind === 'unread')
     return {
       problem:
         `cube.js exports no contextToGroups: this depends on the data model, which doctor did not read (` +
         `${model.why}): if its access policies name groups, ${unmatched}; ${CHECK_IT}`,
     };
+  const files = listed(model.groupPolicies);
   if (model.groupPolicies.length > 0)
     return {
-      problem: `cube.js exports no contextToGroups, and ${listed(model.groupPolicies)} has access policies by group: ${unmatched}`,
+      problem: `cube.js exports no contextToGroups, and ${files} has access policies by group: ${unmatched}`,
     };
   return { ok: `exports no contextToGroups, which no access policy of ${model.dir} needs` };
 }
@@ -47,9 +49,9 @@ function groupsJudgement(has: boolean, { cubeVersion, model }: CubeOptionsContex
 /** `contextToAppId` with a tenant: a problem only where the model reads COMPILE_CONTEXT. */
 function appIdJudgement(has: boolean, { model }: CubeOptionsContext): { problem?: string; ok?: string } {
   if (has) return { ok: 'exports contextToAppId (a tenant claim is configured)' };
-  const perQuery =
-    'exports no contextToAppId: one compiled model serves every tenant, which is safe, as Cube evaluates securityContext ' +
-    '(in SQL and access policies) per query';
+  const safe = 'one compiled model serves every tenant, which is safe';
+  const why = 'as Cube evaluates securityContext (in SQL and access policies) per query';
+  const perQuery = `exports no contextToAppId: ${safe}, ${why}`;
   if (model.kind === 'unread')
     return {
       ok:

@@ -107,7 +107,7 @@ export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment
       findings: [
         {
           status: 'warn',
-          message: `${file} could not be read (${faultMessage(error)}): Cube skips it too, and runs with the environment alone`,
+          message: `${file} could not be read (${faultMessage(error)}): Cube skips it too, and runs without it`,
         },
       ],
     };
