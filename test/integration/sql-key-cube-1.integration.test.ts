@@ -80,7 +80,7 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with a SQL key and stays signe
     expect(session?.state).toEqual({ user: 'alice', superuser: false, securityContext: minted.securityContext });
     server.seen.extendContext.length = 0;
     expect(await session?.query()).toEqual(metaAnswer);
-    expect(server.seen.extendContext).toEqual([ALICE]);
+    expect(server.seen.extendContext).toEqual([minted.securityContext]);
     // Past the interval, then a day later: far past any identity-provider token, the key still holds.
     for (const ms of [PAST_INTERVAL_MS, DAY * 1000]) {
       clock.advance(ms);
