@@ -46,7 +46,9 @@ function hintFor(code: RejectionCode, message: string): string {
     case 'ERR_TOKEN_TOO_OLD':
       return `Mint a new key: ${ENV.sqlKeyMaxAge} ends every key older than it.`;
     case 'ERR_CLAIM_INVALID':
-      return "Sign in with the user name the key was made for (its sub), in the BI tool's user field.";
+      return message.includes('audience')
+        ? 'This is no SQL key of cube-dual-auth: mint one with "cube-dual-auth sql-key".'
+        : "Sign in with the user name the key was made for (its sub), in the BI tool's user field.";
     default:
       return 'Give the whole key, as "cube-dual-auth sql-key" printed it.';
   }
