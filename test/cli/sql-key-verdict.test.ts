@@ -1,6 +1,8 @@
 import { createSecretKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mintSqlKey } from '../../src/hook/sql-key';
+import { sign } from 'jsonwebtoken';
+import { judgeSqlKey } from '../../src/cli/sql-key-verdict';
+import { mintSqlKey, SQL_KEY_TYPE } from '../../src/hook/sql-key';
 import { jsonOf, runCli } from '../support/cli';
 import { randomSecret } from '../support/claims';
 
@@ -152,6 +154,40 @@ describe('verify given a SQL key: judged as checkSqlAuth judges a SQL API login 
     const result = await verify('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln', ['--sql-user', 'alice']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--sql-user applies to a SQL key only/);
+  });
+});
+
+describe('judgeSqlKey, by the clock it is given', () => {
+  it('accepts a key while it lives and refuses it after its exp, as a login at that time would be', () => {
+    const minted = mintSqlKey({
+      secret: createSecretKey(Buffer.from(KEY_SECRET)),
+      user: 'alice',
+      securityContext: CONTEXT,
+      expiresIn: 60,
+      now: 1_800_000_000_000,
+    });
+    expect(judgeSqlKey(minted.key, { env, nowMs: 1_800_000_030_000 })).toMatchObject({
+      accepted: true,
+      sqlUser: 'alice',
+    });
+    expect(judgeSqlKey(minted.key, { env, nowMs: 1_800_000_120_000 }).error?.code).toBe('ERR_TOKEN_EXPIRED');
+  });
+
+  it('refuses a token that only wears the SQL key header, as no key of this package', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const forged = sign(
+      { sub: 'alice', aud: 'another-api', jti: 'x', iat: now, exp: now + 60, security_context: {} },
+      KEY_SECRET,
+      {
+        algorithm: 'HS256',
+        header: { alg: 'HS256', typ: SQL_KEY_TYPE },
+      },
+    );
+    expect(judgeSqlKey(forged, { env }).error).toEqual({
+      code: 'ERR_CLAIM_INVALID',
+      message: 'The SQL key is not valid: it names another audience',
+      hint: 'This is no SQL key of cube-dual-auth: mint one with "cube-dual-auth sql-key".',
+    });
   });
 });
 
