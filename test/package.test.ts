@@ -102,7 +102,7 @@ describe('the published package', () => {
       expect(nodeJson<{ error: unknown }>(['-e', script], { CUBEJS_API_SECRET: 'too-short' }).error).toEqual({
         name: 'DualAuthConfigError',
         message: expect.stringMatching(
-          /^cube-dual-auth: CUBEJS_API_SECRET holds at most \d+ bytes of key material, under 32: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+          /^cube-dual-auth: CUBEJS_API_SECRET is \d+ base64 characters, \d+ bytes: \d+ bits of key material, under 32 bytes: .*set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
         ),
       });
       expect(nodeJson<{ error: unknown }>(['-e', script], {}).error).toMatchObject({

@@ -12,6 +12,11 @@ const URL_PASSWORD = '***';
 
 /** Names of variables whose values are secrets (the API secret, SQL key secrets, a database's password...). */
 const SECRET_NAME = /SECRET|PASS|TOKEN|CREDENTIAL|PRIVATE|_KEY/i;
+/**
+ * Of those, the settings that name no secret: a directory, durations and sizes, revoked key ids, claim names. Scrubbing
+ * their values would take ids and paths the command reports out of its output.
+ */
+const NOT_SECRET_NAME = /(?:_DIR|_MS|_SIZE|_AGE|_REVOKED|_CLAIMS?|_ALLOW_WEAK_SECRET)$/i;
 /** Values too plain to be a secret, which scrubbing would only mangle the output with: flags and numbers. */
 const PLAIN_VALUE = /^(?:true|false|yes|no|on|off|\d{1,6})$/i;
 /** Shorter values are not scrubbed: they would take letters out of words. */
@@ -85,7 +90,7 @@ export class Scrubber {
   holdEnvironment(env: NodeJS.ProcessEnv): void {
     for (const [name, value] of Object.entries(env)) {
       if (value === undefined || value === '') continue;
-      if (SECRET_NAME.test(name)) this.holdSecret(value);
+      if (SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name)) this.holdSecret(value);
       for (const match of value.matchAll(/:\/\/[^\s/?#@:]*:([^\s/?#@]+)@/g)) this.holdSecret(match[1] as string);
     }
   }

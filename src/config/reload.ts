@@ -5,7 +5,7 @@
  * (docs/rotation.md, "What each replica logs").
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { faultMessage } from '../errors';
+import { DualAuthConfigError, faultMessage } from '../errors';
 import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
 import type { DualAuthOptions, OptionNames, ResolvedOptions } from './options';
 import {
@@ -209,7 +209,9 @@ export class SecretsReload {
         } catch (error) {
           // The message names the file that failed: said once in the log line when it is this one.
           const file = `${secretFileName(dir, option)} `;
-          reason = faultMessage(error).replace(/^cube-dual-auth: /, '');
+          // The package's own refusal is whole (it names no value); anything else is capped as any fault is.
+          const said = error instanceof DualAuthConfigError ? error.message : faultMessage(error);
+          reason = said.replace(/^cube-dual-auth: /, '');
           if (reason.startsWith(file)) reason = reason.slice(file.length);
         }
       }

@@ -28,26 +28,59 @@ const PLACEHOLDER = /secret|passw|changeme|example|default|qwerty|123456|letmein
  * Bits each character can carry, by the smallest alphabet the secret is written in: what `openssl rand -hex`
  * and `-base64` print carries 4 and 6 bits a character, not the 8 of a byte of text.
  */
-const ALPHABETS: readonly (readonly [RegExp, number])[] = [
-  [/^[0-9a-f]+$/i, 4],
-  [/^[A-Za-z0-9+/_-]+={0,2}$/, 6],
-  [/^[\x20-\x7e]+$/, Math.log2(95)],
+const ALPHABETS: readonly (readonly [RegExp, number, string])[] = [
+  [/^[0-9a-f]+$/i, 4, 'hex digits'],
+  [/^[A-Za-z0-9+/_-]+={0,2}$/, 6, 'base64 characters'],
+  [/^[\x20-\x7e]+$/, Math.log2(95), 'printable characters'],
 ];
 
+/** What a secret's length and alphabet measure: the key material its characters carry. */
+export interface SecretStrength {
+  /** Characters counted (base64 padding left out). */
+  readonly characters: number;
+  /** The smallest alphabet it is written in: `hex digits`, `base64 characters`, `printable characters` or `bytes`. */
+  readonly alphabet: string;
+  /** Whole bits the characters carry. */
+  readonly bits: number;
+  /** Whole bytes of key material. */
+  readonly bytes: number;
+}
+
 /**
- * The key material a secret can hold, in whole bytes, judged by the alphabet it is written in: an upper bound (two
- * UUIDs joined count 54, though they hold about 30.5 random bytes), so messages say "at most".
+ * The key material a secret carries, measured from its length and alphabet (64 hex digits carry 256 bits): a measure
+ * of the encoding, as two UUIDs joined measure 54 bytes; {@link secretWeakness} finds patterns and words apart.
+ *
+ * @example
+ * secretStrength('9f'.repeat(32)); // { characters: 64, alphabet: 'hex digits', bits: 256, bytes: 32 }
  */
+export function secretStrength(secret: string): SecretStrength {
+  const found = ALPHABETS.find(([alphabet]) => alphabet.test(secret));
+  if (found === undefined) {
+    const bytes = Buffer.byteLength(secret, 'utf8');
+    return { characters: bytes, alphabet: 'bytes', bits: bytes * 8, bytes };
+  }
+  const characters = secret.replace(/=+$/, '').length;
+  const bits = Math.floor(characters * found[1]);
+  return { characters, alphabet: found[2], bits, bytes: Math.floor(bits / 8) };
+}
+
+/** The key material of a secret, in whole bytes ({@link secretStrength}). */
 export function keyMaterialBytes(secret: string): number {
-  const text = secret.replace(/=+$/, '');
-  const bits = ALPHABETS.find(([alphabet]) => alphabet.test(secret))?.[1];
-  return bits === undefined ? Buffer.byteLength(secret, 'utf8') : Math.floor((text.length * bits) / 8);
+  return secretStrength(secret).bytes;
+}
+
+/** The measure as said in a message: `64 hex digits, 32 bytes: 256 bits` (never the secret). */
+export function describeStrength({ characters, alphabet, bits, bytes }: SecretStrength): string {
+  return alphabet === 'bytes'
+    ? `${bytes} bytes of text: ${bits} bits`
+    : `${characters} ${alphabet}, ${bytes} bytes: ${bits} bits`;
 }
 
 /** Why a secret is guessable or too short, or undefined when it can be a good HS256 key. */
 export function secretWeakness(secret: string): string | undefined {
-  const bytes = keyMaterialBytes(secret);
-  if (bytes < MIN_SECRET_BYTES) return `holds at most ${bytes} bytes of key material, under ${MIN_SECRET_BYTES}`;
+  const strength = secretStrength(secret);
+  if (strength.bytes < MIN_SECRET_BYTES)
+    return `is ${describeStrength(strength)} of key material, under ${MIN_SECRET_BYTES} bytes`;
   const distinct = new Set(secret).size;
   if (distinct < MIN_DISTINCT_CHARACTERS) return `has only ${distinct} distinct characters`;
   if (looksLikeWords(secret)) return 'looks like words, not random bytes';

@@ -159,7 +159,8 @@ export interface Finding {
 /** At most this many export names are listed. */
 const MAX_NAMES_SHOWN = 12;
 
-function exportOf(reading: CubeJsReading, name: string): CubeJsExport | undefined {
+/** The member `name` of what `cube.js` exports, when it was read and has one. */
+export function exportOf(reading: CubeJsReading, name: string): CubeJsExport | undefined {
   return reading.kind === 'loaded' ? reading.exports.find((member) => member.name === name) : undefined;
 }
 
@@ -246,50 +247,6 @@ export function loggerFinding(reading: CubeJsReading): Finding | undefined {
           `cube.js exports a logger of its own, not cube-dual-auth's: doctor cannot tell whether it ` +
           `keeps tokens out of Cube's log; ${advice}, or have yours call it`,
       };
-}
-
-/** What {@link cubeOptionsFinding} needs to know of the deployment. */
-export interface CubeOptionsContext {
-  /** Groups or a tenant are configured (authorization is on). */
-  readonly authorization: boolean;
-  /** A tenant claim is configured for some path. */
-  readonly tenant: boolean;
-  /** The version of Cube found from the project (its gateway's), when found. */
-  readonly cubeVersion: string | undefined;
-}
-
-/**
- * Whether `cube.js` gives Cube the options that read the hook's tenant and groups: `contextToGroups` on Cube 1.x, whose
- * access policies match groups only through it, and `contextToAppId` when a tenant is configured (doctor does not read
- * the data model: a model that reads `securityContext` is compiled per app id, so without it every tenant gets the
- * model compiled for the first). Undefined when `cube.js` was not read or authorization is off.
- */
-export function cubeOptionsFinding(reading: CubeJsReading, context: CubeOptionsContext): Finding | undefined {
-  if (reading.kind !== 'loaded' || !context.authorization) return undefined;
-  const has = (name: string): boolean => exportOf(reading, name)?.function === true;
-  const major = context.cubeVersion === undefined ? undefined : Number(context.cubeVersion.split('.')[0]);
-  const problems: string[] = [];
-  const present: string[] = [];
-  if (major !== undefined && major >= 1) {
-    if (has('contextToGroups')) present.push(`contextToGroups (Cube ${context.cubeVersion})`);
-    else
-      problems.push(
-        `cube.js exports no contextToGroups: Cube ${context.cubeVersion} matches access policies by ` +
-          `the groups it returns, so a policy by group matches no request (its queries answer no rows)`,
-      );
-  }
-  if (context.tenant) {
-    if (has('contextToAppId')) present.push('contextToAppId (a tenant claim is configured)');
-    else
-      problems.push(
-        'cube.js exports no contextToAppId while a tenant claim is configured: Cube then compiles ' +
-          'one data model for every tenant, so a model that reads securityContext (doctor does not ' +
-          'read the model) is compiled for the first tenant and served to all',
-      );
-  }
-  if (problems.length > 0) return { status: 'warn', message: problems.join('; ') };
-  if (present.length === 0) return undefined;
-  return { status: 'ok', message: `cube.js exports ${present.join(' and ')}` };
 }
 
 /**

@@ -10,7 +10,13 @@ import { DualAuthConfigError, DualAuthError, type AuthPath } from '../errors';
 import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../host-cube';
 import type { IdentityProvider } from '../config/identity-providers';
 import { KeyStore, keyStoreOptions } from '../keys';
-import { keyMaterialBytes, MIN_SECRET_BYTES, SECRET_ADVICE, secretWeakness } from '../config/secret-strength';
+import {
+  describeStrength,
+  MIN_SECRET_BYTES,
+  SECRET_ADVICE,
+  secretStrength,
+  secretWeakness,
+} from '../config/secret-strength';
 import type { Authorization, ClaimRules } from '../config/authorization';
 import { decodeToken, type DecodedToken } from '../hook/token';
 import { providerByIssuer } from '../hook/paths/key-set';
@@ -24,7 +30,6 @@ import { isLoopback } from '../http/url';
 import {
   CUBE_JS_TIMEOUT_MS,
   cubeJsFinding,
-  cubeOptionsFinding,
   loggerFinding,
   readCubeJs,
   sqlAuthFinding,
@@ -32,6 +37,9 @@ import {
   type FindingStatus,
 } from './cube-js';
 import { NOT_CHECKED, unlessAborted } from './deadline';
+import { cubeOptionsOfProject } from './cube-options';
+import { withDotenv } from './dotenv';
+import { nodeOfProject } from './node-line';
 
 export type CheckStatus = FindingStatus;
 export { CUBE_JS_TIMEOUT_MS } from './cube-js';
@@ -46,6 +54,8 @@ export interface Check {
 }
 
 type CheckId =
+  | 'dotenv'
+  | 'node'
   | 'configuration'
   | 'api-secret'
   | 'additional-api-secrets'
@@ -135,11 +145,8 @@ function mainSecretCheck(secret: string | undefined, additional: number, weakAll
   }
   const weakness = secretWeakness(secret);
   if (weakness) return check('api-secret', 'fail', `${ENV.apiSecret} ${weakness}: ${weakSecretOutcome(weakAllowed)}`);
-  return check(
-    'api-secret',
-    'ok',
-    `${ENV.apiSecret} is set (at most ${keyMaterialBytes(secret)} bytes of key material)`,
-  );
+  // Weak secrets are refused above, so what is measured here is random material.
+  return check('api-secret', 'ok', `${ENV.apiSecret} is set: ${describeStrength(secretStrength(secret))}`);
 }
 
 function listedSecretsCheck(
@@ -683,17 +690,6 @@ function cubeJsChecks(reading: CubeJsReading): Check[] {
   return [check('cube-js', status, message), ...(logger ? [check('logger', logger.status, logger.message)] : [])];
 }
 
-/** Whether `cube.js` exports Cube's options that read the tenant and groups, when authorization is configured. */
-function cubeOptionsCheck(reading: CubeJsReading, authorization: Authorization | undefined, cwd: string): Check[] {
-  const found = findGateway(cwd);
-  const finding = cubeOptionsFinding(reading, {
-    authorization: authorization !== undefined,
-    tenant: authorization?.tenant === true,
-    cubeVersion: found === undefined ? undefined : gatewayVersion(found.file),
-  });
-  return finding === undefined ? [] : [check('cube-options', finding.status, finding.message)];
-}
-
 const SEVERITY: readonly CheckStatus[] = ['ok', 'warn', 'fail'];
 
 /**
@@ -730,23 +726,32 @@ export interface DiagnoseOptions {
   readonly cubeJsTimeoutMs?: number;
   /** The command's deadline: once aborted, what is left is a `fail` check, not checked. */
   readonly signal?: AbortSignal;
+  /** The Node judged against the Cube found. Default: the one this runs on. */
+  readonly nodeVersion?: string;
 }
 
 /**
- * Checks the environment a deployment would run with, whether Cube resolves from `cwd`, and what `cube.js` there
- * exports (read in a child process, as Cube loads it); with `exampleToken`, whether a token like it passes the hook's
- * authorization step. Never throws for a bad configuration: that is a `fail` check. Checks that need a valid
+ * Checks the environment a deployment would run with (`given`, with the `.env` of `cwd` under it as Cube's server
+ * loads it), whether Cube resolves from `cwd` and starts on this Node, and what `cube.js` there exports (read in a
+ * child process, as Cube loads it, with that environment); with `exampleToken`, whether a token like it passes the
+ * hook's authorization step. Never throws for a bad configuration: that is a `fail` check. Checks that need a valid
  * configuration are left out until it is valid; a weak API secret alone, which stops the hook too, leaves them in, so
  * that one run shows all there is to fix.
  */
 export async function diagnose(
-  env: NodeJS.ProcessEnv,
+  given: NodeJS.ProcessEnv,
   cwd: string,
-  { exampleToken, cubeJsTimeoutMs = CUBE_JS_TIMEOUT_MS, signal }: DiagnoseOptions = {},
+  {
+    exampleToken,
+    cubeJsTimeoutMs = CUBE_JS_TIMEOUT_MS,
+    signal,
+    nodeVersion = process.versions.node,
+  }: DiagnoseOptions = {},
 ): Promise<Diagnosis> {
+  const { env, findings } = withDotenv(given, cwd);
   // Loads while the identity providers are asked.
   const reading = readCubeJs({ cwd, env, timeoutMs: cubeJsTimeoutMs, ...(signal === undefined ? {} : { signal }) });
-  const checks: Check[] = [];
+  const checks: Check[] = findings.map(({ status, message }) => check('dotenv', status, message));
   let options: DualAuthOptions | undefined;
   let resolved: ResolvedOptions | undefined;
   try {
@@ -789,7 +794,8 @@ export async function diagnose(
     if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
     const several = resolved.providers !== undefined;
     checks.push(authorizationCheck(resolved.authorization, providers, several));
-    checks.push(...cubeOptionsCheck(await reading, resolved.authorization, cwd));
+    const cubeOptions = cubeOptionsOfProject(await reading, resolved.authorization, { cwd, env });
+    if (cubeOptions !== undefined) checks.push(check('cube-options', cubeOptions.status, cubeOptions.message));
     const sql = sqlApiCheck(env, resolved, providers, cwd);
     if (sql !== undefined) checks.push(withSqlAuthOfCubeJs(sql, await reading, sqlApiPort(env) !== undefined));
     const sqlKeys = sqlKeyCheck(env, resolved);
@@ -801,6 +807,7 @@ export async function diagnose(
     if (exampleToken !== undefined)
       checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
   }
-  checks.push(gatewayCheck(cwd), ...cubeJsChecks(await reading));
+  const node = nodeOfProject(cwd, nodeVersion);
+  checks.push(gatewayCheck(cwd), check('node', node.status, node.message), ...cubeJsChecks(await reading));
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -2,7 +2,7 @@
  * `doctor`'s view of the secrets directory (`CUBE_DUAL_AUTH_SECRETS_DIR`): the options resolved as the hook resolves
  * them (the files in place), and per file whether it is in force, absent or unusable, and why: counts, never values.
  */
-import { DualAuthConfigError, faultMessage } from '../errors';
+import { DualAuthConfigError } from '../errors';
 import { ENV_NAMES, OPTIONS, type DualAuthOptions, type ResolvedOptions } from '../config/options';
 import {
   readSecretFiles,
@@ -68,7 +68,7 @@ export function secretsDirReport(
     );
     // A failure of the directory itself, or of another setting, is the configuration line's to tell.
     if (file !== undefined)
-      problems[file] ??= faultMessage(error)
+      problems[file] ??= (error as DualAuthConfigError).message
         .replace(/^cube-dual-auth: /, '')
         .slice(secretFileName(dir, file).length + 1);
   }

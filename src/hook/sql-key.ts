@@ -35,6 +35,8 @@ export interface MintedSqlKey {
   readonly issuedAt: number;
   /** Seconds since 1970. */
   readonly expiresAt: number;
+  /** The security context the key carries: the login's, with the key's own `iat`, `exp` and `jti`. */
+  readonly securityContext: SecurityContext;
 }
 
 /** What a SQL key is minted from. */
@@ -57,7 +59,11 @@ export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: Sq
   const issuedAt = Math.floor(now / 1000);
   const expiresAt = issuedAt + expiresIn;
   // The security context as JSON carries it: what the hook hides from JSON (its namespace members) is not sent.
-  const context = JSON.parse(JSON.stringify(securityContext)) as SecurityContext;
+  const context = withKeyClaims(JSON.parse(JSON.stringify(securityContext)) as SecurityContext, {
+    id,
+    issuedAt,
+    expiresAt,
+  });
   const payload = {
     sub: user,
     aud: SQL_KEY_AUDIENCE,
@@ -70,7 +76,19 @@ export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: Sq
     algorithm: SHARED_SECRET_ALGORITHM,
     header: { alg: SHARED_SECRET_ALGORITHM, typ: SQL_KEY_TYPE },
   });
-  return { key, id, user, issuedAt, expiresAt };
+  return { key, id, user, issuedAt, expiresAt, securityContext: context };
+}
+
+/**
+ * The context with the key's own `iat`, `exp` and `jti` in place of the identity-provider token's, so that it
+ * describes the credential that signed in: a 30-day key does not carry its token's 1-hour `exp` (docs/security.md,
+ * "SQL keys"). Applied when a key is minted and again when one is read, for keys minted before.
+ */
+function withKeyClaims(
+  context: Readonly<Record<string, unknown>>,
+  { id, issuedAt, expiresAt }: { readonly id: string; readonly issuedAt: number; readonly expiresAt: number },
+): SecurityContext {
+  return { ...context, iat: issuedAt, exp: expiresAt, jti: id };
 }
 
 /** Whether a token's header marks it as a SQL key (its signature unchecked: only ever used to refuse, or route). */
@@ -246,7 +264,8 @@ function loginOf(payload: unknown): SqlKeyLogin {
     !isObject(context)
   )
     throw new DualAuthError('ERR_TOKEN_MALFORMED', 'The SQL key is malformed: it lacks a claim every SQL key has');
-  return { id: jti, user: sub, securityContext: context, issuedAt: iat, expiresAt: exp };
+  const securityContext = withKeyClaims(context, { id: jti, issuedAt: iat, expiresAt: exp });
+  return { id: jti, user: sub, securityContext, issuedAt: iat, expiresAt: exp };
 }
 
 function userMismatch(login: SqlKeyLogin, user: string): DualAuthError | undefined {

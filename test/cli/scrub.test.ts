@@ -56,6 +56,15 @@ describe('Scrubber', () => {
     });
     expect(scrubber.scrub(`${secret} second-secret-2 "s3cr3t-pw" true`)).toBe('[secret] [secret] "[secret]" true');
     expect(scrubber.scrub('postgres://cube:s3cr3t-pw@db/cube')).toBe('postgres://cube:***@db/cube');
+    const settings = new Scrubber();
+    settings.holdEnvironment({
+      CUBE_DUAL_AUTH_SQL_KEYS_REVOKED: 'key-id-1,key-id-2',
+      CUBE_DUAL_AUTH_SECRETS_DIR: '/etc/cube-secrets',
+      CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE: '2592000',
+      CUBE_DUAL_AUTH_SQL_PER_TOKEN_CLAIMS: 'session_state,nonce',
+    });
+    const reported = 'key-id-1 /etc/cube-secrets 2592000 session_state nonce';
+    expect(settings.scrub(reported)).toBe(reported);
     const quoted = new Scrubber();
     quoted.holdSecret('a"b\\c-secret');
     expect(quoted.scrub(JSON.stringify({ value: 'a"b\\c-secret' }))).toBe('{"value":"[secret]"}');

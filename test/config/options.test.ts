@@ -78,7 +78,7 @@ describe('resolveOptions', () => {
       );
       expect(configError({ apiSecret: 'x'.repeat(10) }, ENV_NAMES)).toMatchObject({
         option: 'CUBEJS_API_SECRET',
-        message: `cube-dual-auth: CUBEJS_API_SECRET holds at most 7 bytes of key material, under 32: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
+        message: `cube-dual-auth: CUBEJS_API_SECRET is 10 base64 characters, 7 bytes: 60 bits of key material, under 32 bytes: ${SECRET_ADVICE}; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true`,
       });
     });
 
@@ -99,7 +99,7 @@ describe('resolveOptions', () => {
       const fromEnv = optionsFromEnv({ CUBEJS_API_SECRET: 'short', CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET: 'true' });
       expect(fromEnv).toEqual({ apiSecret: ['short'], allowWeakSecret: true });
       expect(resolveOptions(fromEnv, ENV_NAMES).secretWeakness).toBe(
-        'CUBEJS_API_SECRET holds at most 3 bytes of key material, under 32',
+        'CUBEJS_API_SECRET is 5 base64 characters, 3 bytes: 30 bits of key material, under 32 bytes',
       );
       expect(configError({ apiSecret: 'short', allowWeakSecret: 'yes' }).message).toBe(
         'cube-dual-auth: option "allowWeakSecret" must be true or false',

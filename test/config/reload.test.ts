@@ -99,7 +99,7 @@ describe('a reload of the secrets directory', () => {
       accepted: false,
     });
     const reason =
-      '(secret 2 of 2) holds at most 6 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random ' +
+      '(secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random ' +
       'bytes (openssl rand -hex 32); to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true';
     expect(logs).toEqual([
       `cube-dual-auth: ${dir}/api-secrets not applied (invalid): ${reason}; its last good content stays in force`,

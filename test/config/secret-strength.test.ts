@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createCheckAuth } from '../../src';
-import { keyMaterialBytes, secretWeakness } from '../../src/config/secret-strength';
+import { describeStrength, keyMaterialBytes, secretStrength, secretWeakness } from '../../src/config/secret-strength';
 
 describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
   it.each([
@@ -15,7 +15,19 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
   });
 
   it.each([
-    ['too little key material', randomBytes(16).toString('hex'), /holds at most 16 bytes of key material, under 32/],
+    ['openssl rand -hex 32', randomBytes(32).toString('hex'), '64 hex digits, 32 bytes: 256 bits'],
+    ['openssl rand -base64 48', randomBytes(48).toString('base64'), '64 base64 characters, 48 bytes: 384 bits'],
+    ['text beyond ASCII', 'é'.repeat(20), '40 bytes of text: 320 bits'],
+  ])('says what it measured of %s, a fact and never a bound', (_, secret, said) => {
+    expect(describeStrength(secretStrength(secret))).toBe(said);
+  });
+
+  it.each([
+    [
+      'too little key material',
+      randomBytes(16).toString('hex'),
+      /is 32 hex digits, 16 bytes: 128 bits of key material, under 32 bytes/,
+    ],
     ['a pattern', 'abab'.repeat(20), /has only 2 distinct characters/],
     ['a dictionary word', 'Supercalifragilisticexpialidocious-Antidisestablishmentarianism', /looks like words/],
     ['a passphrase', 'correct horse battery staple and then some more words 2024', /looks like words/],
@@ -50,7 +62,7 @@ describe('API secret strength (RFC 7518 3.2: at least 256 bits)', () => {
       expect(warn).toHaveBeenCalledTimes(1);
       const line = String(warn.mock.calls[0]?.[0]);
       expect(line).toBe(
-        'cube-dual-auth: secret 2 of 2 of option "apiSecret" holds at most 16 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)',
+        'cube-dual-auth: secret 2 of 2 of option "apiSecret" is 32 hex digits, 16 bytes: 128 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32) (RFC 7518 3.2)',
       );
       expect(line).not.toContain(weak);
       createCheckAuth({ apiSecret: randomBytes(32).toString('hex') });

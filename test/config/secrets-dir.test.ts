@@ -77,7 +77,7 @@ describe('resolveWithSecretFiles: the one check, at start and at each reload', (
     expect(() => resolveWithSecretFiles({}, ENV_NAMES, dir, { apiSecret: [a, 'changeme'] })).toThrow(
       new DualAuthConfigError(
         '/etc/cube-secrets/api-secrets',
-        '(secret 2 of 2) holds at most 6 bytes of key material, under 32: anyone can choose the shared-secret path, so use at least 32 random bytes ' +
+        '(secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random bytes ' +
           '(openssl rand -hex 32); to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true',
       ),
     );
@@ -92,7 +92,7 @@ describe('createCheckAuth with a secrets directory', () => {
     const dir = scratch();
     writeFileSync(join(dir, 'api-secrets'), 'changeme\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
-      `cube-dual-auth: ${join(dir, 'api-secrets')} holds at most 6 bytes of key material`,
+      `cube-dual-auth: ${join(dir, 'api-secrets')} is 8 base64 characters, 6 bytes: 48 bits of key material`,
     );
     writeFileSync(join(dir, 'api-secrets'), '# emptied\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(

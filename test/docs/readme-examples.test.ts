@@ -288,6 +288,7 @@ function normalised(text: string, cwd = '/srv/cube'): string {
     .join('/srv/cube')
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
     .replace(/ +\d+ ms\b/g, ' <n> ms')
+    .replace(/\bNode \d+\.\d+\.\d+/g, 'Node <version>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<date>')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<id>')
     .replace(/\b1\d{9}\b/g, '<seconds>')

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cubeJsFinding,
-  cubeOptionsFinding,
   loggerFinding,
   readCubeJs,
   sqlAuthFinding,
@@ -205,42 +204,6 @@ describe('loggerFinding', () => {
 
   it('says nothing when cube.js was not read', () => {
     expect(loggerFinding({ kind: 'missing', file: FILE })).toBeUndefined();
-  });
-});
-
-describe('cubeOptionsFinding', () => {
-  const on = { authorization: true, tenant: true, cubeVersion: '1.7.43' };
-
-  it('warns on Cube 1.x without contextToGroups, and with a tenant without contextToAppId', () => {
-    const finding = cubeOptionsFinding(loaded(own('checkAuth')), on);
-    expect(finding?.status).toBe('warn');
-    expect(finding?.message).toBe(
-      'cube.js exports no contextToGroups: Cube 1.7.43 matches access policies by the groups it returns, so a policy by group matches no request (its queries answer no rows); ' +
-        'cube.js exports no contextToAppId while a tenant claim is configured: Cube then compiles one data model for every tenant, so a model that reads securityContext (doctor does not read the model) is compiled for the first tenant and served to all',
-    );
-  });
-
-  it('is ok when both are exported, whoever wrote them', () => {
-    expect(cubeOptionsFinding(loaded(own('contextToGroups'), theirs('contextToAppId')), on)).toEqual({
-      status: 'ok',
-      message: 'cube.js exports contextToGroups (Cube 1.7.43) and contextToAppId (a tenant claim is configured)',
-    });
-  });
-
-  it('asks no contextToGroups of Cube 0.33, nor of a Cube it did not find; no contextToAppId without a tenant', () => {
-    expect(cubeOptionsFinding(loaded(), { ...on, cubeVersion: '0.33.65' })?.message).toMatch(
-      /^cube\.js exports no contextToAppId/,
-    );
-    expect(cubeOptionsFinding(loaded(), { ...on, cubeVersion: undefined })?.message).not.toContain('contextToGroups');
-    expect(cubeOptionsFinding(loaded(), { ...on, tenant: false })?.message).toMatch(
-      /^cube\.js exports no contextToGroups/,
-    );
-    expect(cubeOptionsFinding(loaded(), { ...on, tenant: false, cubeVersion: '0.33.65' })).toBeUndefined();
-  });
-
-  it('says nothing with authorization off, or cube.js unread', () => {
-    expect(cubeOptionsFinding(loaded(), { ...on, authorization: false, tenant: false })).toBeUndefined();
-    expect(cubeOptionsFinding({ kind: 'missing', file: FILE }, on)).toBeUndefined();
   });
 });
 

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/doctor';
 import { randomSecret } from '../support/claims';
-import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../support/cube';
+import { cubeJsIn, gatewayIn, NODE_LINE_CUBE_1, RECOMMENDED_CUBE_JS } from '../support/cube';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
 
@@ -46,6 +46,7 @@ describe('diagnose', () => {
       'issuer ok',
       'authorization ok',
       'cube-gateway ok',
+      `node ${NODE_LINE_CUBE_1}`,
       'cube-js ok',
       'logger ok',
     ]);
@@ -81,6 +82,7 @@ describe('diagnose', () => {
       'configuration fail',
       'api-secret ok',
       'cube-gateway ok',
+      `node ${NODE_LINE_CUBE_1}`,
       // cube.js takes the ready-made checkAuth, which stops Cube for the same reason.
       'cube-js fail',
     ]);
@@ -117,6 +119,7 @@ describe('diagnose', () => {
       'issuer warn',
       'authorization ok',
       'cube-gateway ok',
+      `node ${NODE_LINE_CUBE_1}`,
       'cube-js fail',
     ]);
     expect(diagnosis.checks[0]?.message).toBe(
@@ -373,7 +376,7 @@ describe('diagnose: what cube.js gives Cube', () => {
       ['authorization', 'cube-options', 'cube-js', 'logger'].includes(id),
     );
 
-  it('warns, with authorization on Cube 1.x, of no contextToGroups, and with a tenant of no contextToAppId', async () => {
+  it('warns, with authorization on Cube 1.x, of no contextToGroups where the model is not found, saying it rests on the model', async () => {
     const checks = await lines({ ...env, CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant' }, cubeProject);
     expect(checks.map(({ id, status }) => `${id} ${status}`)).toEqual([
       'authorization ok',
@@ -382,8 +385,26 @@ describe('diagnose: what cube.js gives Cube', () => {
       'logger ok',
     ]);
     expect(checks[1]?.message).toMatch(
-      /^cube\.js exports no contextToGroups: Cube 1\.7\.43 matches access policies .*; cube\.js exports no contextToAppId while a tenant claim is configured/,
+      /^cube\.js exports no contextToGroups: this depends on the data model, which doctor did not read \(there is no model directory .*\): if its access policies name groups, Cube 1\.7\.43 matches access policies .*; check the model's files, or what a token sees with "cube-dual-auth access"$/,
     );
+  });
+
+  it('reads the model where Cube does, and the environment of .env says where', async () => {
+    const dir = projectWith(RECOMMENDED_CUBE_JS);
+    mkdirSync(join(dir, 'models', 'cubes'), { recursive: true });
+    writeFileSync(
+      join(dir, 'models', 'cubes', 'orders.yml'),
+      'cubes:\n  - name: orders\n    access_policy:\n      - group: analyst\n',
+    );
+    writeFileSync(join(dir, '.env'), 'CUBEJS_SCHEMA_PATH=models\n');
+    const [, options] = await lines({ ...env, CUBE_DUAL_AUTH_GROUPS_CLAIM: 'roles' }, dir);
+    expect(options).toEqual({
+      id: 'cube-options',
+      status: 'warn',
+      message: expect.stringMatching(
+        /^cube\.js exports no contextToGroups, and models\/cubes\/orders\.yml has access policies by group: /,
+      ) as string,
+    });
   });
 
   it("is ok with the package's options, and says nothing of them with authorization off", async () => {
@@ -395,7 +416,7 @@ describe('diagnose: what cube.js gives Cube', () => {
     expect(on.find(({ id }) => id === 'cube-options')).toEqual({
       id: 'cube-options',
       status: 'ok',
-      message: 'cube.js exports contextToGroups (Cube 1.7.43) and contextToAppId (a tenant claim is configured)',
+      message: 'cube.js exports contextToGroups (Cube 1.7.43); exports contextToAppId (a tenant claim is configured)',
     });
     expect(on.find(({ id }) => id === 'cube-js')?.message).toBe(
       `${join(dir, 'cube.js')} exports checkAuth (cube-dual-auth's), logger (cube-dual-auth's), contextToGroups (cube-dual-auth's), contextToAppId (cube-dual-auth's)`,

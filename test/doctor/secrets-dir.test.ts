@@ -38,7 +38,7 @@ describe("doctor's secrets directory line", () => {
     const report = secretsDirReport(optionsFromEnv({ CUBE_DUAL_AUTH_SECRETS_DIR: dir }));
     expect(report?.status).toBe('fail');
     expect(report?.message).toContain(
-      'api-secrets is unusable: (secret 2 of 2) holds at most 6 bytes of key material, under 32',
+      'api-secrets is unusable: (secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes',
     );
     expect(report?.message).toContain(
       'sql-password is unusable: holds 2 lines of value where the password is one line (a starting Cube stops; a ' +

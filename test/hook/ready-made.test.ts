@@ -90,7 +90,7 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
     [
       'a weak secret',
       { CUBEJS_API_SECRET: 'secret' },
-      /^cube-dual-auth: CUBEJS_API_SECRET holds at most 4 bytes of key material, under 32: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
+      /^cube-dual-auth: CUBEJS_API_SECRET is 6 base64 characters, 4 bytes: 36 bits of key material, under 32 bytes: .*; to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true$/,
     ],
   ])('throws the DualAuthConfigError when it is read from the package root: %s', async (_, env, message) => {
     await withEnv(env, () => {
@@ -133,7 +133,7 @@ describe('the ready-made checkAuth: the environment is checked when cube.js take
       });
       expect(warn).toHaveBeenCalledTimes(1);
       expect(String(warn.mock.calls[0]?.[0])).toMatch(
-        /^cube-dual-auth: CUBEJS_API_SECRET holds at most 4 bytes of key material, under 32: /,
+        /^cube-dual-auth: CUBEJS_API_SECRET is 6 base64 characters, 4 bytes: 36 bits of key material, under 32 bytes: /,
       );
       expect(String(warn.mock.calls[0]?.[0])).not.toContain('"secret"');
     } finally {

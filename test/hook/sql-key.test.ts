@@ -1,5 +1,5 @@
 import { createSecretKey } from 'node:crypto';
-import { decode, verify as jwtVerify } from 'jsonwebtoken';
+import { decode, sign, verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../src';
 import { Authenticator } from '../../src/hook/authenticator';
@@ -83,7 +83,7 @@ describe('mintSqlKey', () => {
       jti: minted.id,
       iat: NOW,
       exp: NOW + 30 * DAY,
-      security_context: CONTEXT,
+      security_context: { ...CONTEXT, iat: NOW, exp: NOW + 30 * DAY, jti: minted.id },
     });
     expect(jwtVerify(minted.key, keySecret, { algorithms: ['HS256'], audience: SQL_KEY_AUDIENCE })).toEqual(payload);
     expect(minted).toMatchObject({ user: 'alice', issuedAt: NOW, expiresAt: NOW + 30 * DAY });
@@ -99,11 +99,41 @@ describe('mintSqlKey', () => {
     const context: Record<string, unknown> = { tenant: 'acme' };
     Object.defineProperty(context, 'https://acme.example/claims', { value: context, enumerable: false });
     const payload = decode(key({ context }).key) as Record<string, unknown>;
-    expect(payload.security_context).toEqual({ tenant: 'acme' });
+    expect(payload.security_context).toEqual({
+      tenant: 'acme',
+      iat: NOW,
+      exp: NOW + 30 * DAY,
+      jti: expect.any(String),
+    });
   });
 });
 
 describe('checkSqlAuth with a SQL key', () => {
+  it("gives the key's own iat, exp and jti to the context, not the identity-provider token's, also for a key minted before", async () => {
+    const { checkSqlAuth } = sqlLogin(base());
+    const tokenTimes = { iat: NOW - 60, exp: NOW + 3600, jti: 'token-id' };
+    const minted = key({ context: { ...CONTEXT, ...tokenTimes } });
+    const login = await checkSqlAuth(sqlRequest(), 'alice', minted.key);
+    expect(login.securityContext).toMatchObject({ iat: NOW, exp: NOW + 30 * DAY, jti: minted.id, tenant: 'acme' });
+    expect(minted.securityContext).toEqual(login.securityContext);
+    // As 0.2.0 minted it: the token's times inside the signed context.
+    const older = sign(
+      {
+        sub: 'alice',
+        aud: SQL_KEY_AUDIENCE,
+        jti: 'old-key',
+        iat: NOW,
+        exp: NOW + 60,
+        security_context: { ...CONTEXT, ...tokenTimes },
+      },
+      keySecret,
+      { algorithm: 'HS256', header: { alg: 'HS256', typ: SQL_KEY_TYPE } },
+    );
+    await expect(checkSqlAuth(sqlRequest(), 'alice', older)).resolves.toMatchObject({
+      securityContext: { iat: NOW, exp: NOW + 60, jti: 'old-key' },
+    });
+  });
+
   it("signs in the key's user with the security context it carries, and reports a key login", async () => {
     const events: AuthEvent[] = [];
     const { checkSqlAuth } = sqlLogin(base(), { events });
@@ -111,7 +141,7 @@ describe('checkSqlAuth with a SQL key', () => {
     await expect(checkSqlAuth(sqlRequest(), 'alice', minted.key)).resolves.toEqual({
       password: minted.key,
       superuser: false,
-      securityContext: CONTEXT,
+      securityContext: { ...CONTEXT, iat: NOW, exp: NOW + 30 * DAY, jti: minted.id },
       skipPasswordCheck: true,
     });
     expect(events).toEqual([{ type: 'sql-login', kind: 'key', outcome: 'accepted', keyId: minted.id }]);
@@ -119,10 +149,12 @@ describe('checkSqlAuth with a SQL key', () => {
 
   it("gives the context the claims namespace's member, as a token login does", async () => {
     const { checkSqlAuth } = sqlLogin(base(), { namespaces: ['https://acme.example/claims'] });
-    const login = await checkSqlAuth(sqlRequest(), 'alice', key().key);
+    const minted = key();
+    const login = await checkSqlAuth(sqlRequest(), 'alice', minted.key);
+    const keyContext = { ...CONTEXT, iat: NOW, exp: NOW + 30 * DAY, jti: minted.id };
     expect(JSON.parse(JSON.stringify(login.securityContext))).toEqual({
-      ...CONTEXT,
-      'https://acme.example/claims': CONTEXT,
+      ...keyContext,
+      'https://acme.example/claims': keyContext,
     });
   });
 
@@ -263,7 +295,7 @@ describe("checkSqlAuth(req, user, null): Cube's re-authentication of a key login
     await expect(checkSqlAuth(sqlRequest(), 'alice', null)).resolves.toEqual({
       password: null,
       superuser: false,
-      securityContext: CONTEXT,
+      securityContext: { ...CONTEXT, iat: NOW, exp: NOW + DAY, jti: minted.id },
       skipPasswordCheck: true,
     });
     clock.advance(20 * 3600_000);
@@ -415,7 +447,7 @@ describe('SQL key settings', () => {
     [{ CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE: '366d' }, /CUBE_DUAL_AUTH_SQL_KEY_MAX_AGE must be .* to 31536000 \(a year\)/],
     [
       { CUBE_DUAL_AUTH_SQL_KEY_SECRETS: 'short-one' },
-      /CUBE_DUAL_AUTH_SQL_KEY_SECRETS holds at most \d+ bytes of key material, under 32/,
+      /CUBE_DUAL_AUTH_SQL_KEY_SECRETS is \d+ [a-z0-9 ]+, \d+ bytes: \d+ bits of key material, under 32 bytes/,
     ],
     [
       { CUBE_DUAL_AUTH_SQL_KEY_SECRETS: apiSecret },

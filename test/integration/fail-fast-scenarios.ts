@@ -102,7 +102,7 @@ export function failFastScenarios(lineId: string): void {
       [
         'a weak API secret',
         { CUBEJS_API_SECRET: 'changeme' },
-        'cube-dual-auth: CUBEJS_API_SECRET holds at most 6 bytes of key material, under 32',
+        'cube-dual-auth: CUBEJS_API_SECRET is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes',
       ],
       [
         'a metrics port that is no port',
@@ -161,7 +161,7 @@ export function failFastScenarios(lineId: string): void {
         try {
           expect(await listens(cube.port)).toBe(true);
           const warnings = lines.filter((text) =>
-            text.includes('cube-dual-auth: CUBEJS_API_SECRET holds at most 6 bytes of key material'),
+            text.includes('cube-dual-auth: CUBEJS_API_SECRET is 8 base64 characters, 6 bytes: 48 bits of key material'),
           );
           expect(warnings).toHaveLength(1);
         } finally {

@@ -64,3 +64,12 @@ export function cubeJsIn(project: string, source: string): string {
 /** The `cube.js` the README recommends: the package's checkAuth and its logger. */
 export const RECOMMENDED_CUBE_JS =
   "const { checkAuth, logger } = require('cube-dual-auth');\nmodule.exports = { checkAuth, logger };\n";
+
+/**
+ * The status of doctor's `node` line for a Cube 1.7.43 project on the Node running the tests: its cubejs-server exits
+ * below Node 22 (the project's own scripts start it past that check on Node 20, docs/cube-lines.md).
+ */
+export const NODE_LINE_CUBE_1: 'ok' | 'warn' = Number(process.versions.node.split('.')[0]) >= 22 ? 'ok' : 'warn';
+
+/** doctor's count of warnings, as its summary line says it, for a project whose only warning is the `node` line. */
+export const NODE_WARNINGS_CUBE_1 = NODE_LINE_CUBE_1 === 'warn' ? '1 warning' : '0 warnings';

@@ -12,6 +12,9 @@ const DEFAULT_DEADLINE_MS = 60_000;
 const HELP = `Usage: cube-dual-auth doctor [--token-file <file> | --token -] [--deadline <ms>] [--json]
 
 Checks the environment a deployment would run with, using the checkAuth hook's own code:
+  dotenv                  the .env of the current directory, read as Cube reads it (a variable
+                          already in the environment wins): the variables taken from it, by
+                          name only, and a line for each set in both with different values
   configuration           every variable is valid (the hook would start)
   api-secret              ${ENV.apiSecret} (or ${ENV.apiSecrets}, which replaces it) is set, at
                           least 32 bytes and not guessable: else the hook stops Cube at start,
@@ -28,8 +31,9 @@ provider, each with its "issuer".
   authorization           off, or the tenant and groups claims read on each path (per identity
                           provider) and the groups given: default (${ENV.defaultGroups}),
                           service (${ENV.serviceGroups}) and providers' "groups"
-  cube-options            with authorization: cube.js exports contextToGroups (Cube 1.x) and, with
-                          a tenant claim, contextToAppId
+  cube-options            with authorization: cube.js exports what the data model needs, read from
+                          its files: contextToGroups for access policies by group (Cube 1.x),
+                          contextToAppId for a model that reads COMPILE_CONTEXT
   sql-api                 when the SQL API is on or its login is configured: cube.js exports
                           checkSqlAuth (fails without it while the SQL API is on), the claim a SQL
                           user name must be (${ENV.sqlUserClaim}), the static login
@@ -46,10 +50,13 @@ provider, each with its "issuer".
   cube-gateway            @cubejs-backend/api-gateway is found as the hook finds it (from the
                           current directory, else from cube-dual-auth's own), so that rejections
                           become HTTP 403 inside Cube, not 500
+  node                    the Cube found starts on this Node (by its own check): Cube 1.x needs
+                          Node 22 or later, Cube 0.33 runs on 16 or later
   cube-js                 cube.js in the current directory loads as Cube loads it (in a child
                           process, stopped after ${CUBE_JS_TIMEOUT_MS / 1000} s) and exports a checkAuth function
   logger                  cube.js exports cube-dual-auth's logger: else Cube logs whole tokens
-Run it where Cube runs: in the Cube project directory, with Cube's environment. Secrets are never printed.
+Run it where Cube runs: in the Cube project directory, with Cube's environment (its .env is read
+there, as Cube reads it). Secrets are never printed.
 
 Options:
   --token-file <file>  an example token, read from <file> ("Bearer " prefix allowed)
@@ -66,7 +73,7 @@ Exit status:
 
 Examples:
   cube-dual-auth doctor
-  (set -a; . ./.env; cube-dual-auth doctor)
+  cd /srv/cube && cube-dual-auth doctor
   cube-dual-auth doctor --json | jq '.checks[] | select(.status != "ok")'
   cube-dual-auth doctor --token-file ./id-token.txt
 `;

@@ -156,7 +156,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
         user: minted.user,
         issuedAt: isoSeconds(minted.issuedAt),
         expiresAt: isoSeconds(minted.expiresAt),
-        securityContext: explanation.securityContext,
+        securityContext: minted.securityContext,
       });
     } else {
       io.stdout.write(`${minted.key}\n`);

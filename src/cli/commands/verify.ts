@@ -7,10 +7,11 @@ import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
-import { isSqlKeyHeader } from '../../hook/sql-key';
+import { isSqlKeyHeader, looksLikeSqlKey } from '../../hook/sql-key';
+import { describeSqlKeyReport, judgeSqlKey } from '../sql-key-verdict';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
 
-const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--json]
+const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--sql-user <name>] [--json]
 
 Runs the same verification as the checkAuth hook, with the same environment variables
 (${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), and explains the outcome: the path
@@ -21,6 +22,11 @@ carries come on lines of their own, and a token refused for them gets ERR_TENANT
 ERR_TENANT_INVALID or ERR_GROUPS_INVALID with its fix. The secret is never printed; the token
 only shortened.
 
+Given a SQL key (cube-dual-auth sql-key), says so and judges it as checkSqlAuth judges a SQL
+API login with it: its signature against ${ENV.sqlKeySecrets}, its expiry,
+the maximum age (${ENV.sqlKeyMaxAge}), the revoked ids
+(${ENV.sqlKeysRevoked}) and, with --sql-user, the user name.
+
 Arguments:
   <token>            the token, with or without "Bearer "; - reads it from standard input
 
@@ -29,6 +35,7 @@ Options:
                      (last, or before another option) the configured origin
                      (${ENV.origin}, default "${DEFAULTS.origin}"), i.e. the shared-secret path
   --no-origin        send no Request-Origin header: the key-set path (the default)
+  --sql-user <name>  a SQL key only: the user name a BI tool signs in with (default: the key's)
   --json             print the result as JSON: {"accepted", "token", "requestOrigin", "path",
                      "pathReason", "header", "claims", "times", "key", "authorization",
                      "securityContext", "error"}
@@ -43,6 +50,7 @@ Examples:
   cube-dual-auth verify "$SERVICE_TOKEN" --origin
   cube-dual-auth verify --origin embeddable "$SERVICE_TOKEN"
   pbpaste | cube-dual-auth verify - --json | jq .error
+  cube-dual-auth verify "$(cat alice.sqlkey)" --sql-user alice@acme.example
 `;
 
 /** A claim holding a date, for people and for `--json`. */
@@ -94,6 +102,8 @@ export interface VerifyArgs {
   /** undefined: no header; '': the configured origin; else the value given. */
   readonly origin: string | undefined;
   readonly json: boolean;
+  /** The SQL user a SQL key is judged for (`--sql-user`). */
+  readonly sqlUser?: string;
 }
 
 const TIME_CLAIMS = ['exp', 'nbf', 'iat'] as const;
@@ -112,6 +122,7 @@ function expandBareOrigin(args: readonly string[]): string[] {
 const OPTIONS = {
   origin: { type: 'string' },
   'no-origin': { type: 'boolean', default: false },
+  'sql-user': { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
@@ -131,7 +142,11 @@ async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
         : 'missing <token> (use - to read it from standard input)',
     );
   }
-  return { token: given === '-' ? await readStdin(io.stdin) : given, origin: values.origin, json: values.json };
+  const token = given === '-' ? await readStdin(io.stdin) : given;
+  const sqlUser = values['sql-user'];
+  if (sqlUser !== undefined && !looksLikeSqlKey(withoutBearer(token)))
+    throw new UsageError('--sql-user applies to a SQL key only, and the token is not one');
+  return { token, origin: values.origin, json: values.json, ...(sqlUser === undefined ? {} : { sqlUser }) };
 }
 
 function times(claims: Record<string, unknown> | undefined, now: number): VerifyReport['times'] {
@@ -364,8 +379,17 @@ export async function verifyToken(
   }
 }
 
+/** A SQL key, judged as a SQL API login (cli/sql-key-verdict.ts), never as a token of either path. */
+function runOnSqlKey(args: VerifyArgs, io: CliIO): number {
+  const report = judgeSqlKey(withoutBearer(args.token), { env: io.env, sqlUser: args.sqlUser });
+  if (args.json) writeJson(io.stdout, report);
+  else io.stdout.write(describeSqlKeyReport(report, painter(io.stdout, io.env), Date.now() / 1000));
+  return report.accepted ? EXIT_OK : EXIT_REFUSED;
+}
+
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = await parse(argv, io);
+  if (looksLikeSqlKey(withoutBearer(args.token))) return runOnSqlKey(args, io);
   const { report: result, severalProviders } = await verifyToken(args, io.env);
   if (args.json) writeJson(io.stdout, result);
   else printReport(result, io, severalProviders);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, keySetDeploymentPerFile, runBin, runCli, terminalControlsIn, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
-import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../../support/cube';
+import { cubeJsIn, gatewayIn, NODE_LINE_CUBE_1, NODE_WARNINGS_CUBE_1, RECOMMENDED_CUBE_JS } from '../../support/cube';
 import { startIssuerServer } from '../../support/issuer-server';
 import { startJwksServer, type JwksServer } from '../../support/jwks-server';
 import { generateKeyPair, publicJwk, type TestKeyPair } from '../../support/keys';
@@ -70,10 +70,11 @@ describe('cube-dual-auth doctor', () => {
       ['issuer', 'ok'],
       ['authorization', 'ok'],
       ['cube-gateway', 'ok'],
+      ['node', NODE_LINE_CUBE_1],
       ['cube-js', 'ok'],
       ['logger', 'ok'],
     ]);
-    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set (at most 32 bytes of key material)');
+    expect(checkOf(json, 'api-secret')?.message).toBe('CUBEJS_API_SECRET is set: 64 hex digits, 32 bytes: 256 bits');
     expect(checkOf(json, 'jwks-keys')?.message).toMatch(/^1 signing key for RS256: "k1", answered in \d+ ms$/);
     expect(checkOf(json, 'cube-gateway')?.message).toMatch(
       /@cubejs-backend\/api-gateway 1\.7\.43 resolves from .*: rejections become HTTP 403/,
@@ -85,7 +86,7 @@ describe('cube-dual-auth doctor', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ {2}OK {4}configuration {2}the checkAuth hook accepts this environment$/m);
     expect(result.stdout).toMatch(/^ {2}OK {4}jwks-keys {6}1 signing key for RS256: "k1"/m);
-    expect(result.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(result.stdout).toMatch(new RegExp(`\\nOK: 0 failures, ${NODE_WARNINGS_CUBE_1}\\n$`));
     expect(result.stdout).not.toContain('\x1b[');
   });
 
@@ -93,12 +94,12 @@ describe('cube-dual-auth doctor', () => {
     [
       'a short secret',
       'too-short-0123',
-      /CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path/,
+      /CUBEJS_API_SECRET is 14 base64 characters, 10 bytes: 84 bits of key material, under 32 bytes: Cube will not start with it; anyone can choose the shared-secret path/,
     ],
     [
       '32 hex characters (16 bytes, not 32)',
       randomSecret(16),
-      /CUBEJS_API_SECRET holds at most 16 bytes of key material, under 32/,
+      /CUBEJS_API_SECRET is 32 hex digits, 16 bytes: 128 bits of key material, under 32 bytes/,
     ],
     ['few distinct characters', 'ab'.repeat(40), /has only 2 distinct characters/],
     ['words', 'correct horse battery staple embeddable', /looks like words/],
@@ -117,7 +118,7 @@ describe('cube-dual-auth doctor', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
       '  FAIL  configuration  the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
-      '  FAIL  api-secret     CUBEJS_API_SECRET holds at most 10 bytes of key material, under 32: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
+      '  FAIL  api-secret     CUBEJS_API_SECRET is 14 base64 characters, 10 bytes: 84 bits of key material, under 32 bytes: Cube will not start with it; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32), or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway',
       '  OK    origin         "Request-Origin: embeddable" selects the shared-secret path, other requests the key-set path (CUBE_DUAL_AUTH_ORIGIN, default "embeddable")',
     ]);
     expect(
@@ -132,6 +133,7 @@ describe('cube-dual-auth doctor', () => {
       'issuer',
       'authorization',
       'cube-gateway',
+      'node',
       'cube-js',
     ]);
   });
@@ -149,18 +151,18 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'fail',
       message:
-        'CUBEJS_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
+        'CUBEJS_API_SECRETS: secret 2 of 2 is 9 base64 characters, 6 bytes: 54 bits of key material, under 32 bytes: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; anyone can choose the shared-secret path, so use at least 32 random bytes (openssl rand -hex 32)',
     });
   });
 
   it.each([
-    ['openssl rand -hex 32', randomSecret(32)],
-    ['openssl rand -base64 32', randomBytes(32).toString('base64')],
-  ])('accepts a secret made with %s', async (_name, secret) => {
+    ['openssl rand -hex 32', randomSecret(32), '64 hex digits, 32 bytes: 256 bits'],
+    ['openssl rand -base64 32', randomBytes(32).toString('base64'), '43 base64 characters, 32 bytes: 258 bits'],
+  ])('accepts a secret made with %s, saying what it measures', async (_name, secret, measured) => {
     const json = jsonOf<DoctorJson>(await doctor({ ...good, CUBEJS_API_SECRET: secret }));
     expect(checkOf(json, 'api-secret')).toMatchObject({
       status: 'ok',
-      message: 'CUBEJS_API_SECRET is set (at most 32 bytes of key material)',
+      message: `CUBEJS_API_SECRET is set: ${measured}`,
     });
   });
 
@@ -171,7 +173,7 @@ describe('cube-dual-auth doctor', () => {
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
       message: expect.stringMatching(
-        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 holds at most 6 bytes of key material, under 32/,
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 2 of 2 is 9 base64 characters, 6 bytes: 54 bits of key material, under 32 bytes/,
       ),
     });
   });
@@ -206,7 +208,9 @@ describe('cube-dual-auth doctor', () => {
     });
     expect(checkOf(json, 'additional-api-secrets')).toMatchObject({
       status: 'fail',
-      message: expect.stringMatching(/^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 holds at most 6 bytes/),
+      message: expect.stringMatching(
+        /^CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: secret 1 of 1 is 9 base64 characters, 6 bytes/,
+      ),
     });
   });
 
@@ -242,7 +246,7 @@ describe('cube-dual-auth doctor', () => {
         'm',
       ),
     );
-    expect(result.stdout).toMatch(/\nFAIL: 1 failure, 0 warnings\n$/);
+    expect(result.stdout).toMatch(new RegExp(`\\nFAIL: 1 failure, ${NODE_WARNINGS_CUBE_1}\\n$`));
   });
 
   it('says the TLS handshake failed for an https JWKS URL whose server speaks plain http', async () => {
@@ -329,7 +333,7 @@ describe('cube-dual-auth doctor', () => {
       status: 'fail',
       message: expect.stringMatching(/CUBEJS_JWT_ALGS contains "HS256", which is not allowed on the key-set path/),
     });
-    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'cube-js']);
+    expect(json.checks.map((c) => c.id)).toEqual(['configuration', 'api-secret', 'cube-gateway', 'node', 'cube-js']);
   });
 
   it('warns when audience and issuer are not checked', async () => {
@@ -732,7 +736,7 @@ describe('cube-dual-auth doctor, as a process, reading cube.js', () => {
     }
     cubeJsIn(project, RECOMMENDED_CUBE_JS);
     const loaded = await runBin(['doctor'], { env: good, cwd: project, secrets: [SECRET] });
-    expect(loaded.stdout).toMatch(/\nOK: 0 failures, 0 warnings\n$/);
+    expect(loaded.stdout).toMatch(new RegExp(`\\nOK: 0 failures, ${NODE_WARNINGS_CUBE_1}\\n$`));
     expect(loaded.code).toBe(0);
   });
 });

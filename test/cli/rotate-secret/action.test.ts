@@ -308,7 +308,7 @@ describe('provider rotate-secret', () => {
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^cube-dual-auth provider: the new secret (holds at most \d+ bytes|looks like words)[^\n]*\(openssl rand -hex 32\)\n/,
+      /^cube-dual-auth provider: the new secret (is [^\n]* bits of key material|looks like words)[^\n]*\(openssl rand -hex 32\)\n/,
     );
     expect(cube.answers).toEqual([]);
     expect(server.requests).toEqual([]);

@@ -43,7 +43,7 @@ describe('readNewSecret', () => {
     );
     const short = randomSecret(16);
     expect(await refusal(readNewSecret(fileWith(short)), short)).toMatch(
-      /^the new secret holds at most 16 bytes of key material, under 32: /,
+      /^the new secret is 32 hex digits, 16 bytes: 128 bits of key material, under 32 bytes: /,
     );
   });
 
