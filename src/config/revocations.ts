@@ -44,9 +44,8 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
     } else if (/^user\s/.test(text) || /\s/.test(text)) {
       fail(`${at} is neither a key id nor "user <name> before <ISO-8601 time>"`);
     } else if (!SQL_KEY_ID.test(text)) {
-      fail(
-        `holds ${JSON.stringify(text.slice(0, 40))}, which is no SQL key id: separate ids with commas, spaces or newlines`,
-      );
+      const shown = JSON.stringify(text.slice(0, 40));
+      fail(`holds ${shown}, which is no SQL key id: separate ids with commas, spaces or newlines`);
     } else {
       ids.add(text);
     }

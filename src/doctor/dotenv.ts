@@ -33,7 +33,6 @@ export interface DotenvFile {
  * Parses `.env` text exactly as Cube's dotenv does with `multiline: 'line-breaks'`: `NAME=value` lines, values in
  * single or double quotes stripped of them (`\n` in double quotes is a line break), a quoted value that does not end
  * on its line running on to the line that ends with its quote, unquoted values trimmed, every other line skipped.
- *
  * @example
  * parseDotenv('CUBEJS_API_SECRET="abc"\n# comment\n').values.get('CUBEJS_API_SECRET'); // 'abc'
  */

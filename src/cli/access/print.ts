@@ -114,9 +114,9 @@ export function printReport(report: AccessReport, io: CliIO): void {
       );
     }
   }
-  if (report.deadlinePassed)
-    out.push(
-      `${paint('red', 'Not finished')}: the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`,
-    );
+  if (report.deadlinePassed) {
+    const passed = `the deadline (${report.deadlineMs} ms) passed; what is marked not checked was not.`;
+    out.push(`${paint('red', 'Not finished')}: ${passed}`);
+  }
   io.stdout.write(`${out.join('\n').replace(/\n+$/, '')}\n`);
 }

@@ -48,16 +48,8 @@ export interface WaitOutcome<T> {
 /**
  * Attempts until one is accepted or `waitMs` has passed: the first at once, each next `retryMs` after the last one's
  * end, none started after the end of the wait, each given at most the time left, in whole milliseconds.
- *
  * @example
- * const outcome = await waitUntilAccepted({
- *   attempt: (timeoutMs) => askServiceToken({ base, origin, timeoutMs, env, serviceToken }),
- *   accepted: (check) => check.verdict === 'PASS',
- *   waitMs: 60_000,
- *   retryMs: 1_000,
- *   attemptTimeoutMs: 5_000,
- *   clock: REAL_CLOCK,
- * });
+ * await waitUntilAccepted({ attempt, accepted, waitMs: 60_000, retryMs: 1_000, attemptTimeoutMs: 5_000, clock });
  */
 export async function waitUntilAccepted<T>(plan: WaitPlan<T>): Promise<WaitOutcome<T>> {
   const { clock } = plan;
