@@ -11,8 +11,14 @@ export default defineConfig({
   test: {
     pool: 'forks',
     globalSetup: ['test/support/build.ts'],
+    // What bounds a run (docs/development.md#deadlines): a test 20 s, a hook 240 s (a `beforeAll` may install a Cube
+    // line, about 4 minutes under load), vitest's close 10 s. No vitest timeout covers a file that never finishes
+    // loading: `npm test` and `npm run test:integration` run under scripts/deadline.mjs, which names the files this
+    // reporter keeps when the run passes its deadline.
     testTimeout: 20_000,
     hookTimeout: 240_000,
+    teardownTimeout: 10_000,
+    reporters: ['default', './scripts/lib/running-files-reporter.mjs'],
     projects: [
       // One worker per core, where vitest keeps one core for itself: unit tests mostly wait on sockets and spawned
       // bins, so on 2 cores this halves `npm test` (docs/development.md#tests).

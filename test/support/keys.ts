@@ -1,4 +1,11 @@
-import { generateKeyPairSync, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
 
 /** Asymmetric JWS algorithms a test key can be made for. */
 export type KeyAlgorithm =
@@ -35,7 +42,28 @@ export function generateKeyPair(alg: KeyAlgorithm = 'RS256', options: KeyPairOpt
   return { kid, alg, privateKey, publicKey, jwk: publicJwk(publicKey, { kid, alg, use: 'sig' }) };
 }
 
+/**
+ * The pair imported again from DER, so that no key the tests export shares its lock with a generation job: on Node
+ * 20.20.2 a JWK export of an EC key from `generateKeyPairSync` deadlocks when a garbage collection during the export
+ * frees the key's generation job (docs/development.md#deadlines).
+ */
 function generate(alg: KeyAlgorithm, options: KeyPairOptions): { privateKey: KeyObject; publicKey: KeyObject } {
+  const pair = generated(alg, options);
+  return {
+    privateKey: createPrivateKey({
+      key: pair.privateKey.export({ type: 'pkcs8', format: 'der' }),
+      format: 'der',
+      type: 'pkcs8',
+    }),
+    publicKey: createPublicKey({
+      key: pair.publicKey.export({ type: 'spki', format: 'der' }),
+      format: 'der',
+      type: 'spki',
+    }),
+  };
+}
+
+function generated(alg: KeyAlgorithm, options: KeyPairOptions): { privateKey: KeyObject; publicKey: KeyObject } {
   const curve = EC_CURVE[alg];
   if (curve) return generateKeyPairSync('ec', { namedCurve: curve });
   if (alg === 'EdDSA')
