@@ -18,7 +18,8 @@ import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
 import { signToken } from '../support/tokens';
 
 const page = readFileSync(join(__dirname, '..', '..', 'docs', 'metrics.md'), 'utf8');
-const rules = /^```yaml\n([\s\S]*?)^```/m.exec(page)?.[1] ?? '';
+// The rules are the first YAML block of their section: the page's scrape configuration comes before them.
+const rules = /^## Alert rules\n[\s\S]*?^```yaml\n([\s\S]*?)^```/m.exec(page)?.[1] ?? '';
 /** Each alert's name and expression, read from the rules as written (inline, or a `|` block). */
 const alerts = new Map(
   [...rules.matchAll(/- alert: (\S+)\n\s+expr: (?:\|\n((?:\s{10,}.*\n)+)|(.*)\n)/g)].map((m) => [

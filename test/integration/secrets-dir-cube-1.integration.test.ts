@@ -239,7 +239,7 @@ describe('Cube 1.7.43 at start with a bad secrets file', () => {
       );
       expect(error?.message).toMatch(/cubejs-server exited \(1\)/);
       expect(error?.message.replace(/\s+/g, ' ')).toContain(
-        `cube-dual-auth: ${dir}/api-secrets (secret 2 of 2) holds at most 6 bytes of key material`,
+        `cube-dual-auth: ${dir}/api-secrets (secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material`,
       );
       expect(error?.message).not.toContain(oldSecret);
     } finally {
@@ -309,7 +309,7 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
     async () => {
       const load = steadyLoad(() => serviceToken(newSecret));
       try {
-        const logged = `${secretsRoot}/api-secrets not applied (invalid): (secret 2 of 2) holds at most 6 bytes`;
+        const logged = `${secretsRoot}/api-secrets not applied (invalid): (secret 2 of 2) is 8 base64 characters, 6 bytes`;
         expectInForce(
           'a weak API secret, kept out',
           await timeToInForce(
@@ -353,9 +353,9 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
         });
       const [alice, bob] = [mint('alice'), mint('bob')];
       for (const replica of replicas) {
-        expect(await sqlAuth(replica, 'alice', alice.key)).toEqual({ securityContext: { tenant: 'acme' } });
-        expect(await sqlAuth(replica, 'bob', bob.key)).toEqual({ securityContext: { tenant: 'acme' } });
-        expect(await sqlAuth(replica, 'alice', null)).toEqual({ securityContext: { tenant: 'acme' } });
+        expect(await sqlAuth(replica, 'alice', alice.key)).toEqual({ securityContext: alice.securityContext });
+        expect(await sqlAuth(replica, 'bob', bob.key)).toEqual({ securityContext: bob.securityContext });
+        expect(await sqlAuth(replica, 'alice', null)).toEqual({ securityContext: alice.securityContext });
       }
       const revoked = `${alice.id}\nuser bob before ${new Date().toISOString()}\n`;
       const files = { 'api-secrets': `${newSecret}\n`, 'sql-key-secrets': `${keySecret}\n` };
@@ -393,7 +393,7 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
         now: Date.now() - 60_000,
       });
       for (const replica of replicas)
-        expect(await sqlAuth(replica, 'carol', carol.key)).toEqual({ securityContext: { tenant: 'acme' } });
+        expect(await sqlAuth(replica, 'carol', carol.key)).toEqual({ securityContext: carol.securityContext });
       expectInForce(
         'revoke a SQL key by id: re-authentication refused',
         await timeToInForce(
