@@ -34,9 +34,7 @@ export const METRICS = {
   requests: {
     name: 'cube_dual_auth_requests_total',
     kind: 'counter',
-    help:
-      'Requests the hook answered, by path (shared-secret, key-set, or none without a token) and outcome ' +
-      '(accepted, refused).',
+    help: 'Requests the hook answered, by path (shared-secret, key-set, or none without a token) and outcome (accepted, refused).',
     labels: ['path', 'outcome'],
   },
   refusals: {
@@ -74,9 +72,7 @@ export const METRICS = {
   keySetAge: {
     name: 'cube_dual_auth_key_set_age_seconds',
     kind: 'gauge',
-    help:
-      "Seconds since the identity provider's key set was last fetched successfully, by issuer; absent " +
-      'before the first success.',
+    help: "Seconds since the identity provider's key set was last fetched successfully, by issuer; absent before the first success.",
     labels: ['issuer'],
   },
   keySetKeys: {
@@ -88,9 +84,7 @@ export const METRICS = {
   keySetServingStale: {
     name: 'cube_dual_auth_key_set_serving_stale',
     kind: 'gauge',
-    help:
-      "1 while the identity provider's last fetch failed and its last good key set still serves, else 0, " +
-      'by issuer.',
+    help: "1 while the identity provider's last fetch failed and its last good key set still serves, else 0, by issuer.",
     labels: ['issuer'],
   },
   discoveryFetches: {
@@ -102,34 +96,25 @@ export const METRICS = {
   sqlLogins: {
     name: 'cube_dual_auth_sql_logins_total',
     kind: 'counter',
-    help:
-      'SQL API logins (checkSqlAuth with a password), by kind (token, key, static) and outcome ' +
-      '(accepted, refused).',
+    help: 'SQL API logins (checkSqlAuth with a password), by kind (token, key, static) and outcome (accepted, refused).',
     labels: ['kind', 'outcome'],
   },
   sqlReauthentications: {
     name: 'cube_dual_auth_sql_reauthentications_total',
     kind: 'counter',
-    help:
-      "Re-authentications of SQL API sessions (Cube's every CUBESQL_AUTH_EXPIRE_SECS, or a __user " +
-      "switch), by outcome (accepted, or the refusal's code).",
+    help: "Re-authentications of SQL API sessions (Cube's every CUBESQL_AUTH_EXPIRE_SECS, or a __user switch), by outcome (accepted, or the refusal's code).",
     labels: ['outcome'],
   },
   secretReloads: {
     name: 'cube_dual_auth_secret_reloads_total',
     kind: 'counter',
-    help:
-      'Changes of a file of the secrets directory while Cube ran, by file and outcome (applied; invalid or ' +
-      'vanished, which keep the last good content in force).',
+    help: 'Changes of a file of the secrets directory while Cube ran, by file and outcome (applied; invalid or vanished, which keep the last good content in force).',
     labels: ['file', 'outcome'],
   },
   sqlRefusals: {
     name: 'cube_dual_auth_sql_refusals_total',
     kind: 'counter',
-    help:
-      'SQL API logins and re-authentications refused to keep one user name to one identity, by reason (protocol, ' +
-      'ambiguous, drift, capacity, superuser), protocol (postgres, xmla, other) and method (password, ntlm, ' +
-      'kerberos, token, other).',
+    help: 'SQL API logins and re-authentications refused to keep one user name to one identity, by reason (protocol, ambiguous, drift, capacity, superuser), protocol (postgres, xmla, other) and method (password, ntlm, kerberos, token, other).',
     labels: ['reason', 'protocol', 'method'],
   },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
