@@ -21,46 +21,36 @@ describe('proxyFor: the proxy the environment names for a URL', () => {
     expect(proxy('https://idp.example/jwks', { HTTPS_PROXY: ' ' })).toBeUndefined();
   });
 
+  /** The cases of `url`: each NO_PROXY list of `bypassing` bypasses the proxy for it, each of `notBypassing` does not. */
+  const noProxyCases = (url: string, bypassing: string[], notBypassing: string[] = []) => [
+    ...bypassing.map((noProxy) => [noProxy, url, true] as const),
+    ...notBypassing.map((noProxy) => [noProxy, url, false] as const),
+  ];
+
   // curl's reading (lib/proxy.c), plus ports and brackets as undici, Go and Node read them.
   it.each([
     // `*` alone bypasses every host; as one entry among others it names no host (curl, undici, Go).
-    ['*', 'https://idp.example/jwks', true],
-    [' * ', 'https://idp.example/jwks', true],
-    ['localhost, *', 'https://idp.example/jwks', false],
+    ...noProxyCases('https://idp.example/jwks', ['*', ' * '], ['localhost, *']),
     // A name matches itself and its subdomains, with or without a leading dot or `*.`; never a longer name.
-    ['idp.example', 'https://idp.example/jwks', true],
-    ['example', 'https://idp.example/jwks', true],
-    ['.example', 'https://login.idp.example/jwks', true],
-    ['.idp.example', 'https://idp.example/jwks', true],
-    ['*.idp.example', 'https://login.idp.example/jwks', true],
-    ['xample', 'https://idp.example/jwks', false],
-    ['idp.example', 'https://idp.example.org/jwks', false],
+    ...noProxyCases('https://idp.example/jwks', ['idp.example', 'example', '.idp.example'], ['xample']),
+    ...noProxyCases('https://login.idp.example/jwks', ['.example', '*.idp.example']),
+    ...noProxyCases('https://idp.example.org/jwks', [], ['idp.example']),
     // Case, blanks, and the trailing dot of a fully qualified name do not matter.
-    ['IDP.Example', 'https://idp.example/jwks', true],
-    ['  other.example,\tidp.example  ', 'https://idp.example/jwks', true],
-    ['other.example idp.example', 'https://idp.example/jwks', true],
-    ['idp.example.', 'https://idp.example/jwks', true],
-    ['idp.example', 'https://idp.example./jwks', true],
+    ...noProxyCases('https://idp.example/jwks', ['IDP.Example', '  other.example,\tidp.example  ']),
+    ...noProxyCases('https://idp.example/jwks', ['other.example idp.example', 'idp.example.']),
+    ...noProxyCases('https://idp.example./jwks', ['idp.example']),
     // A port limits an entry to that port (the scheme's own when the URL has none).
-    ['idp.example:443', 'https://idp.example/jwks', true],
-    ['idp.example:8443', 'https://idp.example/jwks', false],
-    ['127.0.0.1:4000', 'http://127.0.0.1:4000/jwks', true],
-    ['127.0.0.1:4001', 'http://127.0.0.1:4000/jwks', false],
+    ...noProxyCases('https://idp.example/jwks', ['idp.example:443'], ['idp.example:8443']),
+    ...noProxyCases('http://127.0.0.1:4000/jwks', ['127.0.0.1:4000'], ['127.0.0.1:4001']),
     // IP addresses are compared as addresses, never as names: no suffix match, no name resolution.
-    ['other.example, 127.0.0.1', 'http://127.0.0.1:4000/jwks', true],
-    ['.0.0.1', 'http://127.0.0.1:4000/jwks', false],
-    ['localhost', 'http://127.0.0.1:4000/jwks', false],
-    ['10.0.0.0/8', 'https://10.20.30.40/jwks', true],
-    ['10.0.0.0/8', 'https://11.20.30.40/jwks', false],
+    ...noProxyCases('http://127.0.0.1:4000/jwks', ['other.example, 127.0.0.1'], ['.0.0.1', 'localhost']),
+    ...noProxyCases('https://10.20.30.40/jwks', ['10.0.0.0/8']),
+    ...noProxyCases('https://11.20.30.40/jwks', [], ['10.0.0.0/8']),
     // IPv6 with brackets or without (curl's own form), any spelling of the same address, a prefix, a port.
-    ['::1', 'http://[::1]:4000/jwks', true],
-    ['[::1]', 'http://[::1]:4000/jwks', true],
-    ['0:0:0:0:0:0:0:1', 'http://[::1]:4000/jwks', true],
-    ['[::1]:4000', 'http://[::1]:4000/jwks', true],
-    ['[::1]:8080', 'http://[::1]:4000/jwks', false],
-    ['::1', 'http://[::2]:4000/jwks', false],
-    ['fd00::/8', 'https://[fd12:3456::1]/jwks', true],
-    ['fd00::/8', 'https://[fe80::1]/jwks', false],
+    ...noProxyCases('http://[::1]:4000/jwks', ['::1', '[::1]', '0:0:0:0:0:0:0:1', '[::1]:4000'], ['[::1]:8080']),
+    ...noProxyCases('http://[::2]:4000/jwks', [], ['::1']),
+    ...noProxyCases('https://[fd12:3456::1]/jwks', ['fd00::/8']),
+    ...noProxyCases('https://[fe80::1]/jwks', [], ['fd00::/8']),
   ])('NO_PROXY=%j for %s bypasses the proxy: %s', (noProxy, url, bypassed) => {
     expect(proxy(url, { HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', NO_PROXY: noProxy }) === undefined).toBe(
       bypassed,

@@ -7,6 +7,7 @@ import { randomSecret, timed } from '../support/claims';
 import {
   callAsNative,
   CUBE_SQL_API_TIMEOUT_MS,
+  loadAsUser,
   loadCubeSqlApi,
   loginRequest,
   META,
@@ -68,6 +69,22 @@ async function sqlServer(options: Partial<DualAuthOptions> = {}): Promise<{ hook
   });
   ({ seen, logged } = server);
   return { hook, registered: server.registered };
+}
+
+/**
+ * Alice signs in with her token, then asks for bob as the native server does: whether she may switch
+ * (canSwitchUserForSession), and the load of her query with `__user` bob.
+ */
+async function aliceAsksForBob(registered: Registered) {
+  const login = await callAsNative(registered.checkSqlAuth, {
+    ...loginRequest(),
+    user: 'alice',
+    password: idpToken({ sub: 'alice', org: 'acme' }),
+  });
+  const session = sessionOf('alice', login.answer);
+  const canSwitch = await callAsNative(registered.canSwitchUserForSession, { session, user: 'bob' });
+  const load = await callAsNative(registered.sqlApiLoad, loadAsUser(session, 'bob'));
+  return { canSwitch, load };
 }
 
 describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider token as the password', () => {
@@ -154,21 +171,8 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
   });
 
   it('refuses a switch to another user (__user) by a user who is no superuser, in Cube’s own words', async () => {
-    const login = await callAsNative(registered.checkSqlAuth, {
-      ...loginRequest(),
-      user: 'alice',
-      password: idpToken({ sub: 'alice', org: 'acme' }),
-    });
-    const session = sessionOf('alice', login.answer);
-    expect(await callAsNative(registered.canSwitchUserForSession, { session, user: 'bob' })).toEqual({ answer: false });
-    const load = await callAsNative(registered.sqlApiLoad, {
-      request: queryRequest('bob'),
-      session,
-      query: {},
-      queryKey: 'q',
-      sqlQuery: {},
-      streaming: false,
-    });
+    const { canSwitch, load } = await aliceAsksForBob(registered);
+    expect(canSwitch).toEqual({ answer: false });
     expect(load.error).toBe(
       "You cannot change security context via __user from alice to bob, because it's not allowed.",
     );
@@ -203,21 +207,8 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with an identity-provider toke
 describe('Cube 1.7.43 SQL API: CUBEJS_SQL_SUPER_USER may switch users, but only to a live login', () => {
   it('lets the super user ask for the switch, which the login then refuses: the other user has no live login', async () => {
     const { registered } = await sqlServer({ sqlSuperUser: 'alice' });
-    const login = await callAsNative(registered.checkSqlAuth, {
-      ...loginRequest(),
-      user: 'alice',
-      password: idpToken({ sub: 'alice', org: 'acme' }),
-    });
-    const session = sessionOf('alice', login.answer);
-    expect(await callAsNative(registered.canSwitchUserForSession, { session, user: 'bob' })).toEqual({ answer: true });
-    const load = await callAsNative(registered.sqlApiLoad, {
-      request: queryRequest('bob'),
-      session,
-      query: {},
-      queryKey: 'q',
-      sqlQuery: {},
-      streaming: false,
-    });
+    const { canSwitch, load } = await aliceAsksForBob(registered);
+    expect(canSwitch).toEqual({ answer: true });
     expect(load.error).toBe(
       'The SQL session of user "bob" has no live login in this Cube process (its token expired, or it never signed in here): reconnect with a fresh token',
     );

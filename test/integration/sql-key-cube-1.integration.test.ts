@@ -2,22 +2,11 @@
 // then `checkSqlAuth(req, user, null)` before a query once CUBESQL_AUTH_EXPIRE_SECS have passed, and `SET user`/`__user`
 // switches) replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves.
 import { createSecretKey } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CheckAuth, DualAuthOptions } from '../../src';
-import type { AuthEvent } from '../../src/events';
+import { describe, expect, it, vi } from 'vitest';
+import type { DualAuthOptions } from '../../src';
 import { mintSqlKey, SqlKeys } from '../../src/hook/sql-key';
 import { randomSecret } from '../support/claims';
-import { createClock, type FakeClock } from '../support/clock';
-import {
-  AUTH_EXPIRE_SECS,
-  CUBE_SQL_API_TIMEOUT_MS,
-  loadCubeSqlApi,
-  META,
-  NativeSession,
-  serveHook,
-  type CubeSqlApi,
-  type CubeSqlServer,
-} from '../support/cube-sql-api';
+import { AUTH_EXPIRE_SECS, cubeSqlSuite, META_ANSWER, type SqlDeployment } from '../support/cube-sql-api';
 import { rejectionOf } from '../support/requests';
 
 const apiSecret = randomSecret();
@@ -26,48 +15,32 @@ const NOW = Math.floor(Date.now() / 1000);
 const DAY = 86_400;
 const PAST_INTERVAL_MS = (AUTH_EXPIRE_SECS + 1) * 1000;
 const ALICE = { sub: 'alice', org: 'acme', roles: ['analyst'], tenant: 'acme', groups: ['analyst'] };
-const metaAnswer = { answer: { cubes: [META.cubes[0]?.config], compilerId: 'compiler-1' } };
 
-let cube: CubeSqlApi;
-const hooks: CheckAuth[] = [];
+const cube = cubeSqlSuite(NOW * 1000);
 
-beforeAll(async () => {
-  cube = await loadCubeSqlApi();
-}, CUBE_SQL_API_TIMEOUT_MS);
-afterEach(() => {
-  for (const hook of hooks.splice(0)) hook.close();
-});
-afterAll(() => cube?.restore());
-
-interface Deployment {
-  clock: FakeClock;
-  server: CubeSqlServer;
-  hook: CheckAuth;
-  events: AuthEvent[];
+interface Deployment extends SqlDeployment {
   /** A key as `sql-key` mints it, at the clock's time. */
   key(options?: { user?: string; expiresIn?: number }): ReturnType<typeof mintSqlKey>;
-  open(user: string, password: string): Promise<{ session?: NativeSession; error?: string }>;
 }
 
 /** cube.js with the package's hook and SQL login, SQL keys on, judged by a clock the test moves. */
 async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deployment> {
-  const clock = createClock(NOW * 1000);
-  const { server, hook, events } = await serveHook(
-    cube,
-    { apiSecret, sqlKeySecrets: keySecret, tenantClaim: 'org', groupsClaim: 'roles', ...options },
-    clock,
-  );
-  hooks.push(hook);
+  const deployed = await cube.deploy({
+    apiSecret,
+    sqlKeySecrets: keySecret,
+    tenantClaim: 'org',
+    groupsClaim: 'roles',
+    ...options,
+  });
   const key = ({ user = 'alice', expiresIn = 30 * DAY } = {}) =>
     mintSqlKey({
       secret: createSecretKey(Buffer.from(keySecret)),
       user,
       securityContext: { ...ALICE, sub: user },
       expiresIn,
-      now: clock.now(),
+      now: deployed.clock.now(),
     });
-  const open = (user: string, password: string) => NativeSession.open(server, clock.now, { user, password });
-  return { clock, server, hook, events, key, open };
+  return { ...deployed, key };
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -79,12 +52,12 @@ describe('Cube 1.7.43 SQL API: a BI tool signs in with a SQL key and stays signe
     const { session } = await open('alice', minted.key);
     expect(session?.state).toEqual({ user: 'alice', superuser: false, securityContext: minted.securityContext });
     server.seen.extendContext.length = 0;
-    expect(await session?.query()).toEqual(metaAnswer);
+    expect(await session?.query()).toEqual(META_ANSWER);
     expect(server.seen.extendContext).toEqual([minted.securityContext]);
     // Past the interval, then a day later: far past any identity-provider token, the key still holds.
     for (const ms of [PAST_INTERVAL_MS, DAY * 1000]) {
       clock.advance(ms);
-      expect(await session?.query()).toEqual(metaAnswer);
+      expect(await session?.query()).toEqual(META_ANSWER);
     }
     expect(session?.reauthentications).toBe(2);
     expect(session?.state.securityContext).toEqual(minted.securityContext);

@@ -3,22 +3,19 @@
 // replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves; and Cube
 // Cloud's DAX API (XMLA) calls as its docs describe them (docs/cube-lines.md, "The SQL API's re-authentication").
 import { createSecretKey } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckAuth, DualAuthOptions } from '../../src';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
 import { mintSqlKey } from '../../src/hook/sql-key';
 import { randomSecret, timed } from '../support/claims';
-import { createClock, type FakeClock } from '../support/clock';
 import {
   AUTH_EXPIRE_SECS,
   callAsNative,
-  CUBE_SQL_API_TIMEOUT_MS,
-  loadCubeSqlApi,
-  META,
+  cubeSqlSuite,
+  META_ANSWER,
   NativeSession,
-  serveHook,
-  type CubeSqlApi,
   type CubeSqlServer,
+  type SqlDeployment,
 } from '../support/cube-sql-api';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
@@ -45,26 +42,17 @@ const sqlKey = (user: string, securityContext: Record<string, unknown>, nowMs: n
     now: nowMs,
   }).key;
 
+const cube = cubeSqlSuite(NOW * 1000);
 let idp: JwksServer;
-let cube: CubeSqlApi;
-const hooks: CheckAuth[] = [];
 
 beforeAll(async () => {
-  cube = await loadCubeSqlApi();
   idp = await startJwksServer(jwks(idpKey));
-}, CUBE_SQL_API_TIMEOUT_MS);
-afterEach(() => {
-  for (const hook of hooks.splice(0)) hook.close();
 });
 afterAll(async () => {
-  cube?.restore();
   await idp?.close();
 });
 
-interface Deployment {
-  clock: FakeClock;
-  server: CubeSqlServer;
-  events: AuthEvent[];
+interface Deployment extends Omit<SqlDeployment, 'open'> {
   /** A token of the identity provider issued now (the clock's now), living `expiresIn` seconds. */
   token(payload: Record<string, unknown>, expiresIn?: number): string;
   open(user: string, password: string): Promise<NativeSession>;
@@ -72,31 +60,25 @@ interface Deployment {
 
 /** cube.js with the package's hook and SQL login, judged by a clock the test moves, served by Cube's SQLServer. */
 async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deployment> {
-  const clock = createClock(NOW * 1000);
-  const { server, hook, events } = await serveHook(
-    cube,
-    {
-      jwksUri: idp.url,
-      tenantClaim: 'org',
-      groupsClaim: 'roles',
-      sqlUser: 'cube',
-      sqlPassword: STATIC_PASSWORD,
-      ...options,
-    },
-    clock,
-  );
-  hooks.push(hook);
+  const deployed = await cube.deploy({
+    jwksUri: idp.url,
+    tenantClaim: 'org',
+    groupsClaim: 'roles',
+    sqlUser: 'cube',
+    sqlPassword: STATIC_PASSWORD,
+    ...options,
+  });
+  const { clock } = deployed;
   const token = (payload: Record<string, unknown>, expiresIn = 600) =>
     signToken(timed(payload, { now: Math.floor(clock.now() / 1000), expiresIn }), { key: idpKey });
   async function open(user: string, password: string): Promise<NativeSession> {
-    const { session, error } = await NativeSession.open(server, clock.now, { user, password });
+    const { session, error } = await deployed.open(user, password);
     if (session === undefined) throw new Error(`the login of ${user} was refused: ${error}`);
     return session;
   }
-  return { clock, server, events, token, open };
+  return { ...deployed, token, open };
 }
 
-const metaAnswer = { answer: { cubes: [META.cubes[0]?.config], compilerId: 'compiler-1' } };
 const reauthentications = (events: AuthEvent[]) =>
   events.flatMap((event) =>
     event.type === 'sql-reauthenticated'
@@ -113,14 +95,14 @@ describe('Cube 1.7.43 SQL API: a token login survives re-authentication while it
     const session = await open('alice', token({ sub: 'alice', org: 'acme', roles: ['analyst'] }));
     const loginContext = session.state.securityContext;
     expect(loginContext).toMatchObject({ tenant: 'acme', groups: ['analyst'] });
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     // Cube re-authenticates only once more than CUBESQL_AUTH_EXPIRE_SECS have passed.
     clock.advance(INTERVAL_MS);
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     expect(session.reauthentications).toBe(0);
     clock.advance(1_000);
     server.seen.extendContext.length = 0;
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     expect(session.reauthentications).toBe(1);
     expect(session.state.securityContext).toEqual(loginContext);
     expect(server.seen.extendContext).toEqual([loginContext]);
@@ -132,10 +114,10 @@ describe('Cube 1.7.43 SQL API: a token login survives re-authentication while it
     const password = token({ sub: 'alice', org: 'acme' }, 600);
     const session = await open('alice', password);
     clock.advance(PAST_INTERVAL_MS);
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     // 602 s after the login: the token (exp + 5 s of tolerance) still lives, and the last re-authentication was 301 s ago.
     clock.advance(PAST_INTERVAL_MS);
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     clock.advance(PAST_INTERVAL_MS);
     server.logged.length = 0;
     const { error } = await session.query();
@@ -148,14 +130,14 @@ describe('Cube 1.7.43 SQL API: a token login survives re-authentication while it
     // A fresh token opens a new session, which lives as its own token does.
     const fresh = await open('alice', token({ sub: 'alice', org: 'acme' }));
     clock.advance(PAST_INTERVAL_MS);
-    expect(await fresh.query()).toEqual(metaAnswer);
+    expect(await fresh.query()).toEqual(META_ANSWER);
   });
 
   it('ends it when the token outgrows CUBE_DUAL_AUTH_MAX_TOKEN_AGE, whatever its exp says', async () => {
     const { clock, token, open } = await deployment({ maxTokenAge: 400 });
     const session = await open('alice', token({ sub: 'alice', org: 'acme' }, 3600));
     clock.advance(PAST_INTERVAL_MS);
-    expect(await session.query()).toEqual(metaAnswer);
+    expect(await session.query()).toEqual(META_ANSWER);
     clock.advance(PAST_INTERVAL_MS);
     expect((await session.query()).error).toBe(
       `Error calling authenticate during re-authentication: The SQL session of user "alice" outlived the maximum token age at ${iso(NOW + 405)}${RECONNECT}`,
@@ -168,7 +150,7 @@ describe('Cube 1.7.43 SQL API: a token login survives re-authentication while it
     for (let i = 0; i < 3; i++) {
       clock.advance(PAST_INTERVAL_MS);
       server.seen.extendContext.length = 0;
-      expect(await session.query()).toEqual(metaAnswer);
+      expect(await session.query()).toEqual(META_ANSWER);
       expect(server.seen.extendContext).toEqual([{}]);
     }
     expect(session.reauthentications).toBe(3);
@@ -182,9 +164,9 @@ describe('Cube 1.7.43 SQL API: one user name, several logins', () => {
     clock.advance(PAST_INTERVAL_MS);
     // A second tool, or the same one with a renewed token: other iat, exp and jti, the same context.
     await open('alice', token({ sub: 'alice', org: 'acme', jti: 'second' }, 900));
-    expect(await first.query()).toEqual(metaAnswer);
+    expect(await first.query()).toEqual(META_ANSWER);
     clock.advance(PAST_INTERVAL_MS);
-    expect(await first.query()).toEqual(metaAnswer);
+    expect(await first.query()).toEqual(META_ANSWER);
     expect(first.state.securityContext).toMatchObject({ tenant: 'acme', jti: 'second' });
   });
 
@@ -203,7 +185,7 @@ describe('Cube 1.7.43 SQL API: one user name, several logins', () => {
     expect(server.seen.extendContext).toEqual([]);
     // The acme tool reconnects with its token: a login with a password always works, and queries.
     const again = await open('alice', token({ sub: 'alice', org: 'acme' }, 1800));
-    expect(await again.query()).toEqual(metaAnswer);
+    expect(await again.query()).toEqual(META_ANSWER);
     expect(reauthentications(events)).toEqual(['ERR_FORBIDDEN', 'ERR_FORBIDDEN']);
   });
 
@@ -231,7 +213,7 @@ describe('Cube 1.7.43 SQL API: one user name, several logins', () => {
     ]);
     // The key's own tool reconnects with its key, and works.
     const reconnected = await open('alice', key);
-    expect(await reconnected.query()).toEqual(metaAnswer);
+    expect(await reconnected.query()).toEqual(META_ANSWER);
     expect(reconnected.state.securityContext).toMatchObject({ groups: ['admin'] });
   });
 });
@@ -310,7 +292,7 @@ describe('Cube 1.7.43 SQL API: switching users lands on a live login only', () =
     expect(admin.state).toMatchObject({ user: 'bob', securityContext: bob.state.securityContext });
     expect(await admin.setUser('carol')).toBe("user 'bob' is not allowed to switch to 'carol'");
     clock.advance(PAST_INTERVAL_MS);
-    expect(await admin.query()).toEqual(metaAnswer);
+    expect(await admin.query()).toEqual(META_ANSWER);
     // Bob's token has expired by the next interval: the switched session ends with it.
     clock.advance(PAST_INTERVAL_MS);
     expect((await admin.query()).error).toMatch(/^Error calling authenticate during re-authentication: .*"bob" ended/);

@@ -14,6 +14,7 @@ import jwt from 'jsonwebtoken';
 export const AUDIENCE = 'https://cube.example/api';
 /** Where the identity provider puts Cube's claims (Auth0-style); tenant and groups are read there by pointers. */
 export const NAMESPACE = 'https://cube.example/claims';
+const FIXTURES = join(repoRoot, 'test/fixtures/authorization');
 const ESCAPED_NAMESPACE = NAMESPACE.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The identity provider's applications, by client id: the claims under NAMESPACE of the tokens it issues them. */
@@ -98,10 +99,13 @@ export async function startAuthorizationStack(
   extras: StackExtras = {},
 ): Promise<AuthorizationStack> {
   const { projectDir, line } = await ensureCube({ line: lineId });
-  const dir = join(projectDir, `.authorization-${fixture}-${process.pid}`);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir);
-  cpSync(join(repoRoot, 'test/fixtures/authorization', fixture), dir, { recursive: true });
+  // The project keeps its place beside the orders cube its model requires (test/fixtures/authorization/README.md).
+  const copy = join(projectDir, `.authorization-${fixture}-${process.pid}`);
+  const dir = join(copy, fixture);
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy);
+  cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+  cpSync(join(FIXTURES, 'orders.js'), join(copy, 'orders.js'));
   cpSync(join(exampleProject, 'data'), join(dir, 'data'), { recursive: true });
   const apiSecret = randomBytes(32).toString('base64url');
   const apps = Object.entries(IDP_APPS).map(([clientId, claims]) => ({ clientId, claims }));
@@ -126,7 +130,7 @@ export async function startAuthorizationStack(
   } catch (error) {
     await identityProvider.close();
     await workforce.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(copy, { recursive: true, force: true });
     throw error;
   }
   const running = cube;
@@ -158,7 +162,7 @@ export async function startAuthorizationStack(
       await running.stop();
       await identityProvider.close();
       await workforce.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
     },
   };
 }

@@ -10,13 +10,14 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import type { CheckAuth, DualAuthOptions } from '../../src';
 import { OPTION_NAMES } from '../../src/config/options';
 import type { AuthEvent } from '../../src/events';
 import { createNamedCheckAuth } from '../../src/hook/check-auth';
-import type { FakeClock } from './clock';
+import { createClock, type FakeClock } from './clock';
 
 export type Callback = (args: unknown) => Promise<unknown>;
 /** What Cube's SQLServer hands the native server: the callbacks it calls, by name. */
@@ -48,6 +49,16 @@ export const queryRequest = (changeUser?: string) => ({
   meta: { protocol: 'postgres', apiType: 'sql', appName: 'psql', ...(changeUser !== undefined && { changeUser }) },
 });
 
+/** The arguments of the load of a query that asks for `changeUser` by `__user`, in `session`. */
+export const loadAsUser = (session: object, changeUser: string) => ({
+  request: queryRequest(changeUser),
+  session,
+  query: {},
+  queryKey: 'q',
+  sqlQuery: {},
+  streaming: false,
+});
+
 /** The cube the recorded compiler's metadata holds. */
 export const META = {
   cubes: [
@@ -55,6 +66,9 @@ export const META = {
   ],
   compilerId: 'compiler-1',
 };
+
+/** What the native server gets for a query that reads the metadata ({@link NativeSession.query}). */
+export const META_ANSWER = { answer: { cubes: [META.cubes[0]?.config], compilerId: 'compiler-1' } };
 
 /** cube.js's SQL options, as docs/sql-api.md shows them. */
 export interface SqlConfig {
@@ -251,14 +265,7 @@ export class NativeSession {
     if (failed !== undefined) return { error: failed };
     if (changeUser !== undefined) {
       // A query with __user goes through the SQLServer's contextByRequest (sqlApiLoad).
-      return callAsNative(this.server.registered.sqlApiLoad, {
-        request: queryRequest(changeUser),
-        session: this.state,
-        query: {},
-        queryKey: 'q',
-        sqlQuery: {},
-        streaming: false,
-      });
+      return callAsNative(this.server.registered.sqlApiLoad, loadAsUser(this.state, changeUser));
     }
     return callAsNative(this.server.registered.meta, {
       request: queryRequest(),
@@ -266,4 +273,38 @@ export class NativeSession {
       onlyCompilerId: false,
     });
   }
+}
+
+/** cube.js's SQL wiring of one hook on Cube's SQLServer, the clock that judges it, and logins as the native server's. */
+export interface SqlDeployment extends HookedSqlServer {
+  readonly clock: FakeClock;
+  /** A login (auth.rs): the session, or the error the SQL client sees. */
+  open(user: string, password: string): Promise<{ session?: NativeSession; error?: string }>;
+}
+
+/**
+ * The SQL suites' Cube: loads Cube 1.7.43's SQL API before the calling file's tests, closes each test's hooks after it
+ * and puts the native binary's own interface back at the end. `deploy` serves a hook made from `options` on a new
+ * clock that starts at `startMs`.
+ */
+export function cubeSqlSuite(startMs: number): { deploy(options: DualAuthOptions): Promise<SqlDeployment> } {
+  let cube: CubeSqlApi | undefined;
+  const hooks: CheckAuth[] = [];
+  beforeAll(async () => {
+    cube = await loadCubeSqlApi();
+  }, CUBE_SQL_API_TIMEOUT_MS);
+  afterEach(() => {
+    for (const hook of hooks.splice(0)) hook.close();
+  });
+  afterAll(() => cube?.restore());
+  return {
+    async deploy(options) {
+      if (cube === undefined) throw new Error("Cube's SQL API loads in beforeAll");
+      const clock = createClock(startMs);
+      const served = await serveHook(cube, options, clock);
+      hooks.push(served.hook);
+      const open = (user: string, password: string) => NativeSession.open(served.server, clock.now, { user, password });
+      return { ...served, clock, open };
+    },
+  };
 }

@@ -12,17 +12,20 @@ export const SECRET = 'cube-main-secret-8d3F2kQ9';
 export const PREVIEW_SECRET = 'cube-preview-secret-1Xw7Rt5';
 const SECRETS = [API_KEY, SECRET, PREVIEW_SECRET];
 
-/** `provider create` of the main deployment, whose secret is CUBEJS_API_SECRET. */
-export const CREATE_MAIN = [
+/** `provider create` of a data provider `name` for the Cube at `instanceUrl`, of version `version`. */
+export const createProvider = (name: string, instanceUrl: string, version: string) => [
   'provider',
   'create',
   '--name',
-  'cube-main',
+  name,
   '--instance-url',
-  'https://main.example.com/cubejs-api/v1',
+  instanceUrl,
   '--provider-version',
-  'v1.0.0',
+  version,
 ];
+
+/** `provider create` of the main deployment, whose secret is CUBEJS_API_SECRET. */
+export const CREATE_MAIN = createProvider('cube-main', 'https://main.example.com/cubejs-api/v1', 'v1.0.0');
 
 export interface ServiceCommandsBed {
   /** The contract server. It echoes `secretKey` in its records: the commands must still never print it. */

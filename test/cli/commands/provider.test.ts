@@ -2,7 +2,13 @@
 import { describe, expect, test } from 'vitest';
 import { jsonOf } from '../../support/cli';
 import type { ContractServer } from '../../support/contract-server';
-import { CREATE_MAIN, PREVIEW_SECRET, SECRET, serviceCommandsBed } from '../../support/service-commands';
+import {
+  CREATE_MAIN,
+  createProvider,
+  PREVIEW_SECRET,
+  SECRET,
+  serviceCommandsBed,
+} from '../../support/service-commands';
 
 let server: ContractServer;
 const { cli, without } = serviceCommandsBed((bed) => ({ server } = bed));
@@ -25,14 +31,7 @@ describe('provider', () => {
 
   test('create reads the secret from the variable named by --secret-env', async () => {
     const result = await cli([
-      'provider',
-      'create',
-      '--name',
-      'cube-preview',
-      '--instance-url',
-      'https://preview.example.com',
-      '--provider-version',
-      'v1.0.0',
+      ...createProvider('cube-preview', 'https://preview.example.com', 'v1.0.0'),
       '--secret-env',
       'PREVIEW_SECRET',
     ]);
@@ -63,16 +62,7 @@ describe('provider', () => {
   );
 
   test('a bad provider version is refused before sending (exit 1)', async () => {
-    const result = await cli([
-      'provider',
-      'create',
-      '--name',
-      'x',
-      '--instance-url',
-      'https://x.example.com',
-      '--provider-version',
-      '1.0',
-    ]);
+    const result = await cli(createProvider('x', 'https://x.example.com', '1.0'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('version: must be vMAJOR.MINOR.PATCH');
     expect(server.requests).toHaveLength(0);

@@ -19,6 +19,27 @@ function drivenClock(): Clock & { readonly sleeps: number[]; advance(ms: number)
   };
 }
 
+/**
+ * Waits `waitMs` for a Cube that never answers: each attempt takes its whole deadline. The outcome, and the deadline
+ * each attempt was given.
+ */
+async function waitOnSilence(clock: ReturnType<typeof drivenClock>, waitMs: number) {
+  const timeouts: number[] = [];
+  const outcome = await waitUntilAccepted({
+    attempt: async (timeoutMs) => {
+      timeouts.push(timeoutMs);
+      clock.advance(timeoutMs);
+      return 'no answer';
+    },
+    accepted: () => false,
+    waitMs,
+    retryMs: 1_000,
+    attemptTimeoutMs: 5_000,
+    clock,
+  });
+  return { outcome, timeouts };
+}
+
 describe('waitUntilAccepted', () => {
   test('asks every retry interval until the wait is over: 60 questions in 60 s, none after its end', async () => {
     const clock = drivenClock();
@@ -60,21 +81,7 @@ describe('waitUntilAccepted', () => {
   });
 
   test('gives an attempt no more than the time left, and slow attempts end the wait on time', async () => {
-    const clock = drivenClock();
-    const timeouts: number[] = [];
-    const outcome = await waitUntilAccepted({
-      // Each attempt takes its whole deadline (a Cube that never answers).
-      attempt: async (timeoutMs) => {
-        timeouts.push(timeoutMs);
-        clock.advance(timeoutMs);
-        return 'no answer';
-      },
-      accepted: () => false,
-      waitMs: 12_000,
-      retryMs: 1_000,
-      attemptTimeoutMs: 5_000,
-      clock,
-    });
+    const { outcome, timeouts } = await waitOnSilence(drivenClock(), 12_000);
     // 0–5 s, 6–11 s, then 1 s is left: no time for a pause and another question.
     expect(timeouts).toEqual([5_000, 5_000]);
     expect(outcome.attempts).toBe(2);
@@ -85,19 +92,7 @@ describe('waitUntilAccepted', () => {
   test('gives the time left in whole milliseconds, rounded down, on a clock with fractions', async () => {
     const clock = drivenClock();
     clock.advance(0.25);
-    const timeouts: number[] = [];
-    await waitUntilAccepted({
-      attempt: async (timeoutMs) => {
-        timeouts.push(timeoutMs);
-        clock.advance(timeoutMs);
-        return 'no answer';
-      },
-      accepted: () => false,
-      waitMs: 7_000.5,
-      retryMs: 1_000,
-      attemptTimeoutMs: 5_000,
-      clock,
-    });
+    const { timeouts } = await waitOnSilence(clock, 7_000.5);
     expect(timeouts).toEqual([5_000, 1_000]);
   });
 
