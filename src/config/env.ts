@@ -2,7 +2,8 @@
  * The environment reader of the ready-made `checkAuth` and of the CLI, derived from the options table:
  * Cube's own variable names where Cube has one, `CUBE_DUAL_AUTH_*` for what Cube has no name for.
  */
-import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './options';
+import { OPTIONS, type EnvFormat, type OptionSpec } from './option-table';
+import type { DualAuthOptions } from './option-types';
 import { DualAuthConfigError } from '../errors';
 import { DURATION_FORM, durationSeconds } from './duration';
 import type { AuthEvent, AuthEventListener } from '../events';

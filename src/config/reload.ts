@@ -7,7 +7,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { DualAuthConfigError, faultMessage } from '../errors';
 import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
-import type { DualAuthOptions, OptionNames, ResolvedOptions } from './options';
+import type { OptionNames } from './option-table';
+import type { DualAuthOptions } from './option-types';
+import type { ResolvedOptions } from './resolve-options';
 import {
   readSecretFiles,
   resolveWithSecretFiles,

@@ -6,7 +6,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DualAuthConfigError } from '../errors';
-import { resolveOptions, type DualAuthOptions, type OptionNames, type ResolvedOptions } from './options';
+import type { OptionNames } from './option-table';
+import type { DualAuthOptions } from './option-types';
+import { resolveOptions, type ResolvedOptions } from './resolve-options';
 
 /** The files read, by the option each replaces. */
 export const SECRET_FILES = {

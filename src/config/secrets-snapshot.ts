@@ -3,7 +3,7 @@
  * never sees half of one change (docs/rotation.md, "What a reload does").
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import type { ResolvedOptions } from './options';
+import type { ResolvedOptions } from './resolve-options';
 import type { Revocations } from './revocations';
 
 /** What a reload of the secrets directory can change. */
