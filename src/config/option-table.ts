@@ -1,7 +1,4 @@
-/**
- * The options table: each option's variables, default and check, from which the defaults, the environment reader
- * (env.ts) and the names used in messages are derived (docs/reference.md#environment).
- */
+/** The options table: each option's variables, default and check; the rest is derived from it. */
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../algorithms';
 import type { AuthEventListener } from '../events';
 import { groupList } from './authorization';
@@ -20,7 +17,6 @@ export interface OptionSpec<V> {
   /** Environment variables the ready-made `checkAuth` reads it from, the main one first. */
   readonly env: readonly string[];
   readonly format?: EnvFormat;
-  /** The value when the option is not given; undefined when there is none. */
   readonly default?: V;
   /** Validates a given value and returns it as the hook uses it. */
   readonly check: (value: unknown, fail: Fail) => V;
@@ -70,7 +66,6 @@ function keySetAlgorithms(value: unknown, fail: Fail): readonly KeySetAlgorithm[
   return [...new Set(value as KeySetAlgorithm[])];
 }
 
-/** A claim as configured, once {@link claimPointer} has found it to be a claim name or a JSON Pointer. */
 const claimText = (value: unknown, fail: Fail): string => claimPointer(value, fail).text;
 
 /** The `sqlUserClaim` that accepts any user name: the token alone decides who signs in. */

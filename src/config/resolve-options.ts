@@ -27,34 +27,25 @@ export type ResolvedOptions = {
   readonly sqlKeyKeys: readonly KeyObject[];
   /** The identity providers of the key-set path, with inherited settings applied; empty when it has none. */
   readonly identityProviders: readonly IdentityProvider[];
-  /**
-   * Why an API secret is too weak for HS256 (never the secret itself), for one warning at start; set only when
-   * `allowWeakSecret` let it through (without it, a weak secret is a configuration error).
-   */
+  /** Why an API secret is weak (never the secret), for the one warning `allowWeakSecret` asks for. */
   readonly secretWeakness: string | undefined;
-  /** How messages name each option (environment variables when the options came from the environment). */
   readonly names: OptionNames;
   /** The tenant and groups to give the security context; undefined when no authorization option is set. */
   readonly authorization: Authorization | undefined;
 };
 
-/**
- * Cube's own fallback on the REST API: in dev mode a token `checkAuth` refused is verified once more, HS256, with this
- * secret (docs/troubleshooting.md, "Cube's Playground is refused in dev mode"), so a SQL key signed with it would pass there.
- */
+/** Cube's dev-mode second try of a refused token (docs/troubleshooting.md#cubes-playground-is-refused-in-dev-mode). */
 const PLAYGROUND_SECRET = 'CUBEJS_PLAYGROUND_AUTH_SECRET';
 
 /**
- * The SQL key secrets as keys, each judged as an API secret is but with no opt-out: a key is a stored password that
- * lives for weeks. One equal to an API secret would let a SQL key pass the shared-secret path, so that stops the start
- * too (docs/security.md, "SQL keys"). Messages number a secret, never show it.
+ * The SQL key secrets as keys, judged as API secrets are with no opt-out, and never equal to one: a SQL key must not
+ * pass as a service token (docs/security.md#sql-keys). Messages number a secret, never show it.
  */
 function sqlKeySecretKeys(
   secrets: readonly string[],
   apiSecrets: readonly string[],
   names: OptionNames,
 ): readonly KeyObject[] {
-  // Cube reads its own variable from the process's environment, whatever options the hook was given.
   const playground = process.env[PLAYGROUND_SECRET]?.trim();
   secrets.forEach((secret, i) => {
     const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';
@@ -62,20 +53,17 @@ function sqlKeySecretKeys(
     if (weakness !== undefined)
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ` +
-          `${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
+        `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
       );
     if (apiSecrets.includes(secret))
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service ` +
-          `token; give SQL keys a secret of their own`,
+        `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service token; give SQL keys a secret of their own`,
       );
     if (secret === playground)
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
-        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that ` +
-          `checkAuth refused: give SQL keys a secret of their own`,
+        `${which}is also ${PLAYGROUND_SECRET}, with which Cube itself accepts HS256 tokens that checkAuth refused: give SQL keys a secret of their own`,
       );
   });
   return secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
@@ -117,8 +105,7 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   if (secrets.length === 0 && identityProviders.length === 0) {
     throw new DualAuthConfigError(
       names.apiSecret,
-      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to ` +
-        `discover the JWKS from): set at least one, or no token can be accepted`,
+      `and ${names.jwksUri} are both unset (and no ${names.providers}, nor an issuer URL in ${names.issuer} to discover the JWKS from): set at least one, or no token can be accepted`,
     );
   }
   const secretKeys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
@@ -127,12 +114,10 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   if (weak >= 0) {
     const weakness = secretWeakness(secrets[weak] as string) as string;
     const which = secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length}` : undefined;
-    // Anyone can choose the shared-secret path: a guessable secret lets anyone mint tokens, so it stops the start.
     if (rest.allowWeakSecret !== true) {
       throw new DualAuthConfigError(
         names.apiSecret,
-        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ` +
-          `${names.allowWeakSecret} to true`,
+        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
       );
     }
     secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
