@@ -1,22 +1,14 @@
-/**
- * The one table of algorithm facts: for each JWS algorithm the package verifies, the key it needs and the shape of its
- * signature. A leaf module. Whether a given key may verify an algorithm is decided from these facts in one place,
- * `keyMisfit` in keys/key-facts.ts, which also knows what the key's JWK said.
- */
+/** The one table of algorithm facts; whether a key may verify one is decided by `keyMisfit` (keys/key-facts.ts). */
 
 export interface AlgorithmFacts {
   /** Digest the signature is computed over (RSA-PSS keys restrict theirs). */
   readonly hash: 'sha256' | 'sha384' | 'sha512';
   /** `KeyObject` types that can hold the key: `secret` for HMAC, `asymmetricKeyType` otherwise. */
   readonly keyTypes: readonly string[];
-  /** Named curve an EC key must be on. */
   readonly curve?: string;
   /** Smallest RSA modulus accepted, as NIST SP 800-131A and jsonwebtoken's signing side require. */
   readonly minRsaBits?: number;
-  /**
-   * Characters of the signature's base64url text, where only one length is possible: ECDSA's R and S side by side,
-   * each as long as the curve's order, 32, 48 and 66 bytes (RFC 7518 3.4).
-   */
+  /** Characters of an ECDSA signature's base64url text: R and S, each as long as the curve's order (RFC 7518 3.4). */
   readonly signatureLength?: number;
 }
 
@@ -46,10 +38,7 @@ export function algorithmFacts(alg: string): AlgorithmFacts | undefined {
 /** The shared-secret path's only algorithm: the service signs with the API secret. */
 export const SHARED_SECRET_ALGORITHM = 'HS256' satisfies Algorithm;
 
-/**
- * Algorithms the key-set path can be configured with: asymmetric only, never HS* or `none`. EdDSA is left out
- * because jsonwebtoken, which verifies every token, does not implement it (nor does Cube's own JWT auth).
- */
+/** Algorithms of the key-set path: asymmetric only; no EdDSA, which jsonwebtoken cannot verify. */
 export const KEY_SET_ALGORITHMS = [
   'RS256',
   'RS384',

@@ -32,10 +32,7 @@ export type RejectionCode =
   | 'ERR_CONFIG_INVALID'
   | 'ERR_INTERNAL';
 
-/**
- * The refusal of a request without a token (`ERR_TOKEN_MISSING`): Cube answers it as `403 {"error": "Authentication
- * required"}`, and `probe` expects exactly that body of a deployment running the hook.
- */
+/** The message of `ERR_TOKEN_MISSING`, the body `probe` expects of a deployment running the hook. */
 export const TOKEN_MISSING_MESSAGE = 'Authentication required';
 
 /** Which verification a request went to. */
@@ -45,16 +42,13 @@ const BRAND = Symbol.for('cube-dual-auth.rejection');
 const MAX_ECHO = 64;
 
 /**
- * A refused request, status 403. Inside Cube it is an instance of the host Cube's `CubejsHandlerError` (so Cube
- * answers 403, not 500), and `instanceof DualAuthError` holds. `message` is for the caller and names no URL, host or
- * configuration; `detail` tells the operator all (events, `explain()`, `verify`, and detailed errors).
+ * A refused request (403), thrown in Cube as its `CubejsHandlerError` (docs/security.md#how-a-request-is-verified).
+ * `message` is for the caller and names no configuration; `detail` tells the operator all.
  */
 export class DualAuthError extends Error {
   /** HTTP status Cube answers with. */
   readonly status = 403;
-  /** Cube's error type for a 403. */
   readonly type = 'Forbidden';
-  /** Stable reason code. */
   readonly code: RejectionCode;
   /** The path the request was sent to, when one was chosen. */
   readonly path: AuthPath | undefined;
@@ -128,16 +122,11 @@ function findHostErrorClass(): HandlerErrorClass | null {
   try {
     return found === undefined ? null : handlerErrorClass(found);
   } catch {
-    // A gateway that does not load is no Cube that runs.
     return null;
   }
 }
 
-/**
- * A refusal of your own, for `queryRewrite` and anything else Cube runs with the security context: Cube answers
- * `403 {"error": message}` (a plain `Error` would be a 500 with a stack). Throw what it returns:
- * `throw forbidden('No tenant in the security context')`.
- */
+/** A refusal of your own in `cube.js`: Cube answers `403 {"error": message}`, where a plain `Error` is a 500. */
 export function forbidden(message: string): Error {
   const text = typeof message === 'string' && message.trim() !== '' ? message : 'Forbidden';
   return toThrowable(new DualAuthError('ERR_FORBIDDEN', text));
@@ -148,11 +137,7 @@ export function resetHostErrorClass(): void {
   hostErrorClass = undefined;
 }
 
-/**
- * The object to throw for a rejection: the host Cube's `CubejsHandlerError` carrying the same code, path
- * and brand when Cube is present, the plain {@link DualAuthError} otherwise. Its message is the public one,
- * or the detail when `detailed` (development).
- */
+/** What to throw: Cube's `CubejsHandlerError` with the same code, path and brand when Cube runs, else `error`. */
 export function toThrowable(error: DualAuthError, detailed = false): Error {
   if (hostErrorClass === undefined) hostErrorClass = findHostErrorClass();
   const message = detailed ? error.detail : error.message;

@@ -52,13 +52,9 @@ export interface KeySetRefreshFailedEvent {
   readonly durationMs: number;
 }
 
-/**
- * An issuer's discovery document was asked for its JWKS URL (an identity provider configured by its issuer alone). A
- * failure here fails the key set's fetch too, unless the URL found last still serves.
- */
+/** An issuer's discovery document was asked for its JWKS URL (docs/identity-providers.md). */
 export interface DiscoveryEvent {
   readonly type: 'discovery';
-  /** The configured issuer discovered from. */
   readonly issuer: string;
   /** The JWKS URL the document named; absent when discovery failed. */
   readonly jwksUri?: string;
@@ -70,31 +66,21 @@ export interface DiscoveryEvent {
 /** What a SQL API login signed in with: an identity-provider token, a SQL key, or Cube's static login. */
 export type SqlLoginKind = 'token' | 'key' | 'static';
 
-/**
- * A login to the SQL API (`checkSqlAuth` with a password) was accepted or refused. A token login also reports its
- * verification as `accepted` or `rejected` on the key-set path, as a request does.
- */
+/** A login to the SQL API was accepted or refused; a token login also reports its verification. */
 export interface SqlLoginEvent {
   readonly type: 'sql-login';
   readonly kind: SqlLoginKind;
   readonly outcome: 'accepted' | 'refused';
-  /** Why it was refused. */
   readonly code?: RejectionCode;
   /** The refusal's whole message (never the token, the key or a secret). */
   readonly message?: string;
   /** A key login's key id (`jti`), once the key's signature holds: the id to revoke. */
   readonly keyId?: string;
-  /**
-   * Why a verified credential was refused to keep one user name to one identity (docs/security.md): `capacity` (the
-   * memory of live logins is full) or `superuser` (a superuser sign-in under `*` by a credential not its own).
-   */
+  /** Why a verified credential was refused to keep one name one identity (docs/security.md#one-name-one-identity). */
   readonly reason?: 'capacity' | 'superuser';
 }
 
-/**
- * Cube's SQL API re-authenticated a session (`checkSqlAuth(req, user, null)`, every `CUBESQL_AUTH_EXPIRE_SECS`, or
- * on a `__user` switch) with the user's live login or the static login.
- */
+/** Cube's SQL API re-authenticated a session (docs/cube-lines.md#the-sql-apis-re-authentication). */
 export interface SqlReauthenticatedEvent {
   readonly type: 'sql-reauthenticated';
   readonly durationMs: number;
@@ -111,18 +97,11 @@ export interface SqlReauthenticationRefusedEvent {
   readonly protocol: 'postgres' | 'xmla' | 'other';
   /** `req.method` as a bounded label: `password`, `ntlm`, `kerberos`, `token`, or `other`. */
   readonly method: 'password' | 'ntlm' | 'kerberos' | 'token' | 'other';
-  /**
-   * Why, when the refusal keeps one user name to one identity (docs/security.md): `protocol` (not Cube Core's
-   * re-authentication), `ambiguous` (several subjects under the name) or `drift` (one subject, several kinds or
-   * contexts). Absent when the login simply ended or never was.
-   */
+  /** Why, when the refusal keeps one name one identity (docs/security.md#one-name-one-identity). */
   readonly reason?: 'protocol' | 'ambiguous' | 'drift';
 }
 
-/**
- * A file of the secrets directory changed while Cube ran (docs/rotation.md): `applied` puts its content in force;
- * `invalid` (bad content, unreadable) and `vanished` (the file is gone) keep its last good content in force.
- */
+/** A file of the secrets directory changed while Cube ran (docs/rotation.md#what-each-replica-logs). */
 export interface SecretReloadEvent {
   readonly type: 'secret-reload';
   /** The file's name in the directory (`api-secrets`, `sql-key-secrets`, `sql-keys-revoked`, `sql-password`). */

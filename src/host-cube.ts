@@ -1,7 +1,4 @@
-/**
- * Where the running Cube is, found one way for the hook (which throws its `CubejsHandlerError`, the only class
- * Cube answers with 403: docs/security.md), for `doctor` and for the logger.
- */
+/** Where the running Cube is, found one way for the hook, `doctor` and the logger. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,15 +22,10 @@ export type HandlerErrorClass = new (status: number, type: string, message: stri
 
 /** What {@link findGateway} or {@link findCubeLogger} found. */
 type FoundModule =
-  /** The module, already loaded in this process: the Cube that is running. */
   | { readonly kind: 'loaded'; readonly file: string; readonly exports: unknown }
-  /** The module's file, resolved from `from` (not loaded). */
   | { readonly kind: 'resolved'; readonly file: string; readonly from: string };
 
-/**
- * Finds a module of Cube: one already loaded whose file matches `loadedFile` (the running Cube's), else `specifier`
- * resolved from the working directory (the Cube project), else from this package's directory. Undefined if none.
- */
+/** A module of Cube: the loaded one, else resolved from the Cube project, else from this package. */
 function findCubeModule(loadedFile: RegExp, specifier: string, cwd: string): FoundModule | undefined {
   for (const [file, loaded] of Object.entries(require.cache)) {
     if (loaded?.loaded && loadedFile.test(file)) return { kind: 'loaded', file, exports: loaded.exports };

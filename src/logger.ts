@@ -1,11 +1,7 @@
-/**
- * Cube's `logger` option: what Cube's default logger writes, with token-shaped values masked (`[token]`). Part
- * of every recommended `cube.js`.
- */
+/** Cube's `logger` option: Cube's default logger, with token-shaped values masked (`[token]`). */
 import { mayHoldToken, maskTokens } from './errors';
 import { exportsOf, findCubeLogger } from './host-cube';
 
-/** Cube's `logger` option. */
 export type CubeLogger = (message: string, params: Record<string, unknown>) => void;
 
 /** Cube's logger module: 1.x has `createLogger`, 0.33 only the two loggers it chooses between. */
@@ -61,8 +57,7 @@ function masked(value: unknown, seen = new Map<object, unknown>()): unknown {
   const copy: Record<string, unknown> = Object.create(prototype) as Record<string, unknown>;
   seen.set(value, copy);
   for (const [key, member] of Object.entries(value)) {
-    // Assignment is several times faster than defining each member (this runs for every line Cube logs); only an own
-    // "__proto__" member must be defined, since assigning it would set the copy's prototype instead.
+    // Assigning is faster (docs/performance.md#the-logger); assigning "__proto__" would set the prototype instead.
     if (key === '__proto__')
       Object.defineProperty(copy, key, {
         value: masked(member, seen),

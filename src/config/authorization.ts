@@ -1,7 +1,6 @@
 /**
- * Authorization, declared once for both callers: where each path's tokens carry the tenant and the groups, and the
- * groups the deployment itself gives. Settled here at start from the options; the hook applies it to every verified
- * token (hook/tenant-and-groups.ts).
+ * Authorization, settled once at start for both callers
+ * (docs/authorization.md#one-tenant-and-one-set-of-groups-from-both-callers).
  */
 import { DualAuthConfigError } from '../errors';
 import { claimPointer, type ClaimPointer } from './claim-pointer';
@@ -9,12 +8,11 @@ import type { Fail } from './option-checks';
 
 /** How one path (or one identity provider of the key-set path) reads the tenant and the groups. */
 export interface ClaimRules {
-  /** Where the tenant is; undefined when these tokens carry none (then the context has no `tenant`). */
+  /** Where the tenant is; undefined when these tokens carry none. */
   readonly tenantClaim: ClaimPointer | undefined;
   readonly groupsClaim: ClaimPointer;
   /** Groups every token here gets, whatever it says (`serviceGroups`, or a provider's `groups`). */
   readonly fixedGroups: readonly string[];
-  /** How messages name the two claims' options. */
   readonly tenantOption: string;
   readonly groupsOption: string;
 }
@@ -26,10 +24,7 @@ export interface Authorization {
   readonly keySet: readonly ClaimRules[];
   /** Groups of a token that names none. */
   readonly defaultGroups: readonly string[];
-  /**
-   * Groups only configuration gives (`serviceGroups`, the providers' `groups`): a token whose own groups name one is
-   * refused, so no token can pass for another caller.
-   */
+  /** Groups only configuration gives: a token naming one is refused, so none passes for another caller. */
   readonly reserved: ReadonlySet<string>;
   /** True when some path reads a tenant: what the tenant's exports for cube.js need. */
   readonly tenant: boolean;
@@ -88,11 +83,7 @@ export function groupList(value: unknown, fail: Fail): readonly string[] {
   return [...new Set(list as string[])];
 }
 
-/**
- * The authorization of the options, or undefined when it is not configured: when no option of
- * {@link AUTHORIZATION_OPTIONS} and no provider field of {@link PROVIDER_AUTHORIZATION_FIELDS} was given.
- * @param given the options as given, before defaults: only they say whether authorization was asked for
- */
+/** The authorization of the options; `given` (before defaults) alone says whether it was asked for. */
 export function authorizationOf(
   given: Readonly<Record<string, unknown>>,
   settings: AuthorizationSettings,
@@ -140,8 +131,7 @@ export function authorizationOf(
   if (taken !== undefined) {
     throw new DualAuthConfigError(
       names.defaultGroups,
-      `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} ` +
-        `or a provider's "groups"): every token naming no group would get it`,
+      `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`,
     );
   }
   const serviceTenantClaim =

@@ -1,13 +1,8 @@
-/**
- * Where a claim is in a token's payload, as the authorization options name it: a claim name (`org_id`,
- * `https://example.com/roles`), or an RFC 6901 JSON Pointer (`/realm_access/roles`, `/https:~1~1example.com~1roles`)
- * for a claim nested in another or whose name holds a `/`. Parsed once, at start, so a bad pointer stops Cube there.
- */
+/** A claim's place in a payload: a claim name or an RFC 6901 JSON Pointer, parsed once at start. */
 import type { Fail } from './option-checks';
 
 /** A claim's place in the payload: the text configured, and the member names to follow from the payload down. */
 export interface ClaimPointer {
-  /** As configured, for messages. */
   readonly text: string;
   readonly path: readonly string[];
 }
@@ -31,11 +26,7 @@ export function claimPointer(value: unknown, fail: Fail): ClaimPointer {
   return { text: value, path };
 }
 
-/**
- * The value at a claim's place in a verified payload, or undefined when it is not there. Only own members are
- * followed (a JSON payload has no others; `/__proto__` or `/toString` never reads the prototype), and an array only
- * by its index (RFC 6901 4).
- */
+/** The value at a claim's place, or undefined: own members only, so `/__proto__` never reads the prototype. */
 export function readClaim(payload: Readonly<Record<string, unknown>>, claim: ClaimPointer): unknown {
   let value: unknown = payload;
   for (const name of claim.path) {

@@ -1,7 +1,4 @@
-/**
- * Durations as the package writes them for people: a whole number of seconds, minutes, hours or days (`30s`, `15m`,
- * `1h`, `90d`). The CLI's `--expires-in` and the duration variables read them here, so one spelling works everywhere.
- */
+/** Durations as people write them (`30s`, `15m`, `1h`, `90d`): one spelling for the CLI and the variables. */
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 

@@ -1,8 +1,6 @@
-/**
- * The environment reader of the ready-made `checkAuth` and of the CLI, derived from the options table:
- * Cube's own variable names where Cube has one, `CUBE_DUAL_AUTH_*` for what Cube has no name for.
- */
-import { OPTIONS, type DualAuthOptions, type EnvFormat, type OptionSpec } from './options';
+/** The environment reader of the ready-made `checkAuth` and the CLI, derived from the options table. */
+import { OPTIONS, type EnvFormat, type OptionSpec } from './option-table';
+import type { DualAuthOptions } from './option-types';
 import { DualAuthConfigError } from '../errors';
 import { DURATION_FORM, durationSeconds } from './duration';
 import type { AuthEvent, AuthEventListener } from '../events';
@@ -11,9 +9,7 @@ import { jsonForTerminal } from '../terminal-text';
 type Specs = typeof OPTIONS;
 type EnvKey = { [K in keyof Specs]: Specs[K]['env'] extends readonly [] ? never : K }[keyof Specs];
 
-/**
- * Environment variables read, by option; plus the rotation lists and the log switch, which have no option of their own.
- */
+/** Environment variables read, by option; plus the rotation lists and the log switch. */
 export const ENV = Object.freeze({
   ...(Object.fromEntries(
     Object.entries(OPTIONS).flatMap(([key, spec]) =>
@@ -39,13 +35,8 @@ function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   return items && items.length > 0 ? items : undefined;
 }
 
-/**
- * A revocation list: SQL key ids separated by commas, spaces or newlines, as a list pasted from anywhere is, and
- * `user <name> before <time>` entries; the options table checks each, so any other separator stops Cube naming the
- * variable.
- */
+/** A revocation list: a `user <name> before <time>` entry holds spaces, so only commas and newlines end it. */
 function readIds(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
-  // A `user <name> before <time>` entry holds spaces: commas and newlines end it, spaces separate plain ids.
   const items = readEnv(env, name)
     ?.split(/[,\r\n]+/)
     .flatMap((entry) => (/^\s*user\s/.test(entry) ? [entry.trim()] : entry.split(/\s+/)))
@@ -82,7 +73,6 @@ function json(env: NodeJS.ProcessEnv, name: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    // V8 says where the text breaks ("Unexpected token } in JSON at position 41"), quoting a few characters at most.
     const where = error instanceof SyntaxError ? `: ${error.message.slice(0, 120)}` : '';
     throw new DualAuthConfigError(name, `is not valid JSON${where}`);
   }
@@ -114,11 +104,8 @@ export interface ApiSecret {
 }
 
 /**
- * The API secrets in force, in the order they are tried, each with its variable: the main setting first, then the
- * additional ones. Cube's own rotation list, when set, replaces the main secret as it does in Cube (≥ 1.6.54), so a
- * secret rotated out there is not still accepted here; the package's list (an alias kept from before Cube had one)
- * always adds. A secret given twice counts once, where it comes first. Split on commas only: base64 and hex never
- * contain one. The one reader of the secrets: the hook, `verify`, `doctor`, `token` and `probe` all take them here.
+ * The API secrets in force, in the order tried, each with its variable: Cube's list replaces the main secret as in
+ * Cube, the package's list adds (docs/reference.md#environment). The one reader of the secrets.
  */
 export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
   const from = (variable: string, values: readonly string[]): ApiSecret[] =>
@@ -134,10 +121,7 @@ export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
   return inForce;
 }
 
-/**
- * The secret a service token is signed with, as the embedding service signs them: the first of the main setting.
- * The additional secrets only verify (they are the ones being rotated in or out), so with those alone there is none.
- */
+/** The secret a service token is signed with: the first of the main setting (the additional ones only verify). */
 export function signingSecret(env: NodeJS.ProcessEnv): ApiSecret | undefined {
   const [first] = apiSecretsInForce(env);
   return first?.variable === ENV.additionalApiSecrets ? undefined : first;
@@ -151,26 +135,19 @@ function secrets(env: NodeJS.ProcessEnv): string[] | undefined {
   return all.length > 0 ? all : undefined;
 }
 
-/**
- * A listener that writes events as JSON lines with a timestamp to stderr; `rejected` logs refusals, JWKS failures
- * and faults only. An unknown level is reported once and read as `rejected`: a typo in a log switch must not
- * refuse every request.
- */
+/** JSON lines on stderr; an unknown level is read as `rejected`: a typo in a log switch must not refuse requests. */
 function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | undefined {
   let level = readEnv(env, name)?.toLowerCase();
   if (level === undefined || level === 'off') return undefined;
   if (level !== 'all' && level !== 'rejected') {
     console.error(
-      `cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; ` +
-        `logging as "rejected"`,
+      `cube-dual-auth: ${name} must be "rejected", "all" or "off", got ${jsonForTerminal(level.slice(0, 32))}; logging as "rejected"`,
     );
     level = 'rejected';
   }
   const all = level === 'all';
-  // A discovery that fails matters when the key set's fetch fails with it, and that failure is logged.
-  // A reload of the secrets directory logs its own line (config/reload.ts).
+  // A failed discovery is logged with the fetch that fails with it; a reload logs its own line (reload.ts).
   const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery', 'secret-reload']);
-  // Events carry values taken from tokens (a kid, an issuer), and a log is often read on a terminal.
   return (event) => {
     if (all || !(quiet.has(event.type) || (event.type === 'sql-login' && event.outcome === 'accepted')))
       process.stderr.write(

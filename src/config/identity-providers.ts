@@ -1,7 +1,4 @@
-/**
- * The identity providers of the key-set path, from the options: one JWKS URL, one issuer to discover it from, or
- * several providers routed by `iss`. Everything that differs between the three set-ups is settled here, once.
- */
+/** The key-set path's identity providers: one JWKS URL, one issuer to discover from, or several routed by `iss`. */
 import type { KeySetAlgorithm } from '../algorithms';
 import { DualAuthConfigError } from '../errors';
 import { discoverableIssuer } from './option-checks';
@@ -18,10 +15,7 @@ export interface IdentityProviderOptions {
   algorithms?: readonly KeySetAlgorithm[];
   /** Required `sub`. @default the top-level `subject` */
   subject?: string;
-  /**
-   * The claim that holds the security context; `null` for the whole payload even when a top-level one is set.
-   * @default the top-level `claimsNamespace`
-   */
+  /** The claim holding the context; `null` for the whole payload. @default the top-level `claimsNamespace` */
   claimsNamespace?: string | null;
   /** Where this provider's tokens carry the tenant (claim or JSON Pointer). @default the top-level `tenantClaim` */
   tenantClaim?: string;
@@ -42,7 +36,6 @@ export interface ProviderSettings {
   readonly claimsNamespace: string | undefined;
 }
 
-/** How messages name the options read here (by variable or by option, as the options came). */
 type ProviderOptionNames = Readonly<Record<'providers' | 'jwksUri' | 'issuer', string>>;
 
 /** The settings a provider of `providers` inherits when it leaves them out, and the one provider always takes. */
@@ -65,10 +58,7 @@ function inherit(options: Inherited): Inherited {
   return { audience, algorithms, subject, claimsNamespace };
 }
 
-/**
- * The key-set path's providers: `providers` when given (routed by `iss`); else the one of `jwksUri`; else, when
- * `issuer` is exactly one http(s) URL, the one discovered from it; else none (the key-set path is not configured).
- */
+/** `providers` when given; else the one of `jwksUri`; else the one discovered from a single issuer URL; else none. */
 export function identityProvidersOf(
   options: ProviderSettings,
   names: ProviderOptionNames,

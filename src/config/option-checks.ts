@@ -1,7 +1,4 @@
-/**
- * Checks of option values that more than the options table needs (the identity providers' too): each takes the
- * value and a `fail` that throws a configuration error naming the option.
- */
+/** Checks of option values the identity providers share with the options table. */
 import { checkedUrl, type UrlWording } from '../http/url';
 
 /** Throws the configuration error (`DualAuthConfigError`) naming the option being checked. */
@@ -21,10 +18,7 @@ const URL_WORDING: UrlWording = {
   'query-or-fragment': 'cannot be discovered: an issuer URL has no query or fragment',
 };
 
-/**
- * The wording for `text`: a URL of another scheme is shown, since a URL is not a secret, as parsed (printable, so
- * escaped) and without any user name or password in it.
- */
+/** A URL of another scheme is shown (a URL is no secret), as parsed: escaped, without user name or password. */
 function wordingFor(text: string): UrlWording {
   if (!URL.canParse(text)) return URL_WORDING;
   const url = new URL(text);
@@ -33,10 +27,7 @@ function wordingFor(text: string): UrlWording {
   return { ...URL_WORDING, scheme: `${URL_WORDING.scheme}, not ${JSON.stringify(url.href)}` };
 }
 
-/**
- * An http(s) URL without credentials: the rule for a URL from outside (a discovered `jwks_uri`), which its caller
- * quotes.
- */
+/** An http(s) URL without credentials, from outside (a discovered `jwks_uri`): its caller quotes it. */
 export function httpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(nonEmptyString(value, fail), URL_WORDING, fail).href;
 }
@@ -47,9 +38,7 @@ export function configuredHttpUrl(value: unknown, fail: Fail): string {
   return checkedUrl(text, wordingFor(text), fail).href;
 }
 
-/**
- * An issuer the JWKS URL can be discovered from: an http(s) URL without query or fragment (OpenID Connect Discovery 4).
- */
+/** An issuer to discover from: an http(s) URL without query or fragment (OpenID Connect Discovery 4). */
 export function discoverableIssuer(value: string, fail: Fail): string {
   const text = nonEmptyString(value, fail);
   checkedUrl(text, wordingFor(text), fail, { bare: true });

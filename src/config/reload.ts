@@ -1,13 +1,13 @@
 /**
- * Reading the secrets directory again while Cube runs: on its file-system events (the directory is watched, not the
- * files, so Kubernetes' swap of `..data` is seen) and every `secretsPollMs`. Each changed file is checked as at start;
- * a bad or vanished one keeps its last good content in force, so a reload never fails open and never stops Cube
- * (docs/rotation.md, "What each replica logs").
+ * Reading the secrets directory again while Cube runs; a bad or vanished file keeps its last good content in force,
+ * so a reload never fails open nor stops Cube (docs/rotation.md#what-a-reload-does).
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { DualAuthConfigError, faultMessage } from '../errors';
 import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
-import type { DualAuthOptions, OptionNames, ResolvedOptions } from './options';
+import type { OptionNames } from './option-table';
+import type { DualAuthOptions } from './option-types';
+import type { ResolvedOptions } from './resolve-options';
 import {
   readSecretFiles,
   resolveWithSecretFiles,
@@ -22,10 +22,7 @@ import {
 } from './secrets-dir';
 import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 
-/**
- * Events come in bursts (an editor writes, renames, changes modes; the atomic writer swaps a link): the directory is
- * read once they have settled this long, well inside the 2 s a change takes to be in force (docs/performance.md).
- */
+/** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
 const SETTLE_MS = 50;
 
 /** What a reload needs besides the directory: the options without the files, and how messages name them. */
@@ -98,10 +95,7 @@ export class SecretsReload {
     this.inForce = signatures();
   }
 
-  /**
-   * Reads and checks the directory as the start does: throws the `DualAuthConfigError` naming the file and the reason
-   * (or the directory, when it is none).
-   */
+  /** Reads and checks the directory as the start does, throwing the `DualAuthConfigError`. */
   static start(setting: SecretsReloadSetting): SecretsReload {
     const { options, names, dir } = setting;
     const { readings, values } = startingSecretFiles(dir, names.secretsDir);
@@ -124,10 +118,7 @@ export class SecretsReload {
     ) as Record<SecretFile, SecretFileStatus>;
   }
 
-  /**
-   * Reads the directory again and puts in force every changed file that passes the start's checks, in one swap. Never
-   * throws: it runs in a timer of the running Cube.
-   */
+  /** Puts in force every changed file that passes, in one swap; never throws: it runs in Cube's timer. */
   check(): void {
     try {
       this.reload();
@@ -136,10 +127,7 @@ export class SecretsReload {
     }
   }
 
-  /**
-   * Starts watching: the directory's events, and a read every `pollMs` for file systems that send none. Its timers and
-   * watcher keep no process alive.
-   */
+  /** Watches the directory (Kubernetes swaps `..data`) and polls every `pollMs`; keeps no process alive. */
   watch(onEvent: AuthEventListener | undefined, pollMs: number): void {
     this.onEvent = onEvent;
     this.startWatcher();

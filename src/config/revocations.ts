@@ -1,12 +1,8 @@
-/**
- * Revoked SQL keys: by id (`jti`), or every key of a user issued before a moment (`user <name> before <ISO-8601
- * time>`), for a lost laptop whose key ids nobody wrote down (docs/rotation.md, "Revoke a SQL key").
- */
+/** Revoked SQL keys, by id or by user and time (docs/rotation.md#revoke-a-sql-key). */
 import type { Fail } from './option-checks';
 
 /** The revocations in force, as `sqlKeysRevoked` gives them to the SQL login. */
 export interface Revocations {
-  /** Revoked key ids. */
   readonly ids: ReadonlySet<string>;
   /** By user name: epoch ms before which every key of that user issued is revoked. */
   readonly users: ReadonlyMap<string, number>;
@@ -21,8 +17,7 @@ const USER_ENTRY = /^user\s+(\S+)\s+before\s+(\S+)$/;
 export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
 /**
- * The revocations of a list of entries, each a key id or `user <name> before <ISO-8601 time>`. An entry of another
- * shape fails, naming its place in the list: a revocation that is misread must never pass as no revocation.
+ * The revocations of a list of entries; another shape fails, as a misread revocation must never pass as none.
  * @example
  * revocationsOf(['3f2c…', 'user alice before 2026-05-01T09:00:00Z'], fail).users.get('alice') // 1777626000000
  */

@@ -1,33 +1,21 @@
-/**
- * How strong an API secret is. Anyone can choose the shared-secret path, so a guessable secret lets anyone mint
- * tokens: RFC 7518 3.2 requires an HS256 key of at least 256 bits. Used by `doctor` (a FAIL) and by the hook
- * (one warning at start). Nothing here ever returns the secret.
- */
+/** How strong an API secret is, never returning it (docs/security.md#security-notes). */
 
 /** Least key material of an API secret, in bytes: the HS256 hash output (RFC 7518 3.2). */
 export const MIN_SECRET_BYTES = 32;
 
 /** What to do about a weak secret: said the same way by the hook, `doctor`, `verify` and the README. */
-export const SECRET_ADVICE =
-  `anyone can choose the shared-secret path, so use at least ${MIN_SECRET_BYTES} random bytes (openssl ` +
-  `rand -hex 32)`;
+export const SECRET_ADVICE = `anyone can choose the shared-secret path, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`;
 
 /** Fewer distinct characters than this is a pattern, not randomness (hex has 16, base64 64). */
 const MIN_DISTINCT_CHARACTERS = 10;
 
-/**
- * A word as people write one: lower case, Capitalized, camelCase or UPPER CASE. Random letters mix the cases inside
- * a word, though 18 of 20,000 random base64url secrets hold only letters, `-`, `_` and a short number at the end.
- */
+/** A word as people write one: lower case, Capitalized, camelCase or UPPER CASE. */
 const WORD = /^[a-z]*(?:[A-Z][a-z]+)*$|^[A-Z]+$/;
 
 /** Values copied from examples and templates. */
 const PLACEHOLDER = /secret|passw|changeme|example|default|qwerty|123456|letmein|admin/i;
 
-/**
- * Bits each character can carry, by the smallest alphabet the secret is written in: what `openssl rand -hex`
- * and `-base64` print carries 4 and 6 bits a character, not the 8 of a byte of text.
- */
+/** Bits a character carries, by the smallest alphabet the secret is written in (hex 4, base64 6). */
 const ALPHABETS: readonly (readonly [RegExp, number, string])[] = [
   [/^[0-9a-f]+$/i, 4, 'hex digits'],
   [/^[A-Za-z0-9+/_-]+={0,2}$/, 6, 'base64 characters'],
@@ -47,9 +35,7 @@ export interface SecretStrength {
 }
 
 /**
- * The key material a secret carries, measured from its length and alphabet (64 hex digits carry 256 bits): a measure
- * of the encoding, as two UUIDs joined measure 54 bytes; {@link secretWeakness} finds patterns and words apart.
- *
+ * The key material a secret carries, measured from its length and alphabet; {@link secretWeakness} finds patterns.
  * @example
  * secretStrength('9f'.repeat(32)); // { characters: 64, alphabet: 'hex digits', bits: 256, bytes: 32 }
  */

@@ -1,12 +1,10 @@
-/**
- * The secrets directory (`secretsDir`): one file per key, as Kubernetes mounts a Secret. A file that is present
- * replaces the matching option (its environment variables); one that is absent leaves them in force. Read at start and
- * again on every change, and checked both times by {@link resolveWithSecretFiles} (docs/rotation.md).
- */
+/** The secrets directory: a file present replaces its option, checked each time (docs/rotation.md#the-directory). */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DualAuthConfigError } from '../errors';
-import { resolveOptions, type DualAuthOptions, type OptionNames, type ResolvedOptions } from './options';
+import type { OptionNames } from './option-table';
+import type { DualAuthOptions } from './option-types';
+import { resolveOptions, type ResolvedOptions } from './resolve-options';
 
 /** The files read, by the option each replaces. */
 export const SECRET_FILES = {
@@ -46,13 +44,11 @@ function valueLines(text: string): string[] {
 }
 
 /**
- * The option value a file's text gives, or why it gives none. Secrets files: one a line, at least one. The revoked
- * list: one entry a line, possibly none (no key is revoked). The password: one line.
+ * The option value a file's text gives, or why it gives none.
  * @example
  * parseSecretFile('apiSecret', '# rotated 2026-05\nnew…\nold…\n') // { value: ['new…', 'old…'] }
  */
 export function parseSecretFile(option: SecretOption, text: string): { value: unknown } | { reason: string } {
-  // Replacement characters are bytes that are not UTF-8; control characters are a binary file or a bad paste.
   if ([...text].some(notText)) return { reason: 'holds bytes that are not text (a binary file, or not UTF-8)' };
   const lines = valueLines(text);
   switch (option) {
@@ -103,11 +99,7 @@ export const secretFileName = (dir: string, option: SecretOption): string => joi
 /** The values taken from files, by option; an option without one is the environment's (or the options'). */
 export type SecretFileValues = Partial<Record<SecretOption, unknown>>;
 
-/**
- * The one check of the secrets, at start and at each reload: the options with the files' values in place, validated
- * by {@link resolveOptions} as a start validates them, each message naming the file a value came from. Throws the
- * {@link DualAuthConfigError}.
- */
+/** The one check of the secrets, at start and at each reload: {@link resolveOptions}, naming the files. */
 export function resolveWithSecretFiles(
   options: DualAuthOptions,
   names: OptionNames,
@@ -124,10 +116,7 @@ export function resolveWithSecretFiles(
   return resolveOptions(merged as DualAuthOptions, named);
 }
 
-/**
- * The options of a start with a secrets directory: every file read and checked, a bad one stopping the start with a
- * {@link DualAuthConfigError} naming the file and the reason.
- */
+/** The options of a start with a secrets directory: a bad file stops it, naming the file and the reason. */
 export function startingSecretFiles(
   dir: string,
   dirName: string,
@@ -153,10 +142,7 @@ export function startingSecretFiles(
   return { readings, values };
 }
 
-/**
- * The options as a start takes them: with `secretsDir`, its files read, checked and in place; else as given. What the
- * CLI's commands that judge like the hook use (`doctor`, `sql-key`). Throws the `DualAuthConfigError`.
- */
+/** The options as a start takes them, `secretsDir`'s files in place: for commands that judge like the hook. */
 export function resolveAtStart(options: DualAuthOptions, names: OptionNames): ResolvedOptions {
   const dir = options.secretsDir;
   if (typeof dir !== 'string' || dir.trim() === '') return resolveOptions(options, names);

@@ -1,19 +1,13 @@
-/**
- * The secrets in force, as one snapshot that a reload replaces whole: the hot path reads one reference, and a request
- * never sees half of one change (docs/rotation.md, "What a reload does").
- */
+/** The secrets in force, one snapshot a reload replaces whole (docs/rotation.md#what-a-reload-does). */
 import { createHash, type KeyObject } from 'node:crypto';
-import type { ResolvedOptions } from './options';
+import type { ResolvedOptions } from './resolve-options';
 import type { Revocations } from './revocations';
 
 /** What a reload of the secrets directory can change. */
 export interface SecretsSnapshot {
   /** The API secrets as keys, in the order they are tried. */
   readonly secretKeys: readonly KeyObject[];
-  /**
-   * A thumbprint of each API secret (a SHA-256 of it, kept in memory only): what the verified-token cache files a
-   * token under, so that the tokens a removed secret verified can be dropped.
-   */
+  /** A SHA-256 of each API secret, in memory only: the token cache drops what a removed secret verified. */
   readonly secretThumbprints: readonly string[];
   /** The SQL key secrets as keys, the signing one first. */
   readonly sqlKeyKeys: readonly KeyObject[];

@@ -1,15 +1,10 @@
 /**
- * The one HTTP client of the package: every request (a key set, a discovery document, `probe`'s checks, the service's
- * API) goes through the proxy the environment names (proxy.ts), never follows a redirect, and is bounded in time
- * and in the bytes it holds. Node's own `http`, `https` and `tls` are the transport; see docs/development.md
- * ("Dependencies") for why no library does this part.
+ * The one HTTP client of the package: through the environment's proxy, no redirects, bounded in time and bytes. Why
+ * no library does it: docs/development.md#dependencies.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 
-/**
- * The proxy and transport code, loaded at the first request: Node's `http`, `https`, `tls` and `net` cost a process
- * about 12 ms to load, which `require('cube-dual-auth')` would otherwise pay at Cube's start.
- */
+/** Loaded at the first request, not at Cube's start (docs/development.md#dependencies). */
 export function loadProxy(): Promise<typeof import('./proxy.js')> {
   return import('./proxy.js');
 }
@@ -18,7 +13,6 @@ interface ExchangeOptions {
   readonly headers: OutgoingHttpHeaders;
   /** Deadline of the whole exchange: the proxy's CONNECT, the TLS handshake, the request, and what `read` does. */
   readonly timeoutMs: number;
-  /** Aborting it ends the exchange at once. */
   readonly signal?: AbortSignal;
   /** Where `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
@@ -32,11 +26,8 @@ export class Interrupted extends Error {
 }
 
 /**
- * GETs `url` and resolves with what `read` makes of the answer, all within one deadline. Whatever is under way when
- * the deadline passes or `signal` is aborted is ended (the proxy's CONNECT, the TLS handshake, the request, the body
- * being read) and the exchange rejects with {@link Interrupted}, whatever error the ending caused; any other failure
- * rejects as it came (a Node error with its `code`, or what `read` threw). Nothing outlives the exchange: an unread
- * body, a connection the server keeps open.
+ * GETs `url` and resolves with what `read` makes of the answer, within one deadline; an ending rejects with
+ * {@link Interrupted}, other failures as they came. Nothing outlives the exchange.
  */
 export async function exchange<T>(
   url: URL,
@@ -67,10 +58,8 @@ export async function exchange<T>(
 }
 
 /**
- * A body, read as it comes, of which no more than `maxBytes` is ever held. Undefined once it is known to be larger:
- * its declared length says so (before any of it is read), or the bytes read pass the limit. With `cut`, a larger
- * body is no failure: its first `maxBytes` are returned as soon as they have come. Reading stops there; leaving the
- * iteration cancels a web stream's rest, and a Node answer's rest ends with its exchange.
+ * A body of which no more than `maxBytes` is ever held: undefined once known to be larger, or with `cut` its first
+ * `maxBytes`. Leaving the iteration cancels the rest.
  */
 export async function readBody(
   body: AsyncIterable<Uint8Array> | null,
@@ -97,7 +86,6 @@ export async function readBody(
   let size = 0;
   for await (const chunk of body ?? []) {
     if (cut !== undefined && size + chunk.byteLength >= maxBytes) {
-      // Enough: the rest is not read.
       chunks.push(chunk.subarray(0, maxBytes - size));
       break;
     }

@@ -1,8 +1,4 @@
-/**
- * The package's HTTP client (exchange.ts) in the shape of `fetch`, for the service's client: its transport is written
- * against `fetch`, which a caller may also pass (an instrumented one, say), and keeps its retries, deadline and size
- * limit whichever serves it. Node's global `fetch` reads no proxy variable; this one honours them as the hook does.
- */
+/** The package's HTTP client in `fetch`'s shape for the service: Node's `fetch` reads no proxy variable. */
 import type { IncomingMessage } from 'node:http';
 import { loadProxy } from './exchange';
 
@@ -13,7 +9,6 @@ interface FetchInit {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;
-  /** A redirect is answered, never followed (this client follows none whatever is asked). */
   readonly redirect: 'manual';
   /** Ends the request, or the answer's body once the request has been answered, with its reason. */
   readonly signal: AbortSignal;
@@ -22,15 +17,11 @@ interface FetchInit {
 /** Statuses whose answer has no body: a `Response` refuses one for them. */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
-/**
- * Sends the request through the proxy that `process.env` names. It fails as `fetch` does, so that the service's
- * client tells every failure the same way whichever `fetch` served it: an abort rejects with the signal's reason
- * (the deadline's `TimeoutError`), anything else with a `TypeError` whose `cause` is the Node error and its code.
- */
+/** Sends the request through `process.env`'s proxy, failing as `fetch` does, whichever `fetch` served it. */
 export async function fetchThroughProxy(url: string, init: FetchInit): Promise<Response> {
   const target = new URL(url);
   const { signal } = init;
-  // Loaded here, as the transport is: `node:stream` alone would add about 3 ms to `require('cube-dual-auth/service')`.
+  // Loaded here, as the transport is (docs/development.md#dependencies).
   const [{ proxyFor, send }, { Readable }] = await Promise.all([loadProxy(), import('node:stream')]);
   let answer: IncomingMessage;
   try {

@@ -1,16 +1,9 @@
-/**
- * Whether a value parsed from JSON that came from outside (an answer's body, a token's header or payload) is an
- * object with members: not null, and not an array, which `typeof` calls an object too.
- */
+/** JSON from outside: whether a value is an object with members (not null, not an array), and a bounded parse. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * How deep JSON from outside may nest. Every answer the package reads (a key set, a discovery document, Cube's /meta
- * and /sql, the service's API) nests a few levels; deeper input would only make `JSON.stringify` and other walks
- * overflow the stack (docs/cli.md, "Faults and limits").
- */
+/** How deep JSON from outside may nest before walks overflow the stack (docs/cli.md#faults-and-limits). */
 export const MAX_JSON_DEPTH = 64;
 
 /** JSON from outside refused for its shape: it nests deeper than the limit. */
@@ -44,8 +37,7 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
 }
 
 /**
- * `JSON.parse` for text from outside, already capped in size: time linear in the text, and a value no walk recurses
- * deeper than `maxDepth` into. Throws `SyntaxError` as `JSON.parse` does, or {@link JsonTooDeepError}.
+ * `JSON.parse` for text from outside, linear in time and at most `maxDepth` deep, else {@link JsonTooDeepError}.
  * @example `parseOutsideJson('{"keys":[]}')` is `{ keys: [] }`; 100 `[` then 100 `]` throw JsonTooDeepError
  */
 export function parseOutsideJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {

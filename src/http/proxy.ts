@@ -1,9 +1,6 @@
 /**
- * Outbound requests through the proxy the environment names, as Cube's own JWKS fetcher does (it uses `proxy-agent`)
- * and as operators expect: `HTTPS_PROXY` for https URLs, `HTTP_PROXY` for http ones, never for a host that `NO_PROXY`
- * lists; a lower-case name, when set, wins over the upper-case one, as in curl. An https URL is tunnelled with
- * CONNECT, so the proxy never sees in clear what is sent (a token, the service's API key) or answered (a key set).
- * Loaded when the first request is sent (see exchange.ts), not with the hook.
+ * Outbound requests through the environment's proxy, as Cube's own are (docs/reference.md#proxies); https is
+ * tunnelled with CONNECT, so the proxy never sees a token or a key set in clear.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -30,10 +27,7 @@ function variable(env: NodeJS.ProcessEnv, lowerName: string): string | undefined
   return value === undefined || value === '' ? undefined : value;
 }
 
-/**
- * `NO_PROXY` as curl reads it, with the ports and brackets that undici and Go read too, so that a list written for
- * any of them works here; the rules: docs/failure-modes.md#defaults.
- */
+/** `NO_PROXY` as curl reads it, with undici's and Go's ports and brackets (docs/failure-modes.md#defaults). */
 function bypasses(url: URL, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
   if (noProxy === '*') return true;
@@ -55,10 +49,7 @@ function parseEntry(entry: string): { readonly name: string; readonly port: numb
   return name === undefined ? undefined : { name, port: port === undefined ? undefined : Number(port) };
 }
 
-/**
- * Whether an entry's name, address or prefix covers `host` (the URL's, lower case, without brackets or
- * trailing dot).
- */
+/** Whether an entry covers `host` (lower case, without brackets or trailing dot). */
 function covers(name: string, host: string): boolean {
   const [, address = '', bits] = /^(.*?)(?:\/(\d+))?$/.exec(name) ?? [];
   const family = isIP(address);
@@ -86,11 +77,8 @@ interface RequestToSend {
 }
 
 /**
- * Sends `outgoing` to `url`, through `proxy` when one is given, and resolves with the answer's head; every error (of
- * the proxy too) rejects. Redirects are answers like any other: none is followed. A new connection each time, closed
- * once the answer is read. Aborting `signal` rejects with its reason and ends whatever is under way, until the body
- * is read: the proxy's CONNECT, the TLS handshake through the tunnel, the request, the answer. A pending step that
- * nobody could end would outlive the caller's deadline and hold everyone waiting on that request.
+ * Sends `outgoing` through `proxy` if any and resolves with the answer's head; no redirect is followed. Aborting
+ * `signal` ends every step under way: one nobody could end would hold everyone waiting on the request.
  */
 export async function send(
   url: URL,
@@ -164,13 +152,11 @@ function tunnel(proxy: URL, url: URL, signal: AbortSignal): Promise<tls.TLSSocke
         settle(Object.assign(new Error(`proxy answered CONNECT with HTTP ${response.statusCode}`), { code: 'EPROXY' }));
         return;
       }
-      // The certificate is checked against the target's name; SNI carries it unless it is an IP address. TLS takes an
-      // IPv6 address without the brackets a URL puts around it.
+      // SNI carries the target's name unless it is an IP address, which TLS takes without brackets.
       const host = url.hostname.replace(/^\[|\]$/g, '');
       secure = tls.connect({ socket: tunnelled, host, servername: isIP(host) ? undefined : host });
       secure.once('secureConnect', () => settle(undefined));
-      // Once settled, an error reaches the request that took the socket; this listener only keeps it from going
-      // unhandled.
+      // Once settled, an error reaches the request; this listener only keeps it from going unhandled.
       secure.once('error', settle);
     });
     connect.once('error', settle);

@@ -1,7 +1,6 @@
 /**
- * Why an exchange failed below HTTP, in the words an operator acts on, where Node's error code alone misleads: an
- * https URL whose server speaks plain http fails the TLS handshake with `EPROTO` ("wrong version number"), which
- * reads like a network fault. Used wherever a transport error is explained (the key store's fetches, `probe`).
+ * Why an exchange failed below HTTP, where Node's code misleads
+ * (docs/troubleshooting.md#before-deploying-or-when-nothing-is-accepted-doctor).
  */
 
 /** OpenSSL's words for a first answer that is no TLS record (Node 20 to 24 report them as EPROTO or ERR_SSL_*). */

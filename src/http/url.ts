@@ -5,10 +5,7 @@ type UrlProblem = 'not-a-url' | 'scheme' | 'credentials' | 'query-or-fragment';
 export type UrlWording = Readonly<Record<UrlProblem, string>>;
 
 interface UrlRule {
-  /**
-   * Whether the URL's scheme (and host, for a rule that allows plain http only locally) is allowed. Default: http or
-   * https.
-   */
+  /** Whether the URL's scheme (and host) is allowed. Default: http or https. */
   readonly scheme?: (url: URL) => boolean;
   /** Refuse a query or a fragment: a base URL that paths are appended to, or an issuer (OpenID Connect Discovery 4). */
   readonly bare?: boolean;
@@ -18,19 +15,14 @@ const HTTP = (url: URL): boolean => url.protocol === 'https:' || url.protocol ==
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/**
- * Whether `url` names this machine, the one place plain http crosses no network where someone could
- * read or swap it.
- */
+/** Whether `url` names this machine, where plain http crosses no network. */
 export function isLoopback(url: URL): boolean {
   return LOOPBACK.has(url.hostname);
 }
 
 /**
- * The one rule for a URL we send requests to (an option's JWKS URL or issuer, a discovered `jwks_uri`, `probe`'s
- * deployment, the service's base URL, a data provider's instance URL): it parses, its scheme is allowed, it carries no
- * credentials (they would travel in every request and show in every message that names the URL), and, when `bare`,
- * it has no query or fragment. `fail` throws the caller's error with the `wording` of the first problem found.
+ * The one rule for a URL we send requests to: it parses, its scheme is allowed, it carries no credentials (they would
+ * show in every message naming it), and when `bare` no query or fragment. `fail` throws the first problem's `wording`.
  */
 export function checkedUrl(
   text: string,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, resolveOptions, type DualAuthOptions } from '../../src/config/options';
+import { ENV_NAMES } from '../../src/config/option-table';
+import type { DualAuthOptions } from '../../src/config/option-types';
+import { resolveOptions } from '../../src/config/resolve-options';
 import { optionsFromEnv } from '../../src/config/env';
 import { randomSecret } from '../support/claims';
 import { configError } from '../support/config';

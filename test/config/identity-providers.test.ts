@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, type AuthEvent, type CheckAuth, type DualAuthOptions } from '../../src';
 import { createNamedCheckAuth } from '../../src/hook/check-auth';
-import { ENV_NAMES } from '../../src/config/options';
+import { ENV_NAMES } from '../../src/config/option-table';
 import { optionsFromEnv } from '../../src/config/env';
 import { startIdentityProvider, type RunningIdentityProvider } from '../../scripts/lib/identity-provider.mjs';
 import { randomSecret, timed } from '../support/claims';

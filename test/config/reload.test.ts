@@ -3,7 +3,7 @@
 import { createSecretKey } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, metrics, type AuthEvent, type DualAuthOptions } from '../../src';
-import { ENV_NAMES } from '../../src/config/options';
+import { ENV_NAMES } from '../../src/config/option-table';
 import { SecretsReload } from '../../src/config/reload';
 import { Authenticator, type Outcome } from '../../src/hook/authenticator';
 import { mintSqlKey } from '../../src/hook/sql-key';

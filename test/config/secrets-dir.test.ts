@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError } from '../../src';
-import { ENV_NAMES } from '../../src/config/options';
+import { ENV_NAMES } from '../../src/config/option-table';
 import {
   MAX_SECRET_FILE_BYTES,
   parseSecretFile,
