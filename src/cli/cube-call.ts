@@ -7,7 +7,7 @@ import { sign } from 'jsonwebtoken';
 import { ENV, readEnv } from '../config/env';
 import { DEFAULTS } from '../config/options';
 import { isObject } from '../http/json';
-import { UsageError } from './io';
+import { UsageError, type CliIO } from './io';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -64,4 +64,14 @@ export function signServiceToken(
     // jsonwebtoken refuses malformed registered claims ("exp" not a number...); its messages hold no key material.
     throw new UsageError(`cannot sign these claims: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The service token of one run (probe, access): `claims` signed with `secret`, expiring after
+ * {@link SERVICE_TOKEN_SECONDS} unless the claims set `exp`; the scrubber holds it from then on.
+ */
+export function mintServiceToken(secret: string, claims: Record<string, unknown>, io: Pick<CliIO, 'scrubber'>): string {
+  const token = signServiceToken(secret, claims, claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined);
+  io.scrubber?.holdToken(token);
+  return token;
 }

@@ -17,10 +17,10 @@ import {
   parseClaims,
   parseOrigin,
   parseTimeout,
-  signServiceToken,
+  mintServiceToken,
 } from '../cube-call';
-import { readIdpToken } from './probe';
-import { verifyToken } from './verify';
+import { readIdpToken } from '../idp-token';
+import { verifyToken } from '../verify-report';
 
 /** The whole run's deadline: /meta and a few dozen cubes' /sql at Cube's usual pace fit well within it. */
 const DEFAULT_DEADLINE_MS = 120_000;
@@ -185,10 +185,7 @@ async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promi
       origin: undefined,
     };
   const secret = signingSecret(io.env) as NonNullable<ReturnType<typeof signingSecret>>;
-  const expiresIn = source.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  const token = signServiceToken(secret.value, source.claims, expiresIn);
-  io.scrubber?.holdToken(token);
-  return { token, origin: args.origin };
+  return { token: mintServiceToken(secret.value, source.claims, io), origin: args.origin };
 }
 
 function describeSource(source: TokenSource): string {

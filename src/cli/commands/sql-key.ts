@@ -12,7 +12,7 @@ import { isoSeconds } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
 import { codeOptionsProblem } from '../cube-js-options';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
-import { readIdpToken } from './probe';
+import { readIdpToken } from '../idp-token';
 
 const DEFAULT_EXPIRES_IN = '30d';
 
