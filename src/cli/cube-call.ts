@@ -19,8 +19,7 @@ export function parseTimeout(text: string | undefined): number {
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
   if (!(value <= MAX_TIMEOUT_MS))
     throw new UsageError(
-      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ` +
-        `${JSON.stringify(text.slice(0, 16))}`,
+      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`,
     );
   return value;
 }
@@ -66,10 +65,7 @@ export function signServiceToken(
   }
 }
 
-/**
- * The service token of one run (probe, access): `claims` signed with `secret`, expiring after
- * {@link SERVICE_TOKEN_SECONDS} unless the claims set `exp`; the scrubber holds it from then on.
- */
+/** A run's service token (probe, access), held by the scrubber: it lasts {@link SERVICE_TOKEN_SECONDS} if no `exp`. */
 export function mintServiceToken(secret: string, claims: Record<string, unknown>, io: Pick<CliIO, 'scrubber'>): string {
   const token = signServiceToken(secret, claims, claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined);
   io.scrubber?.holdToken(token);

@@ -5,8 +5,8 @@ import type { TokenFrom } from './args';
 import { UsageError, readStdin, type CliIO } from './io';
 
 /**
- * The token of `--token-file <file>` or `--token -`, trimmed and without a `Bearer ` prefix; a usage error when
- * unreadable or not one token. The scrubber holds it from then on.
+ * The token of `--token-file <file>` or `--token -`, trimmed and without a `Bearer ` prefix, held by the scrubber;
+ * a usage error when unreadable or not one token.
  */
 export async function readIdpToken(from: TokenFrom | undefined, io: CliIO): Promise<string | undefined> {
   if (from === undefined) return undefined;

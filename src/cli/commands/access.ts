@@ -207,15 +207,9 @@ async function verifiedHere(caller: Caller, env: NodeJS.ProcessEnv): Promise<Ver
 
 function refusalHint(local: VerifiedHere): string {
   if (!local.known)
-    return (
-      'this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with ' +
-      "Cube's environment"
-    );
+    return `this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with Cube's environment`;
   if (local.accepted)
-    return (
-      'this environment accepts the token and Cube refuses it: the two configurations differ; run ' +
-      'cube-dual-auth doctor where Cube runs'
-    );
+    return 'this environment accepts the token and Cube refuses it: the two configurations differ; run cube-dual-auth doctor where Cube runs';
   return (local.error as NonNullable<VerifiedHere['error']>).hint;
 }
 

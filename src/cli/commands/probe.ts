@@ -141,8 +141,7 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
     // A reason quotes the deployment's answer, or a connection error's message (a certificate's names, say).
     const reason = forTerminal(check.reason);
     io.stdout.write(
-      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ` +
-        `${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
+      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
     );
   }
   const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;

@@ -135,9 +135,7 @@ function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.jwksUri !== null) return `${kid}, from ${forTerminal(key.jwksUri)}`;
   const issuer = key.provider?.issuer;
   if (issuer) return `${kid}, from the JWKS discovered for ${jsonForTerminal(issuer)} (not discovered yet)`;
-  return (
-    `${kid}, ` + `${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`
-  );
+  return `${kid}, ${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`;
 }
 
 /** The identity provider chosen on the key-set path, and why. */
