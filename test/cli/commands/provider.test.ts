@@ -7,6 +7,18 @@ import { CREATE_MAIN, PREVIEW_SECRET, SECRET, serviceCommandsBed } from '../../s
 let server: ContractServer;
 const { cli, without } = serviceCommandsBed((bed) => ({ server } = bed));
 
+/** `provider create` of the data provider `name` at `instanceUrl`, of Cube `version`. */
+const create = (name: string, instanceUrl: string, version: string): string[] => [
+  'provider',
+  'create',
+  '--name',
+  name,
+  '--instance-url',
+  instanceUrl,
+  '--provider-version',
+  version,
+];
+
 describe('provider', () => {
   test('create reads the secret from CUBEJS_API_SECRET and trims the Cube suffix', async () => {
     const result = await cli([...CREATE_MAIN, '--json']);
@@ -25,14 +37,7 @@ describe('provider', () => {
 
   test('create reads the secret from the variable named by --secret-env', async () => {
     const result = await cli([
-      'provider',
-      'create',
-      '--name',
-      'cube-preview',
-      '--instance-url',
-      'https://preview.example.com',
-      '--provider-version',
-      'v1.0.0',
+      ...create('cube-preview', 'https://preview.example.com', 'v1.0.0'),
       '--secret-env',
       'PREVIEW_SECRET',
     ]);
@@ -63,16 +68,7 @@ describe('provider', () => {
   );
 
   test('a bad provider version is refused before sending (exit 1)', async () => {
-    const result = await cli([
-      'provider',
-      'create',
-      '--name',
-      'x',
-      '--instance-url',
-      'https://x.example.com',
-      '--provider-version',
-      '1.0',
-    ]);
+    const result = await cli(create('x', 'https://x.example.com', '1.0'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('version: must be vMAJOR.MINOR.PATCH');
     expect(server.requests).toHaveLength(0);
