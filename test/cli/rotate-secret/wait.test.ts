@@ -19,6 +19,15 @@ function drivenClock(): Clock & { readonly sleeps: number[]; advance(ms: number)
   };
 }
 
+/** An attempt that takes its whole deadline (a Cube that never answers), noting each deadline in `timeouts`. */
+function neverAnswered(clock: ReturnType<typeof drivenClock>, timeouts: number[]) {
+  return async (timeoutMs: number): Promise<string> => {
+    timeouts.push(timeoutMs);
+    clock.advance(timeoutMs);
+    return 'no answer';
+  };
+}
+
 describe('waitUntilAccepted', () => {
   test('asks every retry interval until the wait is over: 60 questions in 60 s, none after its end', async () => {
     const clock = drivenClock();
@@ -63,12 +72,7 @@ describe('waitUntilAccepted', () => {
     const clock = drivenClock();
     const timeouts: number[] = [];
     const outcome = await waitUntilAccepted({
-      // Each attempt takes its whole deadline (a Cube that never answers).
-      attempt: async (timeoutMs) => {
-        timeouts.push(timeoutMs);
-        clock.advance(timeoutMs);
-        return 'no answer';
-      },
+      attempt: neverAnswered(clock, timeouts),
       accepted: () => false,
       waitMs: 12_000,
       retryMs: 1_000,
@@ -87,11 +91,7 @@ describe('waitUntilAccepted', () => {
     clock.advance(0.25);
     const timeouts: number[] = [];
     await waitUntilAccepted({
-      attempt: async (timeoutMs) => {
-        timeouts.push(timeoutMs);
-        clock.advance(timeoutMs);
-        return 'no answer';
-      },
+      attempt: neverAnswered(clock, timeouts),
       accepted: () => false,
       waitMs: 7_000.5,
       retryMs: 1_000,
