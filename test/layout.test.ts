@@ -140,7 +140,7 @@ describe('the layout of src/', () => {
   });
 });
 
-/** Commands stand alone: what two of them share lives in cli/ modules that are not commands (docs/development.md#layout). */
+/** Commands stand alone: what two share lives in cli/ modules that are not commands (docs/development.md#layout). */
 const COMMANDS = join(SRC, 'cli', 'commands');
 
 /**

@@ -55,7 +55,7 @@ export interface VerifyReport {
   readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
 }
 
-/** The token to judge and the `Request-Origin` to send: undefined, none; '', the configured origin; else the value given. */
+/** The token, and the `Request-Origin` to send: undefined, none; '', the configured origin; else the one given. */
 export interface VerifyRequest {
   readonly token: string;
   readonly origin: string | undefined;
