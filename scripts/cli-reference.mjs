@@ -64,7 +64,7 @@ Every command keeps one policy, whatever it talks to:
 export async function cliReference(dist = join(root, 'dist')) {
   const require = createRequire(pathToFileURL(join(dist, 'cli', 'run.js')));
   const { run } = require('./run.js');
-  const { commands } = require('./commands/index.js');
+  const { commands } = require('./registry.js');
   const lines = [
     '# CLI reference',
     '',

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -136,5 +137,50 @@ describe('the layout of src/', () => {
       graph.delete('config/probe-a.ts');
       graph.delete('config/probe-b.ts');
     }
+  });
+});
+
+/** Commands stand alone: what two share lives in cli/ modules that are not commands (docs/development.md#layout). */
+const COMMANDS = join(SRC, 'cli', 'commands');
+
+/**
+ * The specifiers of `text` (a file of cli/commands/) that name another file of cli/commands/: static, type-only and
+ * side-effect imports, re-exports and `import()` alike, as TypeScript reads them (comments and strings left out).
+ */
+function commandImports(file: string, text: string): string[] {
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map(({ fileName }) => fileName)
+    .filter(
+      (specifier) => specifier.startsWith('.') && resolve(dirname(file), specifier).startsWith(`${COMMANDS}${sep}`),
+    );
+}
+
+describe('the commands of src/cli/commands/', () => {
+  it('import no other command, in any form', () => {
+    const found = sourceFiles(COMMANDS).flatMap((file) =>
+      commandImports(file, readFileSync(file, 'utf8')).map((specifier) => `${relative(SRC, file)} -> ${specifier}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('sees each form of import of another command (the check can fail)', () => {
+    const sample = [
+      "import { readIdpToken } from './probe';",
+      "import type { VerifyReport } from './verify';",
+      "export { token } from './token.js';",
+      "import '../commands/doctor';",
+      "const load = async () => (await import('./access.js')).access;",
+      "import { UsageError } from '../io';",
+      "// import('./versions.js') in a comment, and './provider' in a string, are no imports",
+      'const text = "import(\'./provider\')";',
+    ].join('\n');
+    expect(commandImports(join(COMMANDS, 'sample.ts'), sample)).toEqual([
+      './probe',
+      './verify',
+      './token.js',
+      '../commands/doctor',
+      './access.js',
+    ]);
   });
 });

@@ -61,8 +61,7 @@ export function tokenFrom(values: { readonly token?: string; readonly 'token-fil
   const { token, 'token-file': file } = values;
   if (token !== undefined && token !== '-')
     throw new UsageError(
-      '--token takes only - (standard input): tokens are never taken from the command line; use ' +
-        '--token-file <file> or --token -',
+      '--token takes only - (standard input): tokens are never taken from the command line; use --token-file <file> or --token -',
     );
   if (token !== undefined && file !== undefined)
     throw new UsageError('--token-file and --token exclude each other: give the token one way');
@@ -85,8 +84,7 @@ function refuseCredentials(args: readonly string[], credentialsFrom: string): vo
   const credential = args.find((arg) => CREDENTIAL_FLAG.test(arg));
   if (credential) {
     throw new UsageError(
-      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ` +
-        `${credentialsFrom}`,
+      `${credential.split('=')[0]} is not accepted: credentials are never taken from the command line. ${credentialsFrom}`,
     );
   }
 }

@@ -7,7 +7,7 @@ import { sign } from 'jsonwebtoken';
 import { ENV, readEnv } from '../config/env';
 import { DEFAULTS } from '../config/options';
 import { isObject } from '../http/json';
-import { UsageError } from './io';
+import { UsageError, type CliIO } from './io';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -19,8 +19,7 @@ export function parseTimeout(text: string | undefined): number {
   const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
   if (!(value <= MAX_TIMEOUT_MS))
     throw new UsageError(
-      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ` +
-        `${JSON.stringify(text.slice(0, 16))}`,
+      `--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text.slice(0, 16))}`,
     );
   return value;
 }
@@ -64,4 +63,11 @@ export function signServiceToken(
     // jsonwebtoken refuses malformed registered claims ("exp" not a number...); its messages hold no key material.
     throw new UsageError(`cannot sign these claims: ${(error as Error).message}`);
   }
+}
+
+/** A run's service token (probe, access), held by the scrubber: it lasts {@link SERVICE_TOKEN_SECONDS} if no `exp`. */
+export function mintServiceToken(secret: string, claims: Record<string, unknown>, io: Pick<CliIO, 'scrubber'>): string {
+  const token = signServiceToken(secret, claims, claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined);
+  io.scrubber?.holdToken(token);
+  return token;
 }

@@ -36,10 +36,7 @@ export function problemOf(reading: CubeJsReading): string | undefined {
         reading.exports.some((member) => member.name === name && member.function && member.fromPackage !== true),
       );
       if (own.length === 0) return undefined;
-      return (
-        `${file} exports its own ${own.join(' and ')}, not cube-dual-auth's ready-made one, so it may set options ` +
-        `in code (a securityContext function, claims, groups) that the environment does not show`
-      );
+      return `${file} exports its own ${own.join(' and ')}, not cube-dual-auth's ready-made one, so it may set options in code (a securityContext function, claims, groups) that the environment does not show`;
     }
   }
 }

@@ -26,7 +26,7 @@ export interface CliIO {
   readonly timers?: Timers;
 }
 
-/** What a subcommand's module exports; its name and summary are in `commands/index.ts`, so help loads no command. */
+/** What a subcommand's module exports; its name and summary are in `registry.ts`, so help loads no command. */
 export interface Command {
   /** The full `--help` text, source of the CLI reference, in the one layout test/cli/run.test.ts holds it to. */
   readonly help: string;

@@ -1,5 +1,5 @@
 import { forTerminal, jsonForTerminal } from '../terminal-text';
-import { commands } from './commands';
+import { commands } from './registry';
 import { faultReport } from './fault';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
 import { packageVersion } from './package-version';

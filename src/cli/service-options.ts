@@ -85,8 +85,7 @@ function wholeNumber(
   if (value === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(value) || Number(value) > max) {
     throw new UsageError(
-      `${source} must be a whole number of ` +
-        `${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`,
+      `${source} must be a whole number of ${unit}${max === Number.MAX_SAFE_INTEGER ? '' : ` from 1 to ${max}`}, got ${JSON.stringify(value)}`,
     );
   }
   return Number(value);

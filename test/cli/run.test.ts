@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { commands } from '../../src/cli/commands';
+import { commands } from '../../src/cli/registry';
 import { run } from '../../src/cli/run';
 import { randomSecret } from '../support/claims';
 import { runCli, terminalControlsIn } from '../support/cli';

@@ -18,7 +18,7 @@ describe('the CLI reference', () => {
     /** A built CLI with one command, `alpha`, whose `create` action has a help of its own and whose `list` has not. */
     function fakeDist(): string {
       const dist = scratchDir();
-      mkdirSync(join(dist, 'cli/commands'), { recursive: true });
+      mkdirSync(join(dist, 'cli'), { recursive: true });
       const helps = {
         '--help': 'Usage: cube-dual-auth <command>',
         alpha:
@@ -35,7 +35,7 @@ exports.run = async (args, io) => {
 };`,
       );
       writeFileSync(
-        join(dist, 'cli/commands/index.js'),
+        join(dist, 'cli/registry.js'),
         `exports.commands = [{ name: 'alpha', summary: 'make or list | things', load: async () => ({}) }];`,
       );
       return dist;

@@ -17,10 +17,10 @@ import {
   parseClaims,
   parseOrigin,
   parseTimeout,
-  signServiceToken,
+  mintServiceToken,
 } from '../cube-call';
-import { readIdpToken } from './probe';
-import { verifyToken } from './verify';
+import { readIdpToken } from '../idp-token';
+import { verifyToken } from '../verify-report';
 
 /** The whole run's deadline: /meta and a few dozen cubes' /sql at Cube's usual pace fit well within it. */
 const DEFAULT_DEADLINE_MS = 120_000;
@@ -185,10 +185,7 @@ async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promi
       origin: undefined,
     };
   const secret = signingSecret(io.env) as NonNullable<ReturnType<typeof signingSecret>>;
-  const expiresIn = source.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  const token = signServiceToken(secret.value, source.claims, expiresIn);
-  io.scrubber?.holdToken(token);
-  return { token, origin: args.origin };
+  return { token: mintServiceToken(secret.value, source.claims, io), origin: args.origin };
 }
 
 function describeSource(source: TokenSource): string {
@@ -210,15 +207,9 @@ async function verifiedHere(caller: Caller, env: NodeJS.ProcessEnv): Promise<Ver
 
 function refusalHint(local: VerifiedHere): string {
   if (!local.known)
-    return (
-      'this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with ' +
-      "Cube's environment"
-    );
+    return `this environment cannot verify the token: run cube-dual-auth verify where Cube runs, with Cube's environment`;
   if (local.accepted)
-    return (
-      'this environment accepts the token and Cube refuses it: the two configurations differ; run ' +
-      'cube-dual-auth doctor where Cube runs'
-    );
+    return 'this environment accepts the token and Cube refuses it: the two configurations differ; run cube-dual-auth doctor where Cube runs';
   return (local.error as NonNullable<VerifiedHere['error']>).hint;
 }
 

@@ -4,7 +4,7 @@ import { parseCommandLine, parseDeadline, tokenFrom } from '../args';
 import { Deadline, NOT_CHECKED } from '../deadline';
 import { checklist, plural } from '../format';
 import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command } from '../io';
-import { readIdpToken } from './probe';
+import { readIdpToken } from '../idp-token';
 
 /** The whole run's deadline: the identity providers' timeouts and cube.js's load fit within it. */
 const DEFAULT_DEADLINE_MS = 60_000;

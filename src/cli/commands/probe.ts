@@ -1,21 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { DEFAULTS } from '../../config/options';
 import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
-import { withoutBearer } from '../../hook/request';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine, parseDeadline, tokenFrom, type TokenFrom } from '../args';
 import { Deadline, NOT_CHECKED } from '../deadline';
-import {
-  EXIT_OK,
-  EXIT_REFUSED,
-  UsageError,
-  painter,
-  readStdin,
-  writeJson,
-  type CliIO,
-  type Command,
-  type Style,
-} from '../io';
+import { EXIT_OK, EXIT_REFUSED, painter, writeJson, type CliIO, type Command, type Style } from '../io';
+import { readIdpToken } from '../idp-token';
 import { CHECK_NAMES, runChecks, type CheckResult } from '../probe/checks';
 import type { Verdict } from '../probe/judge';
 import { apiBaseUrl } from '../probe/target';
@@ -27,7 +16,7 @@ import {
   parseClaims,
   parseOrigin,
   parseTimeout,
-  signServiceToken,
+  mintServiceToken,
 } from '../cube-call';
 
 /** The whole probe's deadline: six requests at the default timeout fit. */
@@ -139,27 +128,6 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): ProbeArgs {
   };
 }
 
-/**
- * The token of `--token-file <file>` or `--token -` (probe's identity-provider token, doctor's example token), trimmed
- * and without a `Bearer ` prefix; a usage error when unreadable or not one token.
- */
-export async function readIdpToken(from: TokenFrom | undefined, io: CliIO): Promise<string | undefined> {
-  if (from === undefined) return undefined;
-  let text: string;
-  const source = from === 'stdin' ? 'standard input' : from.file;
-  try {
-    text = from === 'stdin' ? await readStdin(io.stdin) : await readFile(from.file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const token = withoutBearer(text.trim());
-  if (token === '') throw new UsageError(`no token in ${source}: it is empty`);
-  if (!/^[\x21-\x7e]+$/.test(token))
-    throw new UsageError(`${source} must hold one token: one line of printable characters without spaces`);
-  io.scrubber?.holdToken(token);
-  return token;
-}
-
 const VERDICT_STYLE: Record<Verdict, Style> = { PASS: 'green', FAIL: 'red', SKIP: 'yellow' };
 
 function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO): void {
@@ -173,8 +141,7 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
     // A reason quotes the deployment's answer, or a connection error's message (a certificate's names, say).
     const reason = forTerminal(check.reason);
     io.stdout.write(
-      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ` +
-        `${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
+      `  ${paint(VERDICT_STYLE[check.verdict], check.verdict)}  ${check.name.padEnd(width)}  ${status.padStart(3)}  ${ms.padStart(8)}  ${reason}\n`,
     );
   }
   const count = (verdict: Verdict) => checks.filter((check) => check.verdict === verdict).length;
@@ -187,9 +154,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv, io.env);
   const idpToken = await readIdpToken(args.idpTokenFrom, io);
   const secret = signingSecret(io.env);
-  const expiresIn = args.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
-  const serviceToken = secret === undefined ? undefined : signServiceToken(secret.value, args.claims, expiresIn);
-  if (serviceToken !== undefined) io.scrubber?.holdToken(serviceToken);
+  const serviceToken = secret === undefined ? undefined : mintServiceToken(secret.value, args.claims, io);
   const deadline = new Deadline(args.deadlineMs, io.timers);
   const sent = await runChecks({
     base: args.base,

@@ -89,15 +89,9 @@ function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEn
   const value = readClaim(context as Record<string, unknown>, claim);
   const name = `${jsonForTerminal(claim.text)} (${variable})`;
   if (value === undefined)
-    return (
-      `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's ` +
-      `queries with ERR_TENANT_MISSING`
-    );
+    return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
   if (typeof value !== 'string' || value.trim() === '')
-    return (
-      `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse ` +
-      `the dashboard's queries with ERR_TENANT_INVALID`
-    );
+    return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
   return undefined;
 }
 
@@ -108,9 +102,7 @@ function warnAboutTenant(context: unknown, io: CliIO): void {
   try {
     warning = tenantWarning(context, variable, io.env);
   } catch {
-    warning =
-      `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so ` +
-      `the tenant of the security context was not checked`;
+    warning = `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
   }
   if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
 }

@@ -12,7 +12,7 @@ import { isoSeconds } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
 import { codeOptionsProblem } from '../cube-js-options';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeJson, type CliIO, type Command } from '../io';
-import { readIdpToken } from './probe';
+import { readIdpToken } from '../idp-token';
 
 const DEFAULT_EXPIRES_IN = '30d';
 
@@ -86,8 +86,7 @@ function lifetime(asked: number | undefined, maxAge: number): number {
         ? `the default of ${ENV.sqlKeyMaxAge}`
         : `${ENV.sqlKeyMaxAge} (at most ${formatDuration(SQL_KEY_MAX_AGE_LIMIT)})`;
     throw new UsageError(
-      `--expires-in ${formatDuration(asked)} is longer than a SQL key may live here: ` +
-        `${formatDuration(maxAge)}, ${limit}`,
+      `--expires-in ${formatDuration(asked)} is longer than a SQL key may live here: ${formatDuration(maxAge)}, ${limit}`,
     );
   }
   return asked;
@@ -100,8 +99,7 @@ function refused(io: CliIO, error: NonNullable<Explanation['error']>, explanatio
     : hintFor(error.code, explanation.path, DEFAULTS.origin);
   // Messages quote values the token chose.
   io.stderr.write(
-    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ` +
-      `${forTerminal(error.message)}\nFix: ${forTerminal(hint)}\n`,
+    `cube-dual-auth sql-key: the token is refused, no key minted: ${error.code}: ${forTerminal(error.message)}\nFix: ${forTerminal(hint)}\n`,
   );
   return EXIT_REFUSED;
 }
@@ -122,9 +120,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     const problem = await codeOptionsProblem(io.cwd, io.env);
     if (problem !== undefined) {
       io.stderr.write(
-        `cube-dual-auth sql-key: ${forTerminal(problem)}: a key minted from the environment alone could carry a ` +
-          `security context the hook never gives, so no key minted; export cube-dual-auth's checkAuth and ` +
-          `checkSqlAuth configured by the environment to mint keys here\n`,
+        `cube-dual-auth sql-key: ${forTerminal(problem)}: a key minted from the environment alone could carry a security context the hook never gives, so no key minted; export cube-dual-auth's checkAuth and checkSqlAuth configured by the environment to mint keys here\n`,
       );
       return EXIT_REFUSED;
     }
@@ -137,8 +133,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     if (user === undefined) {
       const claim = resolved.sqlUserClaim === ANY_SQL_USER ? 'sub' : resolved.sqlUserClaim;
       io.stderr.write(
-        `cube-dual-auth sql-key: the token has no user claim ${JSON.stringify(claim)} ` +
-          `(${ENV.sqlUserClaim}) holding a string, so it names no SQL user; no key minted\n`,
+        `cube-dual-auth sql-key: the token has no user claim ${JSON.stringify(claim)} (${ENV.sqlUserClaim}) holding a string, so it names no SQL user; no key minted\n`,
       );
       return EXIT_REFUSED;
     }
@@ -161,9 +156,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
     } else {
       io.stdout.write(`${minted.key}\n`);
       io.stderr.write(
-        `cube-dual-auth sql-key: SQL key ${minted.id} for SQL user ${jsonForTerminal(user)}, valid ` +
-          `until ${isoSeconds(minted.expiresAt)} (${formatDuration(expiresIn)}); revoke it by adding ` +
-          `its id to ${ENV.sqlKeysRevoked}\n`,
+        `cube-dual-auth sql-key: SQL key ${minted.id} for SQL user ${jsonForTerminal(user)}, valid until ${isoSeconds(minted.expiresAt)} (${formatDuration(expiresIn)}); revoke it by adding its id to ${ENV.sqlKeysRevoked}\n`,
       );
     }
     return EXIT_OK;

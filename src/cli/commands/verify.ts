@@ -1,15 +1,13 @@
-import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
 import { withoutBearer } from '../../hook/request';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions } from '../../config/options';
-import { apiSecretsInForce, ENV, optionsFromEnv, type ApiSecret } from '../../config/env';
-import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../../errors';
+import { looksLikeSqlKey } from '../../hook/sql-key';
+import { DEFAULTS } from '../../config/options';
+import { ENV } from '../../config/env';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
-import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
-import { hintFor, SQL_KEY_HINT } from '../hints';
-import { isSqlKeyHeader, looksLikeSqlKey } from '../../hook/sql-key';
+import { describeNumericDate, rows } from '../format';
 import { describeSqlKeyReport, judgeSqlKey } from '../sql-key-verdict';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
+import { TIME_CLAIMS, verifyToken, type KeyInfo, type VerifyReport, type VerifyRequest } from '../verify-report';
 
 const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--sql-user <name>] [--json]
 
@@ -53,60 +51,11 @@ Examples:
   cube-dual-auth verify "$(cat alice.sqlkey)" --sql-user alice@acme.example
 `;
 
-/** A claim holding a date, for people and for `--json`. */
-interface TimeInfo {
-  readonly value: unknown;
-  /** ISO 8601, whole seconds; null when the claim is not a number. */
-  readonly iso: string | null;
-  /** `in 59 min` / `3 h ago`; null when the claim is not a number. */
-  readonly relative: string | null;
-}
-
-type KeyInfo =
-  | {
-      readonly source: 'jwks';
-      readonly kid: string | null;
-      readonly jwksUri: string | null;
-      /** The identity provider chosen: its issuer (null when none is configured) and why; null when none was chosen. */
-      readonly provider: { readonly issuer: string | null; readonly reason: string } | null;
-    }
-  | {
-      readonly source: 'api-secret';
-      readonly secrets: number;
-      /** The variable each secret tried came from, in the order tried. */
-      readonly variables: readonly string[];
-    };
-
-/** The `--json` document; every member is always present (null when it does not apply). */
-export interface VerifyReport {
-  readonly accepted: boolean;
-  readonly token: string;
-  readonly requestOrigin: string | null;
-  readonly path: AuthPath | null;
-  readonly pathReason: string | null;
-  readonly header: Record<string, unknown> | null;
-  readonly claims: Record<string, unknown> | null;
-  readonly times: Partial<Record<'exp' | 'nbf' | 'iat', TimeInfo>>;
-  readonly key: KeyInfo | null;
-  /**
-   * The tenant and groups the hook gave, as the security context it reports carries them; null when no authorization
-   * is configured or the token was refused (tenant null: the token's path reads no tenant).
-   */
-  readonly authorization: { readonly tenant: string | null; readonly groups: readonly string[] } | null;
-  readonly securityContext: Record<string, unknown> | null;
-  readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
-}
-
-export interface VerifyArgs {
-  readonly token: string;
-  /** undefined: no header; '': the configured origin; else the value given. */
-  readonly origin: string | undefined;
+interface VerifyArgs extends VerifyRequest {
   readonly json: boolean;
   /** The SQL user a SQL key is judged for (`--sql-user`). */
   readonly sqlUser?: string;
 }
-
-const TIME_CLAIMS = ['exp', 'nbf', 'iat'] as const;
 
 /**
  * `parseArgs` has no options with an optional value: a bare `--origin` (last, or followed by another
@@ -149,107 +98,6 @@ async function parse(args: readonly string[], io: CliIO): Promise<VerifyArgs> {
   return { token, origin: values.origin, json: values.json, ...(sqlUser === undefined ? {} : { sqlUser }) };
 }
 
-function times(claims: Record<string, unknown> | undefined, now: number): VerifyReport['times'] {
-  const result: Partial<Record<(typeof TIME_CLAIMS)[number], TimeInfo>> = {};
-  for (const claim of TIME_CLAIMS) {
-    const value = claims?.[claim];
-    if (value === undefined) continue;
-    const seconds = asNumericDate(value);
-    result[claim] = {
-      value,
-      iso: seconds === undefined ? null : isoSeconds(seconds),
-      relative: seconds === undefined ? null : relative(seconds, now),
-    };
-  }
-  return result;
-}
-
-function keyInfo(explanation: Explanation, secrets: readonly ApiSecret[]): KeyInfo | null {
-  if (explanation.path === 'shared-secret')
-    return { source: 'api-secret', secrets: secrets.length, variables: secrets.map(({ variable }) => variable) };
-  if (explanation.path === 'key-set') {
-    const kid = explanation.kid ?? explanation.header?.kid;
-    const { provider } = explanation;
-    return {
-      source: 'jwks',
-      kid: typeof kid === 'string' ? kid : null,
-      jwksUri: explanation.jwksUri ?? null,
-      provider: provider ? { issuer: provider.issuer ?? null, reason: provider.reason } : null,
-    };
-  }
-  return null;
-}
-
-/** Shortened after the `Bearer ` prefix, which would otherwise hide that it is a JWS. */
-function shownToken(token: string): string {
-  return shortenToken(withoutBearer(token));
-}
-
-/**
- * The tenant and groups of the context the hook reports: only the hook writes them there when authorization is on
- * (hook/tenant-and-groups.ts), so they are read back from it, never worked out again here.
- */
-function reportedAuthorization(
-  context: Record<string, unknown> | undefined,
-  on: boolean,
-): VerifyReport['authorization'] {
-  if (!on || context === undefined) return null;
-  const { tenant, groups } = context;
-  return {
-    tenant: typeof tenant === 'string' ? tenant : null,
-    groups: Array.isArray(groups) ? groups.filter((group): group is string => typeof group === 'string') : [],
-  };
-}
-
-function report(
-  args: VerifyArgs,
-  requestOrigin: string | undefined,
-  explanation: Explanation,
-  options: DualAuthOptions,
-  secrets: readonly ApiSecret[],
-  authorizing: boolean,
-): VerifyReport {
-  const { error } = explanation;
-  return {
-    accepted: explanation.accepted,
-    token: shownToken(args.token),
-    requestOrigin: requestOrigin ?? null,
-    path: explanation.path ?? null,
-    pathReason: explanation.pathReason,
-    header: explanation.header ?? null,
-    claims: explanation.payload ?? null,
-    times: times(explanation.payload, Date.now() / 1000),
-    key: keyInfo(explanation, secrets),
-    authorization: explanation.accepted ? reportedAuthorization(explanation.securityContext, authorizing) : null,
-    securityContext: explanation.securityContext ?? null,
-    error: error
-      ? {
-          ...error,
-          hint: isSqlKeyHeader(explanation.header)
-            ? SQL_KEY_HINT
-            : hintFor(error.code, explanation.path, configuredOrigin(options)),
-        }
-      : null,
-  };
-}
-
-function configurationReport(args: VerifyArgs, error: DualAuthConfigError): VerifyReport {
-  return {
-    accepted: false,
-    token: shownToken(args.token),
-    requestOrigin: null,
-    path: null,
-    pathReason: null,
-    header: null,
-    claims: null,
-    times: {},
-    key: null,
-    authorization: null,
-    securityContext: null,
-    error: { code: error.code, message: error.message, hint: hintFor(error.code, undefined, DEFAULTS.origin) },
-  };
-}
-
 /** The token's header: names as they are, values as JSON, both escaped (the token's sender chose them). */
 function describeHeader(header: Record<string, unknown>): string {
   return Object.entries(header)
@@ -287,9 +135,7 @@ function describeKey(key: KeyInfo, severalProviders: boolean): string {
   if (key.jwksUri !== null) return `${kid}, from ${forTerminal(key.jwksUri)}`;
   const issuer = key.provider?.issuer;
   if (issuer) return `${kid}, from the JWKS discovered for ${jsonForTerminal(issuer)} (not discovered yet)`;
-  return (
-    `${kid}, ` + `${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`
-  );
+  return `${kid}, ${severalProviders ? `no identity provider of ${ENV.providers} chosen` : `${ENV.jwksUri} is not set`}`;
 }
 
 /** The identity provider chosen on the key-set path, and why. */
@@ -327,56 +173,6 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
     entries.push(['Context', jsonForTerminal(result.securityContext, 2)]);
   }
   io.stdout.write(rows(entries, paint));
-}
-
-function configuredOrigin(options: DualAuthOptions): string {
-  return options.origin ?? DEFAULTS.origin;
-}
-
-/** The `Request-Origin` value to send: none, the configured origin, or the one given. */
-function requestOriginFor(args: VerifyArgs, options: DualAuthOptions): string | undefined {
-  return args.origin === '' ? configuredOrigin(options) : args.origin;
-}
-
-async function verifyWith(
-  args: VerifyArgs,
-  options: DualAuthOptions,
-  checkAuth: CheckAuth,
-  env: NodeJS.ProcessEnv,
-): Promise<VerifyReport> {
-  const requestOrigin = requestOriginFor(args, options);
-  const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
-  const explanation = await checkAuth.explain({ headers }, args.token);
-  // The hook took these options already: resolving them again cannot throw.
-  const authorizing = resolveOptions(options, ENV_NAMES).authorization !== undefined;
-  return report(args, requestOrigin, explanation, options, apiSecretsInForce(env), authorizing);
-}
-
-/**
- * Judges `token` as the hook configured from `env` would, and reports it as `verify` does (also for `access`);
- * a configuration error is reported as the verdict, never thrown. `origin` is as {@link VerifyArgs} takes it.
- */
-export async function verifyToken(
-  { token, origin }: Pick<VerifyArgs, 'token' | 'origin'>,
-  env: NodeJS.ProcessEnv,
-): Promise<{ readonly report: VerifyReport; readonly severalProviders: boolean }> {
-  const args = { token, origin, json: false };
-  let checkAuth: CheckAuth | undefined;
-  let options: DualAuthOptions | undefined;
-  try {
-    options = optionsFromEnv(env);
-    checkAuth = createNamedCheckAuth(options, { names: ENV_NAMES });
-    return {
-      report: await verifyWith(args, options, checkAuth, env),
-      severalProviders: options.providers !== undefined,
-    };
-  } catch (error) {
-    if (!(error instanceof DualAuthConfigError)) throw error;
-    return { report: configurationReport(args, error), severalProviders: options?.providers !== undefined };
-  } finally {
-    // An open JWKS connection or timer would keep the process alive after the answer.
-    checkAuth?.close();
-  }
 }
 
 /** A SQL key, judged as a SQL API login (cli/sql-key-verdict.ts), never as a token of either path. */

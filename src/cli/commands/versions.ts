@@ -50,7 +50,7 @@ Environment:
 ${SERVICE_ENVIRONMENT_HELP}
 
 ${serviceExitHelp(
-  ',\n     or the tags do not allow it (promote: --from not set; rollback: tag not set, no ' + 'older version)',
+  ',\n     or the tags do not allow it (promote: --from not set; rollback: tag not set, no older version)',
 )}
 
 Examples:

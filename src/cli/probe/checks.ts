@@ -60,10 +60,7 @@ interface CheckSpec {
   readonly expect: Expectation;
 }
 
-/**
- * A token-shaped string no issuer made: three base64url parts, new on every run, so that an answer giving it back
- * is recognised whatever else it holds.
- */
+/** A token-shaped string no issuer made, new on every run: an answer giving it back is recognised as doing so. */
 function garbageToken(): string {
   return ['eyJnYXJiYWdlIjp0cnVlfQ', randomBytes(24), randomBytes(32)]
     .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))

@@ -45,10 +45,7 @@ function describeFailure(error: unknown, url: URL): string {
   return `cannot reach ${url.host}: ${code === undefined ? message : `${message} (${code})`}`;
 }
 
-/**
- * GETs `url` through the proxy the environment names, as the hook fetches keys; never rejects, never outlives
- * `timeoutMs`, never keeps the connection (or the process) alive.
- */
+/** GETs `url` through the environment's proxy, as the hook fetches keys; never rejects, never outlives `timeoutMs`. */
 export async function get(
   url: URL,
   { headers, timeoutMs, env, now = () => performance.now(), signal }: GetOptions,

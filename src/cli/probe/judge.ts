@@ -32,10 +32,7 @@ const MAX_SHOWN = 64;
 /** Shorter signatures could match a body by chance (an HS256 signature has 43 characters). */
 const MIN_SIGNATURE_CHARS = 16;
 
-/**
- * The parts of a sent token that must never come back: the whole token, and its signature (the part
- * that proves it).
- */
+/** The parts of a sent token that must never come back: the whole token, and its signature (which proves it). */
 function secretParts(token: string): { readonly whole: string; readonly signature: string | undefined } {
   const signature = token.split('.')[2];
   return {

@@ -1,7 +1,6 @@
 /**
- * What `probe` suggests when the deployment refuses its service token and the environment configures a tenant claim
- * for service tokens: the `--claims` that carry one, shaped by the claim's JSON Pointer. probe signs `{}` unless told,
- * and makes up no tenant: which tenant to probe as is the operator's choice (docs/troubleshooting.md, "probe").
+ * The `--claims` `probe` suggests when its service token is refused for want of the tenant claim the environment
+ * configures. It makes up no tenant: which one to probe as is the operator's choice (docs/troubleshooting.md, "probe").
  */
 import { readClaim } from '../../config/claim-pointer';
 import { optionsFromEnv } from '../../config/env';
@@ -12,10 +11,7 @@ function claimsWith(path: readonly string[], value: string): unknown {
   return path.reduceRight<unknown>((inner, name) => ({ [name]: inner }), value);
 }
 
-/**
- * The hint for a refused service token: undefined when this environment configures no tenant claim for service
- * tokens (or does not resolve), or `claims` carries it already.
- */
+/** The hint for a refused service token; undefined without a service tenant claim here, or when `claims` has it. */
 export function tenantClaimHint(env: NodeJS.ProcessEnv, claims: Readonly<Record<string, unknown>>): string | undefined {
   let rules;
   try {
@@ -26,8 +22,5 @@ export function tenantClaimHint(env: NodeJS.ProcessEnv, claims: Readonly<Record<
   const claim = rules?.tenantClaim;
   if (rules === undefined || claim === undefined || readClaim(claims, claim) !== undefined) return undefined;
   const example = JSON.stringify(claimsWith(claim.path, '<tenant>'));
-  return (
-    `service tokens need the tenant claim ${JSON.stringify(claim.text)} (${rules.tenantOption}): give ` +
-    `the tenant to probe as with --claims '${example}'`
-  );
+  return `service tokens need the tenant claim ${JSON.stringify(claim.text)} (${rules.tenantOption}): give the tenant to probe as with --claims '${example}'`;
 }

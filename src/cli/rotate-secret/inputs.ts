@@ -25,8 +25,7 @@ export function parseWait(text: string | undefined): number {
   const ms = match ? Number(match[1]) * WAIT_UNITS_MS[match[2] as keyof typeof WAIT_UNITS_MS] : NaN;
   if (!(ms <= MAX_WAIT_MS))
     throw new UsageError(
-      `--wait must be a whole number of ms, s or m (e.g. 1500ms, 90s, 2m), at most 60m, got ` +
-        `${JSON.stringify(text.slice(0, 16))}`,
+      `--wait must be a whole number of ms, s or m (e.g. 1500ms, 90s, 2m), at most 60m, got ${JSON.stringify(text.slice(0, 16))}`,
     );
   return ms;
 }
