@@ -24,8 +24,7 @@ function pathSegment(field: string, value: string, operation?: string): string {
     const got = value === '' ? 'an empty string' : quote(value);
     throw new EmbeddableValidationError(
       field,
-      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another ` +
-        `path), got ${got}`,
+      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`,
       operation,
     );
   }

@@ -73,12 +73,9 @@ function tooLarge(outgoing: Outgoing, received: Received, limit: number): Embedd
   const declared = Number(received.headers.get('content-length'));
   const problem =
     declared > limit
-      ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); ` +
-        `none of it was read`
+      ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); none of it was read`
       : `it is larger than the limit of ${limit} bytes (maxResponseBytes); reading stopped there`;
-  const raise =
-    "raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's " +
-    '--max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES';
+  const raise = `raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's --max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES`;
   return new EmbeddableResponseError(outgoing.operation, received.status, `${problem}; ${raise}`, 'ERR_TOO_LARGE');
 }
 
@@ -129,10 +126,7 @@ function explanationOf(outgoing: Outgoing, status: number, code: string | undefi
     (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
   if (status === 404 && outgoing.endpoint.assumed) {
     const { method, path } = outgoing.endpoint;
-    return (
-      `${base}; note that this client assumes the path ${method} ${path} (the interface does not show ` +
-      `it), so a 404 may also mean the service uses another path`
-    );
+    return `${base}; note that this client assumes the path ${method} ${path} (the interface does not show it), so a 404 may also mean the service uses another path`;
   }
   return base;
 }

@@ -83,8 +83,7 @@ export function tags(value: unknown, operation: string, field = 'tags'): Environ
   if (!Array.isArray(value) || value.length === 0) {
     fail(
       field,
-      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ` +
-        `${Array.isArray(value) ? 'an empty array' : quote(value)}`,
+      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`,
       operation,
       'BUILDER-996',
     );
