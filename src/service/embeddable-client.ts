@@ -58,7 +58,7 @@ export interface EmbeddableClient {
    */
   createDataProvider(input: CreateDataProviderInput): Promise<DataProviderRecord | undefined>;
 
-  /** Updates a data provider by name, sending the credentials fields given (docs/service-client.md#update-a-data-provider). */
+  /** Updates a data provider by name, sending the credentials given (docs/service-client.md#update-a-data-provider). */
   updateDataProvider(name: string, input: UpdateDataProviderInput): Promise<DataProviderRecord | undefined>;
 
   /**
@@ -77,8 +77,8 @@ export interface EmbeddableClient {
   deleteDataProvider(name: string): Promise<void>;
 
   /**
-   * Requests a security token for embedding a dashboard (docs/service-client.md#security-token-request). The dashboard
-   * field is sent as `embeddableId`; send the interface's `embbeddableId` through `extraFields` if the service wants it.
+   * Requests a security token for embedding a dashboard (docs/service-client.md#security-token-request). The
+   * dashboard is sent as `embeddableId`; send the interface's `embbeddableId` through `extraFields` if need be.
    */
   createSecurityToken(request: SecurityTokenRequest): Promise<SecurityTokenResponse>;
 }

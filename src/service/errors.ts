@@ -102,10 +102,7 @@ export class EmbeddableStateError extends EmbeddableError {
 /** Why an answer was not accepted, when it is not its content: `ERR_TOO_LARGE`, larger than the client's limit. */
 export type ResponseProblem = 'ERR_TOO_LARGE';
 
-/**
- * The service answered success with a body not as the interface describes; or any status with a body over
- * `maxResponseBytes` (`ERR_TOO_LARGE`), not read to its end.
- */
+/** A success with a body not as the interface describes; or any status with a body over `maxResponseBytes`. */
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */
   readonly status: number;

@@ -1,6 +1,6 @@
 /**
- * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
- * every failure into a typed error. The API key lives only in this closure.
+ * Sends one operation to the service: headers, timeout, retries where safe, and the translation of every failure
+ * into a typed error. The API key lives only in this closure.
  */
 import { readBody } from '../http/exchange';
 import { isObject, JsonTooDeepError, parseOutsideJson } from '../http/json';
@@ -59,10 +59,8 @@ interface Received {
 }
 
 /**
- * The body as text, or `undefined` as soon as it is known to be larger than `limit` bytes: from its
- * Content-Length, before reading any of it, or once the bytes read pass the limit. The rest is never
- * read: the stream is cancelled, which closes the connection, so memory stays near the limit whatever
- * the service sends.
+ * The body as text, or `undefined` as soon as it is known to be larger than `limit` bytes; the rest is never read
+ * (docs/service-client.md#the-size-of-an-answer).
  */
 async function readText(response: Response, limit: number): Promise<string | undefined> {
   const body = await readBody(response.body, limit, response.headers.get('content-length'));
@@ -95,10 +93,7 @@ function clean(text: string, secrets: readonly string[]): string {
   return result.length > MAX_SERVICE_MESSAGE ? `${result.slice(0, MAX_SERVICE_MESSAGE)}...` : result;
 }
 
-/**
- * The service's own message. The error body's shape is not shown (docs/service-client.md#service-errors), so common
- * fields are tried.
- */
+/** The service's own message; the error body's shape is not shown (docs/service-client.md#service-errors). */
 function serviceMessage(text: string): string | undefined {
   let parsed: unknown;
   try {
