@@ -1,7 +1,4 @@
-/**
- * Every endpoint path of the service, each parameter through {@link pathSegment}. The list, read and delete paths of
- * data providers are assumed, by the REST convention of the paths shown (docs/service-client.md#what-is-assumed).
- */
+/** Every endpoint path of the service; the assumed ones are said in docs/service-client.md#what-is-assumed. */
 import { EmbeddableValidationError } from './errors';
 import { quote } from './validate';
 
@@ -11,11 +8,8 @@ const API = '/api/v1';
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
- * A path parameter as exactly one path segment of the request. URL handling (WHATWG's, which `fetch`
- * applies) resolves a segment `.` or `..` against the path, even percent-encoded as `%2e`, and an empty
- * segment names the collection instead of one item: `getDataProvider('..')` would read `/api/v1/`, and
- * a deletion of `.` would address every data provider. Those three are refused, naming the parameter;
- * every other value is percent-encoded whole, so that `/`, `?`, `#` and `%` stay inside the segment.
+ * A path parameter as exactly one path segment: URL handling would turn `.`, `..` or an empty one into another path,
+ * so those are refused and every other value is percent-encoded whole (docs/service-client.md#library-reference).
  */
 function pathSegment(field: string, value: string, operation?: string): string {
   if (typeof value !== 'string')
@@ -24,8 +18,7 @@ function pathSegment(field: string, value: string, operation?: string): string {
     const got = value === '' ? 'an empty string' : quote(value);
     throw new EmbeddableValidationError(
       field,
-      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another ` +
-        `path), got ${got}`,
+      `must not be empty, "." or ".." (it is a path parameter, and URL handling would turn it into another path), got ${got}`,
       operation,
     );
   }
@@ -38,15 +31,13 @@ function pathSegment(field: string, value: string, operation?: string): string {
   return encodeURIComponent(value);
 }
 
-/** An endpoint: HTTP method, path, and whether the path comes from the interface or is assumed. */
+/** An endpoint: HTTP method, path, and whether the client assumes the path (the interface does not show it). */
 export interface Endpoint {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
-  /** `true` when the interface does not show this path and the client assumes it. */
   readonly assumed: boolean;
 }
 
-/** An endpoint the interface shows, and one the client assumes because the interface does not show it. */
 const documented = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: false });
 const assumed = (method: Endpoint['method'], path: string): Endpoint => ({ method, path, assumed: true });
 
@@ -57,10 +48,7 @@ const savedVersionPath = (embeddableId: string, version: string, operation: stri
 const dataProviderPath = (name: string, operation: string | undefined) =>
   `${API}/data-providers/${pathSegment('name', name, operation)}`;
 
-/**
- * Builders for each endpoint. A path parameter that {@link pathSegment} refuses throws an
- * {@link EmbeddableValidationError} naming it; `operation` is the client method named in that error.
- */
+/** Builders for each endpoint; `operation` is the client method named when {@link pathSegment} refuses a parameter. */
 export const endpoints = {
   /** See docs/service-client.md#list-saved-versions. */
   listSavedVersions: (embeddableId: string, operation?: string) =>
@@ -75,15 +63,10 @@ export const endpoints = {
   createDataProvider: () => documented('POST', `${API}/data-providers`),
   /** See docs/service-client.md#update-a-data-provider. */
   updateDataProvider: (name: string, operation?: string) => documented('PUT', dataProviderPath(name, operation)),
-  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
+  /** The next three are assumed (docs/service-client.md#other-data-provider-operations does not show them). */
   listDataProviders: () => assumed('GET', `${API}/data-providers`),
-  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
   getDataProvider: (name: string, operation?: string) => assumed('GET', dataProviderPath(name, operation)),
-  /** Assumed (docs/service-client.md#other-data-provider-operations does not show it). */
   deleteDataProvider: (name: string, operation?: string) => assumed('DELETE', dataProviderPath(name, operation)),
-  /**
-   * See docs/service-client.md#security-token-request (given relative in the interface; sent to the same base URL as
-   * the rest).
-   */
+  /** See docs/service-client.md#security-token-request (given relative; sent to the same base URL). */
   createSecurityToken: () => documented('POST', `${API}/security-token`),
 } as const;

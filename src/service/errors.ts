@@ -2,9 +2,7 @@
 
 /** What the service's BUILDER codes mean (docs/service-client.md#service-errors, publish operation). */
 export const BUILDER_CODE_EXPLANATIONS: Readonly<Record<string, string>> = {
-  'BUILDER-172':
-    'the version is a tag name (such as production) instead of a version label such as v3; publish takes ' +
-    'explicit labels only',
+  'BUILDER-172': `the version is a tag name (such as production) instead of a version label such as v3; publish takes explicit labels only`,
   'BUILDER-996': 'tags is empty or missing; give at least one of development, staging, production',
   'BUILDER-117':
     'one or more tags are not valid environment tags for the workspace (allowed: development, staging, production)',
@@ -104,10 +102,7 @@ export class EmbeddableStateError extends EmbeddableError {
 /** Why an answer was not accepted, when it is not its content: `ERR_TOO_LARGE`, larger than the client's limit. */
 export type ResponseProblem = 'ERR_TOO_LARGE';
 
-/**
- * The service answered success with a body not as the interface describes; or any status with a body over
- * `maxResponseBytes` (`ERR_TOO_LARGE`), not read to its end.
- */
+/** A success with a body not as the interface describes; or any status with a body over `maxResponseBytes`. */
 export class EmbeddableResponseError extends EmbeddableError {
   /** HTTP status of the answer. */
   readonly status: number;

@@ -24,8 +24,7 @@ export function taggedVersion(
   const instead = purpose === 'promote' ? 'publish a version to it first' : 'publish a version to it instead';
   throw new EmbeddableStateError(
     'ERR_TAG_ABSENT',
-    `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ` +
-      `${instead}`,
+    `${tag} is not set on this dashboard (no version was published to it), so there is nothing to ${purpose}; ${instead}`,
     operation,
   );
 }
@@ -57,9 +56,7 @@ export function previousVersion(
 ): string {
   const listed = list.savedVersions.find((v) => v.version === current);
   if (!listed) {
-    const message =
-      `${tag} points at ${current}, which is older than the ${list.savedVersions.length} listed ` +
-      `saved versions, so the one before it is not known; name the version to roll back to`;
+    const message = `${tag} points at ${current}, which is older than the ${list.savedVersions.length} listed saved versions, so the one before it is not known; name the version to roll back to`;
     throw new EmbeddableStateError('ERR_NO_OLDER_VERSION', message, operation);
   }
   const limit = savedAt(listed, operation, status);
@@ -72,8 +69,7 @@ export function previousVersion(
   // A full list may have left older versions out; a shorter one is all there is.
   const message =
     list.savedVersions.length >= MAX_LISTED_VERSIONS
-      ? `${tag} points at ${current}, the oldest of the ${list.savedVersions.length} listed saved versions; ` +
-        `older ones are not listed, so name the version to roll back to`
+      ? `${tag} points at ${current}, the oldest of the ${list.savedVersions.length} listed saved versions; older ones are not listed, so name the version to roll back to`
       : `${tag} points at ${current}, and no saved version is older than it; there is nothing to roll back to`;
   throw new EmbeddableStateError('ERR_NO_OLDER_VERSION', message, operation);
 }

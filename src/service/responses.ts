@@ -1,6 +1,6 @@
 /**
- * Reads the service's successful answers into the client's types. Only what the client relies on is
- * checked; unknown fields are kept. The one renaming: a tag's change time is always `updatedAt`.
+ * Reads the service's successful answers into the client's types: only what the client relies on is checked,
+ * unknown fields are kept. The one renaming: a tag's change time is always `updatedAt`.
  */
 import { DEFINITION_SECTIONS } from './definition-diff';
 import { EmbeddableResponseError } from './errors';
@@ -24,10 +24,8 @@ function object(operation: string, answer: ServiceAnswer, what: string): JsonObj
 }
 
 /**
- * Normalises a tag map: the list answer says `updated-at`, the publish answer `updatedAt`
- * (docs/service-client.md#tag-map). The map has no prototype: filled by assignment, an ordinary object would take a
- * `"__proto__"` member of the answer as its prototype, and the tags inside it would then look set. Here every member,
- * `__proto__` included, is an own key, and a tag the answer leaves out is `undefined`.
+ * Normalises a tag map (`updated-at` or `updatedAt`: docs/service-client.md#tag-map). It has no prototype: an ordinary
+ * object would take a `"__proto__"` member of the answer as its prototype, and the tags inside it would look set.
  */
 function tagMap(operation: string, answer: ServiceAnswer, raw: unknown): TagMap {
   const result = Object.create(null) as TagMap;
@@ -73,8 +71,8 @@ export function definition(operation: string, answer: ServiceAnswer): DashboardD
 }
 
 /**
- * See docs/service-client.md#get-version-metadata, for comparing: the definition, with each of its sections (variables,
- * datasets, widgets) an array of objects when present, so that a diff never reports a malformed answer as "removed".
+ * The definition with each section an array of objects when present, so that a diff never reports a malformed
+ * answer as "removed" (docs/service-client.md#get-version-metadata).
  */
 export function comparableDefinition(operation: string, answer: ServiceAnswer): DashboardDefinition {
   const body = definition(operation, answer);
@@ -92,10 +90,7 @@ export function optionalRecord(operation: string, answer: ServiceAnswer): DataPr
   return answer.body === undefined ? undefined : object(operation, answer, 'a data-provider record');
 }
 
-/**
- * The list answer is not shown (docs/service-client.md#other-data-provider-operations). Accepted: an array of records,
- * or an object holding exactly one array of records (a wrapper such as `{ "dataProviders": [...] }`).
- */
+/** An array of records, or an object holding exactly one (not shown: docs/service-client.md#what-is-assumed). */
 export function dataProviderList(operation: string, answer: ServiceAnswer): DataProviderRecord[] {
   const body = answer.body;
   const arrays = Array.isArray(body) ? [body] : isJsonObject(body) ? Object.values(body).filter(Array.isArray) : [];
@@ -110,9 +105,7 @@ export function dataProviderList(operation: string, answer: ServiceAnswer): Data
   return list as DataProviderRecord[];
 }
 
-/**
- * See docs/service-client.md#security-token-request: shape not shown; an object, with `token` a string when present.
- */
+/** See docs/service-client.md#security-token-request: an object, with `token` a string when present. */
 export function securityToken(operation: string, answer: ServiceAnswer): SecurityTokenResponse {
   const body = object(operation, answer, 'the token answer');
   if (body.token !== undefined && typeof body.token !== 'string') {

@@ -1,6 +1,6 @@
 /**
- * Sends one operation to the service: headers, timeout, retries where safe, and the translation of
- * every failure into a typed error. The API key lives only in this closure.
+ * Sends one operation to the service: headers, timeout, retries where safe, and the translation of every failure
+ * into a typed error. The API key lives only in this closure.
  */
 import { readBody } from '../http/exchange';
 import { isObject, JsonTooDeepError, parseOutsideJson } from '../http/json';
@@ -59,10 +59,8 @@ interface Received {
 }
 
 /**
- * The body as text, or `undefined` as soon as it is known to be larger than `limit` bytes: from its
- * Content-Length, before reading any of it, or once the bytes read pass the limit. The rest is never
- * read: the stream is cancelled, which closes the connection, so memory stays near the limit whatever
- * the service sends.
+ * The body as text, or `undefined` as soon as it is known to be larger than `limit` bytes; the rest is never read
+ * (docs/service-client.md#the-size-of-an-answer).
  */
 async function readText(response: Response, limit: number): Promise<string | undefined> {
   const body = await readBody(response.body, limit, response.headers.get('content-length'));
@@ -73,12 +71,9 @@ function tooLarge(outgoing: Outgoing, received: Received, limit: number): Embedd
   const declared = Number(received.headers.get('content-length'));
   const problem =
     declared > limit
-      ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); ` +
-        `none of it was read`
+      ? `its Content-Length, ${declared} bytes, is more than the limit of ${limit} bytes (maxResponseBytes); none of it was read`
       : `it is larger than the limit of ${limit} bytes (maxResponseBytes); reading stopped there`;
-  const raise =
-    "raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's " +
-    '--max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES';
+  const raise = `raise the limit if answers this large are expected: the client's maxResponseBytes option, the CLI's --max-response-bytes or EMBEDDABLE_MAX_RESPONSE_BYTES`;
   return new EmbeddableResponseError(outgoing.operation, received.status, `${problem}; ${raise}`, 'ERR_TOO_LARGE');
 }
 
@@ -98,10 +93,7 @@ function clean(text: string, secrets: readonly string[]): string {
   return result.length > MAX_SERVICE_MESSAGE ? `${result.slice(0, MAX_SERVICE_MESSAGE)}...` : result;
 }
 
-/**
- * The service's own message. The error body's shape is not shown (docs/service-client.md#service-errors), so common
- * fields are tried.
- */
+/** The service's own message; the error body's shape is not shown (docs/service-client.md#service-errors). */
 function serviceMessage(text: string): string | undefined {
   let parsed: unknown;
   try {
@@ -129,10 +121,7 @@ function explanationOf(outgoing: Outgoing, status: number, code: string | undefi
     (status >= 500 ? 'the service failed; try again later' : 'the service refused the request');
   if (status === 404 && outgoing.endpoint.assumed) {
     const { method, path } = outgoing.endpoint;
-    return (
-      `${base}; note that this client assumes the path ${method} ${path} (the interface does not show ` +
-      `it), so a 404 may also mean the service uses another path`
-    );
+    return `${base}; note that this client assumes the path ${method} ${path} (the interface does not show it), so a 404 may also mean the service uses another path`;
   }
   return base;
 }

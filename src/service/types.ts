@@ -6,24 +6,17 @@ export type JsonObject = { [field: string]: unknown };
 /** Whether a parsed JSON value is an object (not null, not an array): the package's one test, named for here. */
 export { isObject as isJsonObject } from '../http/json';
 
-/**
- * One saved version of a dashboard (docs/service-client.md#saved-version), with the service's own kebab-case field
- * names (one is engine-branded, so no renaming could be consistent). Unknown fields are kept.
- */
+/** A saved version (docs/service-client.md#saved-version), with the service's own field names; unknown ones kept. */
 export interface SavedVersion {
   /** Generated label `v<N>`, unique per dashboard. */
   version: string;
   /** E-mail address of the user who saved it. */
   'saved-by'?: string;
-  /** The note entered when saving. */
   description?: string;
-  /** When the snapshot was taken: ISO 8601 UTC with fractional seconds. The list is ordered by it. */
+  /** ISO 8601 UTC with fractional seconds; the list is ordered by it. */
   'saved-at'?: string;
-  /** Version (ISO 8601 timestamp) of the components the saved version references. */
   'components-version'?: string;
-  /** Version (ISO 8601 timestamp) of the models referenced; internal to the service. */
   'models-version'?: string;
-  /** Any other field, including the engine-branded `<engine>-version`. */
   [field: string]: unknown;
 }
 
@@ -31,9 +24,8 @@ export interface SavedVersion {
 export interface TagAssignment {
   /** The saved-version label the tag points to. */
   version: string;
-  /** When the tag last changed: ISO 8601 UTC with fractional seconds (`undefined` if the service left it out). */
+  /** When the tag last changed, ISO 8601 (`undefined` if the service left it out). */
   updatedAt: string | undefined;
-  /** Any other field the service sends. */
   [field: string]: unknown;
 }
 
@@ -45,17 +37,15 @@ export type TagMap = { [tag in EnvironmentTag]?: TagAssignment } & { [tag: strin
 
 /** The answer of {@link EmbeddableClient.listSavedVersions}. */
 export interface SavedVersionList {
-  /** Where each present tag points. */
   tags: TagMap;
-  /** The last saved versions (at most 30), newest first by `saved-at`, as the service orders them. */
+  /** The last saved versions (at most 30), newest first by `saved-at`. */
   savedVersions: SavedVersion[];
 }
 
 /** A dashboard variable (docs/service-client.md#dashboard-definition). */
 export interface DashboardVariable {
-  /** The variable's name, which dataset filters refer to. */
+  /** The name dataset filters refer to. */
   name: string;
-  /** For example a time-range type; the full list is not shown in the interface. */
   type: string;
   /** For a time range: `{ from, to }` date strings. */
   defaultValue?: JsonObject;
@@ -66,31 +56,25 @@ export interface DashboardVariable {
 export interface DatasetFilter {
   /** `<model>.<field>`. */
   member: string;
-  /** For example an in-date-range operator. */
   operator: string;
   /** Here the name of a variable. */
   value: string;
-  /** For example `VARIABLE`. */
   valueType: string;
   [field: string]: unknown;
 }
 
 /** A dataset of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardDataset {
-  /** The dataset's name. */
   name: string;
   /** The data model (cube) it reads. */
   model: string;
-  /** Filters applied to it. */
   filters: DatasetFilter[];
   [field: string]: unknown;
 }
 
 /** An input of a widget (docs/service-client.md#dashboard-definition). */
 export interface WidgetInput {
-  /** The input's name. */
   input: string;
-  /** For example `measure`. */
   inputType: string;
   /** A `<model>.<member>` reference. */
   value: string;
@@ -99,22 +83,17 @@ export interface WidgetInput {
 
 /** A widget of the dashboard (docs/service-client.md#dashboard-definition). */
 export interface DashboardWidget {
-  /** For example a chart component name. */
   component: string;
   /** Place on the dashboard grid. */
   position: { x: number; y: number; [field: string]: unknown };
-  /** Size on the dashboard grid. */
   dimensions: { width: number; height: number; [field: string]: unknown };
-  /** What the component shows. */
   inputs: WidgetInput[];
   [field: string]: unknown;
 }
 
 /** A dashboard definition at a saved version (docs/service-client.md#dashboard-definition), every field kept. */
 export interface DashboardDefinition {
-  /** Identifier of the dashboard. */
   name: string;
-  /** Display title. */
   title: string;
   variables: DashboardVariable[];
   datasets: DashboardDataset[];
@@ -134,46 +113,37 @@ export interface DataProviderCredentials {
 export interface CreateDataProviderInput {
   /** Unique within the workspace; security contexts and token requests refer to the deployment by it. */
   name: string;
-  /** `vMAJOR.MINOR.PATCH`, required by the service on create. */
+  /** `vMAJOR.MINOR.PATCH`. */
   version: string;
   credentials: DataProviderCredentials;
 }
 
-/**
- * Input of {@link EmbeddableClient.updateDataProvider} (docs/service-client.md#update-a-data-provider): `version` is
- * required; credentials are sent only when given, and only the fields given.
- */
+/** Input of {@link EmbeddableClient.updateDataProvider}: only the credentials given are sent. */
 export interface UpdateDataProviderInput {
-  /** `vMAJOR.MINOR.PATCH`, required by the service on update. */
+  /** `vMAJOR.MINOR.PATCH`. */
   version: string;
   credentials?: Partial<DataProviderCredentials>;
 }
 
 /** A data provider as the service returns it: the likely fields named, everything kept (the record is not shown). */
 export interface DataProviderRecord {
-  /** The provider's name, if the service returns it. */
   name?: string;
-  /** Its type (`cube` for those created by this client), if returned. */
   type?: string;
-  /** Its `vMAJOR.MINOR.PATCH` version, if returned. */
   version?: string;
   [field: string]: unknown;
 }
 
 /** Input of {@link EmbeddableClient.createSecurityToken} (docs/service-client.md#security-token-request). */
 export interface SecurityTokenRequest {
-  /** UUID of the dashboard. Sent as `embeddableId` (see the method's documentation for the spelling). */
+  /** UUID of the dashboard. */
   embeddableId: string;
-  /** Free key/value pairs passed to the deployment; anything the deployment needs must be inside it. */
+  /** Passed to the deployment whole; anything the deployment needs must be inside it. */
   securityContext: JsonObject;
   /** Name of an existing data provider. */
   dataProvider: string;
-  /**
-   * Which saved version the token shows: a tag (`development`, `staging`, `production`), followed by later publishes,
-   * or a label `v<N>`, pinned. Not sent when omitted.
-   */
+  /** A tag, which the token follows when it moves, or a label `v<N>`, pinned. Not sent when omitted. */
   savedVersion?: string;
-  /** Lifetime of the token in seconds, a positive integer. Not shown in the interface; not sent when omitted. */
+  /** Lifetime of the token in seconds (not shown in the interface); not sent when omitted. */
   expiryInSeconds?: number;
   /**
    * Further body fields, sent as given. One named like a field above is refused ({@link EmbeddableValidationError}
@@ -184,34 +154,31 @@ export interface SecurityTokenRequest {
 
 /** The answer to a token request. Its shape is not shown in the interface; `token` is named when present. */
 export interface SecurityTokenResponse {
-  /** The token to hand to the embedding page, when the answer has one. */
+  /** The token to hand to the embedding page. */
   token?: string;
   [field: string]: unknown;
 }
 
 /** The answer of {@link EmbeddableClient.promoteVersion}. */
 export interface Promotion {
-  /** The saved-version label that was published: the one `from` pointed to. */
+  /** The label published: the one `from` pointed to. */
   version: string;
-  /** The tag promoted from. */
   from: EnvironmentTag;
-  /** The tags now pointing at `version`. */
   to: EnvironmentTag[];
   /** Where each tag of `to` pointed before: a label, or `null` when the tag was not set. */
   previous: { [tag in EnvironmentTag]?: string | null };
-  /** The dashboard's tag map after the publish. */
+  /** The tag map after the publish. */
   tags: TagMap;
 }
 
 /** The answer of {@link EmbeddableClient.rollbackTag}. */
 export interface Rollback {
-  /** The tag that was moved. */
   tag: EnvironmentTag;
   /** The label it pointed to before. */
   from: string;
   /** The label it points to now (equal to `from` when it already pointed there). */
   to: string;
-  /** The dashboard's tag map after the publish. */
+  /** The tag map after the publish. */
   tags: TagMap;
 }
 
@@ -235,7 +202,7 @@ export interface DefinitionItem {
 
 /** An item present in both versions, with what differs. */
 export interface ItemChange {
-  /** The item's key in the first version. */
+  /** The key in the first version. */
   key: string;
   changes: FieldChange[];
 }
@@ -249,7 +216,6 @@ export interface SectionDiff {
 
 /** What {@link diffDefinitions} finds between two dashboard definitions. */
 export interface DefinitionChanges {
-  /** True when the two definitions are equal in every field. */
   identical: boolean;
   /** The dashboard's own fields (`name`, `title`, and any field outside the three sections). */
   dashboard: FieldChange[];
@@ -268,6 +234,6 @@ export interface DefinitionDiff extends DefinitionChanges {
 export interface DataProviderUpsert {
   /** `updated` when the provider existed, `created` when it did not. */
   action: 'created' | 'updated';
-  /** The service's answer to the update or the create (`undefined` when its body is empty). */
+  /** The answer to the update or the create (`undefined` when its body is empty). */
   record: DataProviderRecord | undefined;
 }

@@ -1,6 +1,6 @@
 /**
- * Checks run before any request, so that bad input gets an error naming the field instead of a
- * round trip, and the service's BUILDER refusals are caught early with the same code.
+ * Checks run before any request: bad input gets an error naming the field instead of a round trip, and the
+ * service's BUILDER refusals are caught early with the same code.
  */
 import { isObject } from '../http/json';
 import { checkedUrl } from '../http/url';
@@ -83,8 +83,7 @@ export function tags(value: unknown, operation: string, field = 'tags'): Environ
   if (!Array.isArray(value) || value.length === 0) {
     fail(
       field,
-      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ` +
-        `${Array.isArray(value) ? 'an empty array' : quote(value)}`,
+      `must be a non-empty array of ${ENVIRONMENT_TAGS.join(', ')}, got ${Array.isArray(value) ? 'an empty array' : quote(value)}`,
       operation,
       'BUILDER-996',
     );
@@ -131,10 +130,7 @@ export function providerVersion(value: unknown, operation: string): string {
   return value;
 }
 
-/**
- * The deployment's URL as the service wants it: an http(s) URL without Cube's `/cubejs-api/v1`
- * suffix (docs/service-client.md#data-provider). The suffix and trailing slashes are trimmed; anything else is refused.
- */
+/** The deployment's URL as the service wants it (docs/service-client.md#data-provider): suffix and slashes trimmed. */
 export function instanceUrl(value: unknown, operation: string): string {
   const field = 'credentials.instanceUrl';
   const raw = text(field, value, operation);
@@ -174,10 +170,8 @@ export function securityContext(value: unknown, operation: string): JsonObject {
 }
 
 /**
- * The extra body fields of a token request. One named like a field of the request itself (`checked`)
- * is refused rather than sent or overridden: left in, it would carry a value its check refuses (an
- * expiry of -5, a savedVersion "../x") whenever the caller leaves the checked field out. The other
- * spelling of the dashboard field, `embbeddableId`, is checked as a dashboard id.
+ * The extra fields of a token request. One named like a `checked` field is refused, not sent: it would carry a
+ * value its check refuses whenever the caller leaves that field out. `embbeddableId` is checked as a dashboard id.
  */
 export function extraFields(value: unknown, checked: readonly string[], operation: string): JsonObject {
   const fields = jsonObject('extraFields', value, operation);
