@@ -55,11 +55,8 @@ export function authorizationCheck(
 const NOT_VERIFIED = "judged from its decoded payload by the hook's own rules; signature and times not checked";
 
 /**
- * An example token judged by the hook's authorization step, with the hook's own code, from its payload as decoded (not
- * verified: an example may have expired): the path, as an HS256 token goes to the shared-secret path (the service's
- * tokens) and any other to the key-set path; there, the identity provider its `iss` names when there are several
- * ({@link providerByIssuer}); then the tenant and the groups ({@link tenantAndGroupsOf}: the tenant claim, the groups
- * claim, groups that configuration alone gives). Never prints the token, nor any of its values but the issuer.
+ * Judged from the decoded payload, not verified, as an example may have expired; by the hook's own functions, so that
+ * the verdict is the hook's. Never prints the token, nor any of its values but the issuer.
  */
 export function exampleTokenCheck(
   token: string,

@@ -5,11 +5,7 @@ import { findGateway, GATEWAY, gatewayVersion, OWN_DIRECTORY } from '../../host-
 import { cubeJsFinding, loggerFinding, type CubeJsReading } from '../cube-js';
 import { check, type Check } from '../check';
 
-/**
- * The variables by which Cube decides whether its refresh worker runs, first set first (its `refreshWorkerMode`, in
- * @cubejs-backend/shared's env.ts, on both lines; the last two are deprecated there). With none set, it runs unless
- * NODE_ENV is `production`.
- */
+/** By which Cube decides whether its refresh worker runs, first set first (`refreshWorkerMode` in its env.ts). */
 const REFRESH_WORKER_VARIABLES = [
   'CUBEJS_REFRESH_WORKER',
   'CUBEJS_SCHEDULED_REFRESH',
@@ -17,10 +13,8 @@ const REFRESH_WORKER_VARIABLES = [
 ] as const;
 
 /**
- * Cube's refresh worker runs the contexts of `scheduledRefreshContexts`, which never pass the hook: with a tenant
- * configured, each needs a tenant and groups of its own (docs/cli-output.md#doctors-checks, `refresh-worker`). Said
- * when a variable turns the worker on; a warning when only NODE_ENV (not `production`) does. Undefined when no tenant
- * is configured, the worker is off, or NODE_ENV is unset (Cube's Docker image sets it, so it cannot be told).
+ * The refresh worker's contexts never pass the hook, so with a tenant configured each needs one of its own. Undefined
+ * where it does not run, or NODE_ENV is unset (docs/cli-output.md#doctors-checks, `refresh-worker`).
  */
 export function refreshWorkerCheck(
   env: NodeJS.ProcessEnv,
@@ -46,8 +40,7 @@ export function refreshWorkerCheck(
 
 /**
  * The hook throws Cube's own error class only when it finds the host Cube, as found here (host-cube.ts); else Cube
- * answers 500, not 403. Says where it was found, as the hook looks: loaded, from `cwd`, or from this package's
- * directory.
+ * answers 500, not 403.
  */
 export function gatewayCheck(cwd: string): Check {
   const found = findGateway(cwd);

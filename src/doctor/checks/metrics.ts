@@ -7,9 +7,8 @@ import { check, type Check } from '../check';
 const CUBE_DEFAULT_PORT = 4000;
 
 /**
- * The hook's metrics, when this environment turns them on: where `GET /metrics` is served, or that they are recorded
- * for OpenTelemetry or a server of the operator's own. A metrics port that is Cube's own API port cannot work (one of
- * the two listeners would not start). Undefined while metrics are off, the default.
+ * A metrics port that is Cube's own API port cannot work: one of the two listeners would not start. Undefined while
+ * metrics are off, the default.
  */
 export function metricsCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
   const { metricsPort, metricsHost, metrics } = options;

@@ -30,10 +30,8 @@ function before(version: string, since: string): boolean {
 }
 
 /**
- * The SQL API's login (`checkSqlAuth`), when this environment uses the SQL API or configures its login: who a token
- * signs in as, the static login and the super user (never the password), and what refuses every login: a Cube that
- * passes no password, or no identity provider to verify tokens with. Undefined otherwise: most deployments have
- * no SQL API.
+ * The SQL API's login, never its password, and what refuses every login (docs/cli-output.md#doctors-checks,
+ * `sql-api`). Undefined when the SQL API is neither on nor configured: most deployments have none.
  */
 export function sqlApiCheck(
   env: NodeJS.ProcessEnv,
@@ -115,9 +113,8 @@ function sqlSessionLifetime(env: NodeJS.ProcessEnv, { maxTokenAge }: Pick<Resolv
 }
 
 /**
- * The SQL keys' set-up (`cube-dual-auth sql-key`), when any of its variables is set: the secrets in force, the maximum
- * age and the revoked ids, as counts and never as values. A weak secret, or one that is an API secret, fails the
- * configuration line before this one is reached. Undefined when SQL keys are not set up.
+ * The SQL keys' set-up, as counts, never values. A weak secret, or one that is an API secret, fails the configuration
+ * line before this one is reached. Undefined when SQL keys are not set up.
  */
 export function sqlKeyCheck(env: NodeJS.ProcessEnv, options: ResolvedOptions): Check | undefined {
   if ([ENV.sqlKeySecrets, ENV.sqlKeyMaxAge, ENV.sqlKeysRevoked].every((name) => readEnv(env, name) === undefined))
