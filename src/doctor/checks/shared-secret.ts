@@ -11,7 +11,7 @@ import {
 import { check, type Check, type CheckId } from '../check';
 
 /**
- * The secrets in force, as the hook reads them ({@link apiSecretsInForce}), checked per variable: the main setting
+ * The secrets in force, as the hook reads them (`apiSecretsInForce`), checked per variable: the main setting
  * (Cube's rotation list CUBEJS_API_SECRETS when set, else CUBEJS_API_SECRET) under `api-secret`, the package's
  * additional ones under `additional-api-secrets`.
  */
