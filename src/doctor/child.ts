@@ -1,8 +1,6 @@
 /**
- * A Node script run in a contained child: its own process group, an answer channel capped in size, and at the end,
- * passed or failed, the child killed with every process it started (docs/cli-output.md, "How doctor reads cube.js").
- * The answer counts once the child has written it whole, so a process `cube.js` started that keeps the channel open
- * holds nothing up.
+ * A Node script run in a contained child: its own process group, an answer channel capped in size, and at the end the
+ * child killed with every process it started (docs/cli-output.md#how-doctor-reads-cubejs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,22 +10,15 @@ import type { Readable } from 'node:stream';
 /** The answer channel's cap: an answer is a list of export names, a few KB. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/**
- * The variable that marks the child and whatever it starts, so that a process that left its group (a detached one)
- * is found and killed too.
- */
+/** Marks the child and whatever it starts, so that a process that left its group is found and killed too. */
 export const CHILD_MARK = 'CUBE_DUAL_AUTH_DOCTOR_CHILD';
 
 /** How long an ended child's answer may still be on its way when a process it started holds the channel. */
 const ANSWER_GRACE_MS = 500;
 
-/**
- * How the child writes its answer on file descriptor 3: the length in bytes, a newline, then the JSON. Kept as text,
- * as the child's script is.
- */
+/** How the child writes its answer on file descriptor 3: the length in bytes, a newline, then the JSON. */
 export const WRITE_ANSWER =
-  "const answerBytes = (value) => { const body = Buffer.from(JSON.stringify(value)); require('node:fs').writeSync(3, " +
-  "Buffer.concat([Buffer.from(body.length + '\\n'), body])); };";
+  "const answerBytes = (value) => { const body = Buffer.from(JSON.stringify(value)); require('node:fs').writeSync(3, Buffer.concat([Buffer.from(body.length + '\\n'), body])); };";
 
 export type ChildOutcome =
   | { readonly kind: 'answered'; readonly text: string }

@@ -181,19 +181,14 @@ export function cubeJsFinding(reading: CubeJsReading): Finding {
     case 'missing':
       return {
         status: 'warn',
-        message:
-          `no ${file}: Cube loads its configuration from ${CUBE_JS} in the directory it runs in, so ` +
-          `run doctor in the Cube project directory; what cube.js gives Cube (checkAuth, logger, ` +
-          `contextToGroups...) is not checked`,
+        message: `no ${file}: Cube loads its configuration from ${CUBE_JS} in the directory it runs in, so run doctor in the Cube project directory; what cube.js gives Cube (checkAuth, logger, contextToGroups...) is not checked`,
       };
     case 'threw':
       return { status: 'fail', message: `${file} throws while it loads, so Cube will not start: ${reading.message}` };
     case 'timed-out':
       return {
         status: 'fail',
-        message:
-          `${file} did not finish loading within ${reading.timeoutMs} ms (the process reading it was ` +
-          `stopped): Cube would not start either; its exports are not checked`,
+        message: `${file} did not finish loading within ${reading.timeoutMs} ms (the process reading it was stopped): Cube would not start either; its exports are not checked`,
       };
     case 'no-answer':
       return { status: 'fail', message: `${file} could not be read: ${reading.reason}` };
@@ -208,18 +203,13 @@ export function cubeJsFinding(reading: CubeJsReading): Finding {
       if (checkAuth?.function !== true)
         return {
           status: 'fail',
-          message:
-            `${exports}: no checkAuth function, so Cube verifies tokens with its own JWT check, not ` +
-            `cube-dual-auth's`,
+          message: `${exports}: no checkAuth function, so Cube verifies tokens with its own JWT check, not cube-dual-auth's`,
         };
       return checkAuth.fromPackage === true
         ? { status: 'ok', message: exports }
         : {
             status: 'ok',
-            message:
-              `${exports}; its checkAuth is not cube-dual-auth's ready-made one (createCheckAuth, or a ` +
-              `wrapper): the lines above describe the hook this environment configures, not options ` +
-              `given in code`,
+            message: `${exports}; its checkAuth is not cube-dual-auth's ready-made one (createCheckAuth, or a wrapper): the lines above describe the hook this environment configures, not options given in code`,
           };
     }
   }
@@ -233,19 +223,14 @@ export function loggerFinding(reading: CubeJsReading): Finding | undefined {
   if (logger?.function !== true) {
     return {
       status: 'warn',
-      message:
-        `cube.js exports no logger function: Cube's default logger then writes whole tokens into its ` +
-        `log (refused requests, queries, errors), where whoever reads the log can replay them; ` +
-        `${advice}`,
+      message: `cube.js exports no logger function: Cube's default logger then writes whole tokens into its log (refused requests, queries, errors), where whoever reads the log can replay them; ${advice}`,
     };
   }
   return logger.fromPackage === true
     ? { status: 'ok', message: "cube-dual-auth's logger: tokens are masked in Cube's log" }
     : {
         status: 'warn',
-        message:
-          `cube.js exports a logger of its own, not cube-dual-auth's: doctor cannot tell whether it ` +
-          `keeps tokens out of Cube's log; ${advice}, or have yours call it`,
+        message: `cube.js exports a logger of its own, not cube-dual-auth's: doctor cannot tell whether it keeps tokens out of Cube's log; ${advice}, or have yours call it`,
       };
 }
 
@@ -262,9 +247,7 @@ export function sqlAuthFinding(reading: CubeJsReading, sqlApiOn: boolean): Findi
     return {
       status: sqlApiOn ? 'fail' : 'warn',
       message:
-        "cube.js exports no checkSqlAuth function: Cube's SQL API then takes only its own static " +
-        "login (CUBEJS_SQL_USER, CUBEJS_SQL_PASSWORD), never a token; export cube-dual-auth's " +
-        'checkSqlAuth',
+        "cube.js exports no checkSqlAuth function: Cube's SQL API then takes only its own static login (CUBEJS_SQL_USER, CUBEJS_SQL_PASSWORD), never a token; export cube-dual-auth's checkSqlAuth",
     };
   }
   return {

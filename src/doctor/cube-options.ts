@@ -1,8 +1,6 @@
 /**
  * The `cube-options` line: whether `cube.js` gives Cube the options the data model needs to read the hook's tenant and
- * groups, judged with the model's own files where doctor finds them (data-model.ts). Cube evaluates `securityContext`
- * per query, so one compiled model serves every tenant safely; only a model that reads `COMPILE_CONTEXT` needs
- * `contextToAppId`, and only access policies by group need `contextToGroups` (docs/cli-output.md, "cube-options").
+ * groups, judged with the model's own files (docs/cli-output.md#how-doctor-reads-the-data-model).
  */
 import type { Authorization } from '../config/authorization';
 import { findGateway, gatewayVersion } from '../host-cube';
@@ -34,9 +32,7 @@ function groupsJudgement(has: boolean, { cubeVersion, model }: CubeOptionsContex
   const unmatched = `${matching}, so a policy by group matches no request (its queries answer no rows)`;
   if (model.kind === 'unread')
     return {
-      problem:
-        `cube.js exports no contextToGroups: this depends on the data model, which doctor did not read (` +
-        `${model.why}): if its access policies name groups, ${unmatched}; ${CHECK_IT}`,
+      problem: `cube.js exports no contextToGroups: this depends on the data model, which doctor did not read (${model.why}): if its access policies name groups, ${unmatched}; ${CHECK_IT}`,
     };
   const files = listed(model.groupPolicies);
   if (model.groupPolicies.length > 0)
@@ -54,24 +50,18 @@ function appIdJudgement(has: boolean, { model }: CubeOptionsContext): { problem?
   const perQuery = `exports no contextToAppId: ${safe}, ${why}`;
   if (model.kind === 'unread')
     return {
-      ok:
-        `${perQuery}; a model that reads COMPILE_CONTEXT would need contextToAppId (doctor did not read the ` +
-        `model: ${model.why}; ${CHECK_IT})`,
+      ok: `${perQuery}; a model that reads COMPILE_CONTEXT would need contextToAppId (doctor did not read the model: ${model.why}; ${CHECK_IT})`,
     };
   if (model.compileContext.length > 0)
     return {
-      problem:
-        `cube.js exports no contextToAppId, and ${listed(model.compileContext)} reads COMPILE_CONTEXT, which ` +
-        `Cube evaluates once per app id: without contextToAppId it refuses to compile the model; export ` +
-        `cube-dual-auth's contextToAppId`,
+      problem: `cube.js exports no contextToAppId, and ${listed(model.compileContext)} reads COMPILE_CONTEXT, which Cube evaluates once per app id: without contextToAppId it refuses to compile the model; export cube-dual-auth's contextToAppId`,
     };
   return { ok: `${perQuery}; no file of ${model.dir} reads COMPILE_CONTEXT` };
 }
 
 /**
- * Whether `cube.js` gives Cube the options its data model needs to read the hook's tenant and groups: `contextToGroups`
- * on Cube 1.x where access policies name groups, `contextToAppId` where the model reads `COMPILE_CONTEXT`. A warning
- * that rests on a model doctor could not read says so. Undefined when `cube.js` was not read or authorization is off.
+ * A warning that rests on a model doctor could not read says so. Undefined when `cube.js` was not read or
+ * authorization is off.
  */
 export function cubeOptionsFinding(reading: CubeJsReading, context: CubeOptionsContext): Finding | undefined {
   if (reading.kind !== 'loaded' || !context.authorization) return undefined;
@@ -88,10 +78,7 @@ export function cubeOptionsFinding(reading: CubeJsReading, context: CubeOptionsC
   return { status: 'ok', message: `cube.js ${present.join('; ')}` };
 }
 
-/**
- * {@link cubeOptionsFinding} for the Cube project in `cwd`: the Cube version found there, and its data model read
- * where Cube reads it with `env`. Undefined when `cube.js` was not read or authorization is off.
- */
+/** {@link cubeOptionsFinding} for the Cube project in `cwd`, its model read where Cube reads it with `env`. */
 export function cubeOptionsOfProject(
   reading: CubeJsReading,
   authorization: Authorization | undefined,

@@ -1,9 +1,6 @@
 /**
- * The environment as Cube sees it: Cube's server loads the `.env` of the directory it starts in with its own dotenv
- * (`@cubejs-backend/dotenv` 9.0.2, `multiline: 'line-breaks'`, in `server.ts` and `server/container.ts` of
- * cube-js/cube's `@cubejs-backend/server`, 0.33 and 1.x alike), and a variable already in the environment wins over the
- * file. `doctor` reads the file the same way, so that it judges what Cube will run with (docs/cli-output.md,
- * "How doctor reads .env").
+ * The environment as Cube sees it: `doctor` reads the `.env` as Cube's server does, so that it judges what Cube will
+ * run with (docs/cli-output.md#how-doctor-reads-env).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,9 +87,8 @@ export interface CubeEnvironment {
 const names = (list: readonly string[]): string => list.join(', ');
 
 /**
- * `env` with the `.env` of `cwd` under it, as Cube's server loads it: a variable set in `env` (even empty) keeps its
- * value. Says which file was read and which variables came from it, by name only, and gives a variable set in both
- * places with different values a line of its own; never a value.
+ * `env` with the `.env` of `cwd` under it: a variable set in `env` (even empty) keeps its value. Its findings name
+ * variables, never a value.
  */
 export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment {
   const file = join(cwd, DOTENV);
@@ -122,9 +118,7 @@ export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment
     } else if (env[name] !== value) {
       findings.push({
         status: 'ok',
-        message:
-          `${name} is set both in the environment and in ${file}, with different values: the ` +
-          `environment's is in force, as in Cube`,
+        message: `${name} is set both in the environment and in ${file}, with different values: the environment's is in force, as in Cube`,
       });
     }
   }
@@ -136,17 +130,13 @@ export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment
   if (parsed.exported.length > 0)
     findings.push({
       status: 'warn',
-      message:
-        `${file}: Cube's .env reader skips lines that start with "export", so ${names(parsed.exported)} ` +
-        `${parsed.exported.length === 1 ? 'is' : 'are'} not set from it: write NAME=value`,
+      message: `${file}: Cube's .env reader skips lines that start with "export", so ${names(parsed.exported)} ${parsed.exported.length === 1 ? 'is' : 'are'} not set from it: write NAME=value`,
     });
   const commented = parsed.inlineComments.filter((name) => taken.includes(name));
   if (commented.length > 0)
     findings.push({
       status: 'warn',
-      message:
-        `${file}: the value of ${names(commented)} holds " #": Cube's .env reader keeps a comment after ` +
-        `an unquoted value as part of it; put the comment on a line of its own, or quote the value`,
+      message: `${file}: the value of ${names(commented)} holds " #": Cube's .env reader keeps a comment after an unquoted value as part of it; put the comment on a line of its own, or quote the value`,
     });
   return { env: merged, findings };
 }

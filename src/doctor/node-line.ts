@@ -1,8 +1,6 @@
 /**
- * Which Node each Cube line starts on. `cubejs-server` checks the Node major before anything else, in
- * `@cubejs-backend/shared`'s `node-check` (its `node-check.ts` in cube-js/cube): Cube 1.7.43
- * exits below Node 22 (earlier 1.x releases asked for 20), Cube 0.33.65 below 14 and on 15. `doctor` reads the check
- * of the Cube it finds, and falls back on these lines (docs/cube-lines.md).
+ * Which Node the Cube found starts on: `cubejs-server` checks the Node major first, in `@cubejs-backend/shared`'s
+ * `node-check`; doctor reads that check, else falls back on each line's rule (docs/cube-lines.md#tested-with).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,23 +18,17 @@ export interface NodeRule {
   readonly source: 'cube' | 'table';
 }
 
-/** Cube 1.x, as 1.7.43 checks it: Node 22 or later. */
 const CUBE_1: NodeRule = { least: 22, refused: [], source: 'table' };
-/** Cube 0.33, as 0.33.65 checks it: Node 14, or 16 and later. */
 const CUBE_033: NodeRule = { least: 14, refused: [15], source: 'table' };
 
 /** The Node majors of each line, said the same way in every message. */
 export const NODE_BY_CUBE_LINE = 'Cube 1.x needs Node 22 or later; Cube 0.33 runs on Node 14, and 16 or later';
 
-/** The rule of a Cube version by its line, from the table. */
 function ruleOfLine(cubeVersion: string): NodeRule {
   return Number(cubeVersion.split('.')[0]) >= 1 ? CUBE_1 : CUBE_033;
 }
 
-/**
- * The rule Cube's own `node-check` holds, read from the `@cubejs-backend/shared` next to its gateway: a
- * `leastSupportedVersion = N` (1.x), or `major < N || major === M` (0.33). Undefined when it cannot be read.
- */
+/** The rule of Cube's own `node-check` beside its gateway, in its 1.x or 0.33 form; undefined when unreadable. */
 export function nodeRuleOfCube(gatewayFile: string): NodeRule | undefined {
   try {
     const manifest = createRequire(gatewayFile).resolve('@cubejs-backend/shared/package.json');
@@ -61,10 +53,7 @@ export interface NodeContext {
   readonly rule: NodeRule | undefined;
 }
 
-/**
- * Whether the Cube found starts on the Node this runs on: a warning when its `cubejs-server` would exit at once.
- * Without a Cube found, says which Node each line needs.
- */
+/** A warning when the Cube found would exit at once on this Node; without a Cube, what each line needs. */
 export function nodeFinding({ nodeVersion, cubeVersion, rule }: NodeContext): Finding {
   const major = Number(nodeVersion.split('.')[0]);
   if (cubeVersion === undefined)
@@ -75,9 +64,7 @@ export function nodeFinding({ nodeVersion, cubeVersion, rule }: NodeContext): Fi
     const by = source === 'cube' ? 'by its own node-check' : "by its line's rule";
     return {
       status: 'warn',
-      message:
-        `Node ${nodeVersion}: Cube ${cubeVersion}'s cubejs-server exits at start on Node ${major}: it needs ` +
-        `Node ${least} or later${not} (${by}); ${NODE_BY_CUBE_LINE}`,
+      message: `Node ${nodeVersion}: Cube ${cubeVersion}'s cubejs-server exits at start on Node ${major}: it needs Node ${least} or later${not} (${by}); ${NODE_BY_CUBE_LINE}`,
     };
   }
   return {

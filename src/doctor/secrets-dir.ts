@@ -85,8 +85,6 @@ export function secretsDirReport(
   const failed = Object.keys(problems).length > 0;
   return {
     status: failed ? 'fail' : 'ok',
-    message:
-      `secrets directory ${dir} (${ENV_NAMES.secretsDir}), read again on each change and every ` +
-      `${options?.secretsPollMs ?? OPTIONS.secretsPollMs.default} ms: ${lines.join('; ')}`,
+    message: `secrets directory ${dir} (${ENV_NAMES.secretsDir}), read again on each change and every ${options?.secretsPollMs ?? OPTIONS.secretsPollMs.default} ms: ${lines.join('; ')}`,
   };
 }

@@ -1,0 +1,50 @@
+/** The `configuration` line: whether the hook accepts this environment, judged by the hook's own resolution. */
+import { ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../../config/options';
+import { optionsFromEnv } from '../../config/env';
+import { DualAuthConfigError } from '../../errors';
+import { resolvedAsTheHook } from '../secrets-dir';
+import { check, type Check } from '../check';
+
+/** The `configuration` line, and the options the other checks go on with: none when the hook refuses them. */
+export interface Configuration {
+  readonly check: Check;
+  readonly options: DualAuthOptions | undefined;
+  readonly resolved: ResolvedOptions | undefined;
+}
+
+function configurationFailure(error: unknown): Check {
+  if (!(error instanceof DualAuthConfigError)) throw error;
+  return check('configuration', 'fail', error.message);
+}
+
+/** The options as the hook would take them with a weak secret allowed; undefined when something else is wrong too. */
+function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | undefined {
+  try {
+    return resolveOptions({ ...options, allowWeakSecret: true }, ENV_NAMES);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A weak API secret alone, which stops the hook too, still gives resolved options, so that one run shows all there is
+ * to fix (docs/cli-output.md#doctors-checks).
+ */
+export function configurationCheck(env: NodeJS.ProcessEnv): Configuration {
+  let options: DualAuthOptions | undefined;
+  try {
+    options = optionsFromEnv(env);
+    const resolved = resolvedAsTheHook(options);
+    return { check: check('configuration', 'ok', 'the checkAuth hook accepts this environment'), options, resolved };
+  } catch (error) {
+    const failure = configurationFailure(error);
+    const resolved =
+      options === undefined || options.allowWeakSecret === true ? undefined : resolvedDespiteWeakSecret(options);
+    const weakOnly = check(
+      'configuration',
+      'fail',
+      'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+    );
+    return { check: resolved === undefined ? failure : weakOnly, options, resolved };
+  }
+}
