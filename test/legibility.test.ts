@@ -1,7 +1,8 @@
 // The prose of src/ as issue 33 set it: a comment says why and points at docs/, where each fact is said once
 // (docs/development.md). Counted over every .ts file of src/: comment lines (whole lines of // or /* */) per line of
-// code, blocks of 8 or more comment lines, and lines over 120 characters that hold no URL. A message is one string
-// (issue 44), so the text inside a string literal does not count toward a line's length.
+// code, blocks of 8 or more comment lines (the entry points' public TSDoc aside), and lines over 120 characters that
+// hold no URL. A message is one string (issue 44), so the text inside a string literal does not count toward a line's
+// length.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,15 +55,19 @@ function prose(file: string, text: string): Prose {
   return result;
 }
 
+/** The entry points, which carry the public TSDoc and its examples (test/examples.test.ts): long lines count only. */
+const ENTRY_FILES = ['src/index.ts', 'src/service/index.ts'];
+
 function proseOfSrc(): Prose {
   const total: Prose = { comments: 0, code: 0, longBlocks: [], longLines: [] };
   for (const path of sourceFiles(join(root, 'src'))) {
     const file = relative(root, path).split('\\').join('/');
     const one = prose(file, readFileSync(path, 'utf8'));
+    total.longLines.push(...one.longLines);
+    if (ENTRY_FILES.includes(file)) continue;
     total.comments += one.comments;
     total.code += one.code;
     total.longBlocks.push(...one.longBlocks);
-    total.longLines.push(...one.longLines);
   }
   return total;
 }
