@@ -11,10 +11,10 @@ import { USER_PROJECT } from './support/typescript';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const nodeRequire = createRequire(import.meta.url);
 
-/** The entry points: the file that carries the TSDoc, and the compiled one the package's exports map points at. */
+/** The entry points: the file that carries the TSDoc, and the compiled ones the package's exports map points at. */
 const ENTRIES = [
-  { source: 'src/index.ts', built: 'dist/index.js' },
-  { source: 'src/service/index.ts', built: 'dist/service/index.js' },
+  { source: 'src/index.ts', built: 'dist/index.js', types: 'dist/index.d.ts' },
+  { source: 'src/service/index.ts', built: 'dist/service/index.js', types: 'dist/service/index.d.ts' },
 ] as const;
 
 /** A value export of an entry file and the code of each of its `@example` blocks (null: a block without code). */
@@ -139,6 +139,10 @@ describe("the entry points' examples", () => {
       expect(undocumented(exports)).toEqual([]);
     },
   );
+
+  it('reach the typings the package ships (dist/*.d.ts)', () => {
+    expect(documentedExports(ENTRIES.map(({ types }) => join(root, types)))).toEqual(documented);
+  });
 
   it('compile, each as a file of its own importing the package by name, strictly', () => {
     const examples = ENTRIES.flatMap(({ source }, i) => examplesOf(source, documented[i] ?? []));
