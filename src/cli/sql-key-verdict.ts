@@ -6,7 +6,7 @@
 import { ENV, optionsFromEnv } from '../config/env';
 import { ENV_NAMES, resolveOptions } from '../config/options';
 import { DualAuthConfigError, DualAuthError, type RejectionCode } from '../errors';
-import { SqlKeys } from '../hook/sql-key';
+import { SqlKeys } from '../hook/sql-login/sql-key';
 import { decodeToken } from '../hook/token';
 import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { describeNumericDate, rows, shortenToken } from './format';

@@ -22,7 +22,7 @@ import { decodeToken, type DecodedToken } from '../hook/token';
 import { providerByIssuer } from '../hook/paths/key-set';
 import { tenantAndGroupsOf } from '../hook/tenant-and-groups';
 import { SQL_PASSWORD_SINCE } from '../hook/sql-login';
-import { SQL_REQUEST_FIELDS_SINCE } from '../hook/sql-reauth';
+import { SQL_REQUEST_FIELDS_SINCE } from '../hook/sql-login/sql-reauth';
 import { ANY_SQL_USER } from '../config/options';
 import { formatDuration } from '../config/duration';
 import { apiSecretsFromDirectory, resolvedAsTheHook, secretsDirReport } from './secrets-dir';

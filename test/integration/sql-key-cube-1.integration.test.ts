@@ -5,7 +5,7 @@ import { createSecretKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CheckAuth, DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
-import { mintSqlKey, SqlKeys } from '../../src/hook/sql-key';
+import { mintSqlKey, SqlKeys } from '../../src/hook/sql-login/sql-key';
 import { randomSecret } from '../support/claims';
 import { createClock, type FakeClock } from '../support/clock';
 import {

@@ -7,7 +7,7 @@ import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { asNumericDate, describeNumericDate, isoSeconds, relative, rows, shortenToken } from '../format';
 import { hintFor, SQL_KEY_HINT } from '../hints';
-import { isSqlKeyHeader, looksLikeSqlKey } from '../../hook/sql-key';
+import { isSqlKeyHeader, looksLikeSqlKey } from '../../hook/sql-login/sql-key';
 import { describeSqlKeyReport, judgeSqlKey } from '../sql-key-verdict';
 import { EXIT_OK, EXIT_REFUSED, UsageError, painter, readStdin, writeJson, type CliIO, type Command } from '../io';
 

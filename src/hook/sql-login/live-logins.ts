@@ -6,7 +6,7 @@
  * SQL API's re-authentication") says how Cube calls it.
  */
 import { createHash } from 'node:crypto';
-import type { SecurityContext } from './security-context';
+import type { SecurityContext } from '../security-context';
 
 /** How many live logins a process keeps at most, unless told otherwise: at the cap a new login is refused. */
 export const LIVE_LOGIN_CAP = 10_000;

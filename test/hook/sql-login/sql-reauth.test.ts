@@ -3,18 +3,18 @@
 // on a clock the tests move.
 import { createSecretKey } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DualAuthOptions } from '../../src';
-import { resolveOptions } from '../../src/config/options';
-import type { AuthEvent } from '../../src/events';
-import { Authenticator } from '../../src/hook/authenticator';
-import { mintSqlKey } from '../../src/hook/sql-key';
-import { sqlAuthOf } from '../../src/hook/sql-login';
-import { randomSecret, timed } from '../support/claims';
-import { createClock } from '../support/clock';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, jwks } from '../support/keys';
-import { rejectionOf } from '../support/requests';
-import { signToken } from '../support/tokens';
+import type { DualAuthOptions } from '../../../src';
+import { resolveOptions } from '../../../src/config/options';
+import type { AuthEvent } from '../../../src/events';
+import { Authenticator } from '../../../src/hook/authenticator';
+import { mintSqlKey } from '../../../src/hook/sql-login/sql-key';
+import { sqlAuthOf } from '../../../src/hook/sql-login';
+import { randomSecret, timed } from '../../support/claims';
+import { createClock } from '../../support/clock';
+import { startJwksServer, type JwksServer } from '../../support/jwks-server';
+import { generateKeyPair, jwks } from '../../support/keys';
+import { rejectionOf } from '../../support/requests';
+import { signToken } from '../../support/tokens';
 
 const apiSecret = randomSecret();
 const keySecret = randomSecret();

@@ -7,15 +7,15 @@
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { JsonWebTokenError, sign, TokenExpiredError, verify, type VerifyOptions } from 'jsonwebtoken';
-import { SHARED_SECRET_ALGORITHM } from '../algorithms';
-import { formatDuration } from '../config/duration';
-import type { ResolvedOptions } from '../config/options';
-import { isRevokedKey } from '../config/revocations';
-import { LiveSecrets, snapshotOf } from '../config/secrets-snapshot';
-import { DualAuthError, quote } from '../errors';
-import { isObject } from '../http/json';
-import type { SecurityContext } from './security-context';
-import { decodeToken, own } from './token';
+import { SHARED_SECRET_ALGORITHM } from '../../algorithms';
+import { formatDuration } from '../../config/duration';
+import type { ResolvedOptions } from '../../config/options';
+import { isRevokedKey } from '../../config/revocations';
+import { LiveSecrets, snapshotOf } from '../../config/secrets-snapshot';
+import { DualAuthError, quote } from '../../errors';
+import { isObject } from '../../http/json';
+import type { SecurityContext } from '../security-context';
+import { decodeToken, own } from '../token';
 
 /** The `typ` header of every SQL key: what tells a key from any other token before its signature is checked. */
 export const SQL_KEY_TYPE = 'cube-dual-auth-sql-key+jwt';

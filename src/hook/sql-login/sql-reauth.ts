@@ -6,10 +6,10 @@
  * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for. Also
  * who a login's credential names (its subject), and the copy of a context each answer gets.
  */
-import { DualAuthError, quote } from '../errors';
-import type { SqlReauthenticationRefusedEvent } from '../events';
+import { DualAuthError, quote } from '../../errors';
+import type { SqlReauthenticationRefusedEvent } from '../../events';
 import type { MissingLogin } from './live-logins';
-import type { SecurityContext } from './security-context';
+import type { SecurityContext } from '../security-context';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
 export type SqlProtocolLabel = SqlReauthenticationRefusedEvent['protocol'];
