@@ -18,10 +18,7 @@ export type { SqlLogin } from './state';
 /** The first Cube that passes the password to `checkSqlAuth`. */
 export const SQL_PASSWORD_SINCE = '0.34.27';
 
-/**
- * Cube's SQL API options, as `cube.js` takes them: `module.exports = { checkAuth, checkSqlAuth,
- * canSwitchSqlUser }`.
- */
+/** Cube's SQL API options, as `cube.js` exports them beside `checkAuth` (docs/sql-api.md#in-cubejs). */
 export interface SqlAuth {
   /**
    * Cube's `checkSqlAuth`: the password is an identity-provider token whose user claim (`sqlUserClaim`, default `sub`)
@@ -37,7 +34,6 @@ export interface SqlAuth {
 
 /** Options of the SQL login that are not the authenticator's. */
 interface SqlLoginSetting {
-  /** The namespaces Cube applies to a security context (check-auth.ts), each given an enumerable copy here. */
   readonly namespaces: readonly string[];
   /** The version of the Cube running, for the refusal on a Cube that passes no password. */
   readonly cubeVersion?: () => string | undefined;

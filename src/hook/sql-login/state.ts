@@ -1,7 +1,4 @@
-/**
- * What the SQL login's units share: one state per hook, and the answer, report and refusal each unit gives
- * (docs/sql-api.md, docs/security.md#one-name-one-identity).
- */
+/** What the SQL login's units share: one state per hook, and the answer, report and refusal each unit gives. */
 import { claimPointer, type ClaimPointer } from '../../config/claim-pointer';
 import { ANY_SQL_USER, type ResolvedOptions } from '../../config/options';
 import { DualAuthConfigError, toThrowable, type DualAuthError } from '../../errors';

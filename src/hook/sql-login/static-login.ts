@@ -1,7 +1,6 @@
 /**
- * Cube's static login (`CUBEJS_SQL_USER`/`CUBEJS_SQL_PASSWORD`), kept beside token and key logins
- * (docs/sql-api.md#cubes-static-login-keeps-working). Only a whole pair is a login, read at each call: a reload of the
- * secrets directory may replace the password.
+ * Cube's static login, beside token and key logins (docs/sql-api.md#cubes-static-login-keeps-working): its user name
+ * never signs in with a token. The pair is read at each call, as a reload of the secrets directory may replace it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DualAuthError, quote } from '../../errors';
@@ -10,16 +9,13 @@ import { refuse, reported, type SqlLogin, type SqlLoginState } from './state';
 /** A password in a form that compares in constant time whatever its length. */
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-/** The static login's password in force when `user` is its user name; undefined otherwise. */
+/** The static login's password in force when `user` is its user name; undefined otherwise, or without a whole pair. */
 export function staticPassword({ options, authenticator }: SqlLoginState, user: string): string | undefined {
   const { sqlPassword } = authenticator.secrets.current;
   return options.sqlUser !== undefined && user === options.sqlUser ? sqlPassword : undefined;
 }
 
-/**
- * The static login's answer to `user` and `password`, in Cube's own words when refused; undefined when `user` is not
- * its user name. That user name never signs in with a token: it is the deployment's.
- */
+/** The static login's answer, in Cube's own words; undefined when `user` is not its user name. */
 export function staticLogin(state: SqlLoginState, user: string, password: string): Promise<SqlLogin> | undefined {
   const sqlPassword = staticPassword(state, user);
   if (sqlPassword === undefined) return undefined;
