@@ -12,7 +12,7 @@ export function keyLogin(state: SqlLoginState, user: string, key: string): Promi
     login = state.sqlKeys.verify(key, user);
   } catch (error) {
     const refusal = unexpected(error, undefined, state.options.onEvent);
-    reported(state, 'key', refusal);
+    reported(state, 'key', { error: refusal });
     return refuse(state, refusal);
   }
   const securityContext = forSql(login.securityContext, state.namespaces);
@@ -29,9 +29,9 @@ export function keyLogin(state: SqlLoginState, user: string, key: string): Promi
   };
   const refused = admit(state, record, login.securityContext.sub);
   if (refused !== undefined) {
-    reported(state, 'key', refused.error, login.id, refused.reason);
+    reported(state, 'key', { error: refused.error, keyId: login.id, reason: refused.reason });
     return refuse(state, refused.error);
   }
-  reported(state, 'key', undefined, login.id);
+  reported(state, 'key', { keyId: login.id });
   return signedIn(key, securityContext);
 }

@@ -65,9 +65,7 @@ export const refuse = ({ options }: SqlLoginState, error: DualAuthError): Promis
 export function reported(
   { options }: SqlLoginState,
   kind: SqlLoginKind,
-  error?: DualAuthError,
-  keyId?: string,
-  reason?: LoginRefusalReason,
+  { error, keyId, reason }: { error?: DualAuthError; keyId?: string; reason?: LoginRefusalReason | undefined } = {},
 ): void {
   emit(options.onEvent, {
     type: 'sql-login',

@@ -21,7 +21,7 @@ export function staticLogin(state: SqlLoginState, user: string, password: string
   if (sqlPassword === undefined) return undefined;
   if (!timingSafeEqual(digest(password), digest(sqlPassword))) {
     const refusal = new DualAuthError('ERR_FORBIDDEN', `Incorrect user name ${quote(user)} or password`);
-    reported(state, 'static', refusal);
+    reported(state, 'static', { error: refusal });
     return refuse(state, refusal);
   }
   reported(state, 'static');

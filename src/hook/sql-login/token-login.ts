@@ -26,7 +26,8 @@ export function tokenLogin(state: SqlLoginState, user: string, token: string): P
     const admitted = mismatch ?? admit(state, loginRecord(state, user, securityContext, payload), payload?.sub);
     const refused = admitted instanceof DualAuthError ? admitted : admitted?.error;
     if (refused !== undefined) {
-      reported(state, 'token', refused, undefined, admitted instanceof DualAuthError ? undefined : admitted?.reason);
+      const reason = admitted instanceof DualAuthError ? undefined : admitted?.reason;
+      reported(state, 'token', { error: refused, reason });
       reportOutcome(onEvent, started, { accepted: false, error: refused, ...about });
       return refuse(state, refused);
     }
@@ -36,7 +37,7 @@ export function tokenLogin(state: SqlLoginState, user: string, token: string): P
   };
   const failed = (error: unknown): Promise<never> => {
     const refusal = unexpected(error, 'key-set', onEvent);
-    reported(state, 'token', refusal);
+    reported(state, 'token', { error: refusal });
     return refuse(state, refusal);
   };
   try {
