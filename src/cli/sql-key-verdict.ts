@@ -1,12 +1,12 @@
 /**
- * `verify` given a SQL key: judged offline as `checkSqlAuth` judges a SQL API login with one (hook/sql-key.ts, the
+ * `verify` given a SQL key: judged offline as `checkSqlAuth` judges a SQL API login with one (hook/sql-login/sql-key.ts, the
  * same `SqlKeys`): the signature against the SQL key secrets, its expiry, the maximum age, the revoked ids, then the
  * SQL user. A key is never judged as a token of either path (docs/security.md, "SQL keys").
  */
 import { ENV, optionsFromEnv } from '../config/env';
 import { ENV_NAMES, resolveOptions } from '../config/options';
 import { DualAuthConfigError, DualAuthError, type RejectionCode } from '../errors';
-import { SqlKeys } from '../hook/sql-key';
+import { SqlKeys } from '../hook/sql-login/sql-key';
 import { decodeToken } from '../hook/token';
 import { forTerminal, jsonForTerminal } from '../terminal-text';
 import { describeNumericDate, rows, shortenToken } from './format';

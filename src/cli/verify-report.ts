@@ -4,7 +4,7 @@
  */
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../hook/check-auth';
 import { withoutBearer } from '../hook/request';
-import { isSqlKeyHeader } from '../hook/sql-key';
+import { isSqlKeyHeader } from '../hook/sql-login/sql-key';
 import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions } from '../config/options';
 import { apiSecretsInForce, optionsFromEnv, type ApiSecret } from '../config/env';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../errors';

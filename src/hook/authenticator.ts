@@ -16,7 +16,7 @@ import { SECRET_ADVICE } from '../config/secret-strength';
 import { securityContextShaper, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
 import { TokenCache } from './token-cache';
-import { isSqlKeyHeader } from './sql-key';
+import { isSqlKeyHeader } from './sql-login/sql-key';
 
 interface Reported {
   /** Why the request goes to its path (stated even when there is no token to verify). */

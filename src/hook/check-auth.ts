@@ -35,10 +35,7 @@ export interface Explanation {
     readonly jwksUri?: string;
     readonly reason: string;
   };
-  /**
-   * The JWKS URL keys come from on the key-set path: the chosen provider's, or with one identity provider its
-   * (configured or discovered) URL even when the token was refused before a provider was chosen.
-   */
+  /** The key-set path's JWKS URL: the chosen provider's, or the only one's even when refused before a choice. */
   readonly jwksUri?: string;
   /** Why the token was refused. */
   readonly error?: { readonly code: DualAuthError['code']; readonly message: string };
@@ -62,10 +59,7 @@ export interface CheckAuth extends CubeOptions, SqlAuth {
   (req: unknown, auth?: unknown): Promise<SecurityContext>;
   /** The same call, as Cube 0.33's `CheckAuthFn` type describes it (see {@link CheckAuth}). */
   (req: unknown, auth?: unknown): Promise<void>;
-  /**
-   * Loads every identity provider's key set now (discovering JWKS URLs as needed), so the first user does not wait for
-   * it. Rejects with the first failure after all have settled; resolves at once when the key-set path has no provider.
-   */
+  /** Loads every identity provider's key set now, so the first user does not wait; rejects with the first failure. */
   prefetch(): Promise<void>;
   /** Releases timers and aborts JWKS fetches in flight (for tests and shutdown). */
   close(): void;
@@ -101,8 +95,7 @@ function selfReference(context: SecurityContext): PropertyDescriptor {
 
 /**
  * Makes the context answer to each claims namespace Cube applies with itself, so the data model's `SECURITY_CONTEXT`
- * and `queryRewrite` see one context (docs/cube-lines.md, "What differs between Cube lines"). A frozen context is
- * copied first.
+ * and `queryRewrite` see one context (docs/cube-lines.md). A frozen context is copied first.
  */
 function answerToNamespaces(namespaces: readonly string[]): (context: SecurityContext) => SecurityContext {
   if (namespaces.length === 0) return (context) => context;
@@ -277,10 +270,7 @@ export interface NamedCheckAuthSetting {
   readonly names: OptionNames;
   /** Epoch ms that tokens are judged by; tests set it instead of moving the system's time. */
   readonly clock?: () => number;
-  /**
-   * Whether the options' metrics are recorded (and their listener started): by the hook Cube runs, not by the CLI,
-   * which judges tokens beside a Cube that may hold the metrics port. Default false.
-   */
+  /** Whether metrics are recorded: by the hook Cube runs, not the CLI, beside a Cube that may hold the port. */
   readonly metrics?: boolean;
 }
 

@@ -1,8 +1,6 @@
 /**
- * Cube's own options that read the authorization the hook put in the security context (`tenant`, `groups`):
- * `contextToGroups` for access policies, `contextToAppId` and `contextToOrchestratorId` for one compiled model and one
- * query cache per tenant, and `tenantFilter` for a `queryRewrite` that keeps every query to its tenant. Each fails
- * closed: a context without what it needs is refused with a 403 (`forbidden`), never answered for every tenant.
+ * Cube's own options that read the hook's `tenant` and `groups`, each failing closed with a 403, never answering for
+ * every tenant: docs/authorization.md#in-cubejs-groups-for-access-policies-a-tenant-for-everything-else.
  */
 import type { ResolvedOptions } from '../config/options';
 import { DualAuthConfigError, DualAuthError, forbidden, quote } from '../errors';
@@ -28,10 +26,7 @@ export interface CubeQuery {
   subqueryJoins?: unknown[];
 }
 
-/**
- * Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in,
- * its `Query` out).
- */
+/** Cube's `queryRewrite` option: generic, so that it fits Cube's own `QueryRewriteFn` (its `Query` in and out). */
 export type QueryRewrite = <Query extends CubeQuery>(
   query: Query,
   context: CubeContext,
@@ -72,9 +67,8 @@ function securityContextOf(context: CubeContext | undefined): Record<string, unk
 }
 
 /**
- * Cube's refresh worker names its requests so (its RefreshScheduler, on both lines). Its contexts come from
- * `scheduledRefreshContexts` in cube.js, never through the hook, so a missing tenant or groups there is the
- * operator's to fix in cube.js, and the refusal says so.
+ * Cube's refresh worker names its requests so (its RefreshScheduler, on both lines). Its contexts come from cube.js's
+ * `scheduledRefreshContexts`, never through the hook, so the refusal names that place to fix.
  */
 const REFRESH_WORKER_REQUEST = 'scheduler-';
 
@@ -82,9 +76,7 @@ function missing(context: CubeContext, what: 'tenant' | 'groups', refusal: strin
   const { requestId } = typeof context === 'object' && context !== null ? context : ({} as CubeContext);
   if (typeof requestId === 'string' && requestId.startsWith(REFRESH_WORKER_REQUEST)) {
     throw forbidden(
-      `The refresh worker's security context has no ${what}: give every context that ` +
-        `scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ` +
-        `${refusal}`,
+      `The refresh worker's security context has no ${what}: give every context that scheduledRefreshContexts in cube.js returns a securityContext with tenant and groups; ${refusal}`,
     );
   }
   throw forbidden(`The security context has no ${what}; ${refusal}`);
@@ -108,10 +100,8 @@ function groupsOf(context: CubeContext): string[] {
 const ID_SAFE = /^[A-Za-z0-9._-]*$/;
 
 /**
- * The tenant in printable ASCII without spaces, losslessly: `[A-Za-z0-9._-]` as is, every other byte of its UTF-8
- * as `%XX` (`%` too), so distinct tenants keep distinct ids and the usual ones keep `CUBE_APP_<tenant>` (one regular
- * expression per request). A lone surrogate, which a token's JSON may hold, is encoded as UTF-8 would encode its code
- * point (WTF-8), never as U+FFFD, which would make it another tenant's id.
+ * The tenant in printable ASCII without spaces, losslessly, as docs/authorization.md says. A lone surrogate, which a
+ * token's JSON may hold, is encoded as its code point (WTF-8), never as U+FFFD, which would be another tenant's id.
  */
 function idOfTenant(tenant: string): string {
   if (ID_SAFE.test(tenant)) return tenant;
@@ -282,8 +272,7 @@ function checkedMembers(members: unknown): ReadonlyMap<string, string> {
     if (!NAME.test(cube)) fail(`names ${JSON.stringify(cube)}, which is not a cube or view name`);
     if (typeof member !== 'string' || !MEMBER.test(member))
       fail(
-        `gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name ` +
-          `such as "${cube}.tenant"`,
+        `gives cube ${JSON.stringify(cube)} ${JSON.stringify(member)}, which is not a member name such as "${cube}.tenant"`,
       );
     checked.set(cube, member);
   }
@@ -321,9 +310,8 @@ function readCubes(query: Record<string, unknown>, refuse: Refuse): Set<string> 
 }
 
 /**
- * The Cube options of a hook made from `options`, as property descriptors for its `checkAuth`. Each is a getter that
- * throws a `DualAuthConfigError` when the options give it nothing to read (no authorization, or no tenant claim), so
- * `contextToAppId: checkAuth.contextToAppId` in `cube.js` stops Cube at start instead of refusing every request.
+ * The Cube options of a hook, as property descriptors for its `checkAuth`: getters that throw a `DualAuthConfigError`
+ * when the options give them nothing to read, so `cube.js` stops Cube at start instead of refusing every request.
  */
 export function cubeOptionsOf(options: ResolvedOptions): { readonly [K in CubeOptionName]: PropertyDescriptor } {
   const { authorization, names } = options;
@@ -333,8 +321,7 @@ export function cubeOptionsOf(options: ResolvedOptions): { readonly [K in CubeOp
       if (authorization === undefined || (tenant && !authorization.tenant)) {
         const what = tenant
           ? `a tenant claim (${names.tenantClaim})`
-          : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or ` +
-            `another of its settings)`;
+          : `authorization (${names.tenantClaim}, ${names.groupsClaim}, ${names.serviceGroups} or another of its settings)`;
         throw new DualAuthConfigError(
           name,
           `reads what the hook puts in the security context, which needs ${what}: set it`,

@@ -83,9 +83,8 @@ function ownGroups(
 }
 
 /**
- * Reads the tenant and the groups of a verified token from its whole payload (before the claims namespace and the
- * `securityContext` function), own members only. Throws the refusal when the tenant is missing or not a non-empty
- * string, or the groups are neither a group name nor a list of them.
+ * Reads the tenant and the groups from a verified token's whole payload, own members only, before the namespace and
+ * the `securityContext` function; throws the refusal when either is missing or malformed.
  */
 export function tenantAndGroupsOf(authorization: Authorization, verified: Verified, path: AuthPath): TenantAndGroups {
   const rules = rulesFor(authorization, verified, path);
@@ -96,9 +95,8 @@ export function tenantAndGroupsOf(authorization: Authorization, verified: Verifi
 }
 
 /**
- * The security context with the hook's `tenant` and `groups` in place of any members of those names, which the
- * token or the `securityContext` function may have put there: only the configured claims decide them. Without a
- * tenant claim for the token's path, the context has no `tenant` at all.
+ * The security context with the hook's `tenant` and `groups` in place of any the token or the `securityContext`
+ * function put there: only the configured claims decide them (no tenant claim on the path: no `tenant`).
  */
 export function withTenantAndGroups(
   context: Record<string, unknown>,

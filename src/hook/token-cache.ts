@@ -86,9 +86,8 @@ function fingerprint(token: string): number {
 }
 
 /**
- * Verified tokens by the whole token string, answering only on the path that verified them and until the earliest of
- * `exp`, the maximum age and the cache's own; least recently used dropped first, in two generations as quick-lru
- * (docs/performance.md, "The verified-token cache").
+ * Verified tokens by the whole token string, answering only on their path until `exp`, the maximum age or the cache's
+ * own; least recently used dropped first, in two generations (docs/performance.md#the-verified-token-cache).
  */
 export class TokenCache {
   private current = new Map<number, Entry>();

@@ -25,11 +25,8 @@ const INVALID_SIGNATURE = 'invalid signature';
 const notCompact = (path: ClaimPolicy['path']): DualAuthError => malformed('not a compact JWS', path);
 
 /**
- * The messages of jsonwebtoken 9 that the mapping reads, because one class of its errors stands for several failures
- * (`JsonWebTokenError` for most, `TokenExpiredError` for `exp` and the maximum age); each with that class and what
- * it means here. Matched whole, or by its beginning where jsonwebtoken appends the values it expected (`prefix`).
- * test/hook/verification.test.ts makes the installed jsonwebtoken say every one, so a release that rewords one fails
- * in CI instead of turning a refusal into ERR_INTERNAL. A class that stands for one failure is mapped by the class.
+ * The messages of jsonwebtoken 9 the mapping reads where one error class stands for several failures, matched whole or
+ * by `prefix`. Its test makes the installed jsonwebtoken say each, so a rewording fails CI, not a refusal.
  */
 export const JSONWEBTOKEN_MESSAGES: readonly {
   readonly error: new (...args: never[]) => JsonWebTokenError;
@@ -84,10 +81,7 @@ export const JSONWEBTOKEN_MESSAGES: readonly {
 
 /** Verifies tokens of one algorithm for one path's claim policy. */
 export class TokenVerifier {
-  /**
-   * jsonwebtoken's options. Only `clockTimestamp` changes per call: set just before the synchronous `verify`,
-   * which copies its options first, so one object serves every request without an allocation.
-   */
+  /** jsonwebtoken's options: only `clockTimestamp` changes, set just before the synchronous `verify` copies them. */
   private readonly options: VerifyOptions & { clockTimestamp: number };
   /**
    * The only length a signature of this algorithm can have, checked here: jsonwebtoken's ECDSA check throws a

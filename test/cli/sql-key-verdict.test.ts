@@ -2,7 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sign } from 'jsonwebtoken';
 import { judgeSqlKey } from '../../src/cli/sql-key-verdict';
-import { mintSqlKey, SQL_KEY_TYPE } from '../../src/hook/sql-key';
+import { mintSqlKey, SQL_KEY_TYPE } from '../../src/hook/sql-login/sql-key';
 import { jsonOf, runCli } from '../support/cli';
 import { randomSecret } from '../support/claims';
 

@@ -6,7 +6,7 @@ import { createCheckAuth, metrics, type AuthEvent, type DualAuthOptions } from '
 import { ENV_NAMES } from '../../src/config/option-table';
 import { SecretsReload } from '../../src/config/reload';
 import { Authenticator, type Outcome } from '../../src/hook/authenticator';
-import { mintSqlKey } from '../../src/hook/sql-key';
+import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { sqlAuthOf } from '../../src/hook/sql-login';
 import { randomSecret, timed } from '../support/claims';
 import { createClock } from '../support/clock';

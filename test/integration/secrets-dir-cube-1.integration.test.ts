@@ -13,7 +13,7 @@ import { EXAMPLE_FILES, exampleProject } from '../../scripts/lib/cube-lines.mjs'
 import { startCube, type RunningCube } from '../../scripts/lib/cube-server.mjs';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
-import { mintSqlKey } from '../../src/hook/sql-key';
+import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { randomSecret, timed } from '../support/claims';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';

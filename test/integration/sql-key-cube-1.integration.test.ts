@@ -4,7 +4,7 @@
 import { createSecretKey } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { DualAuthOptions } from '../../src';
-import { mintSqlKey, SqlKeys } from '../../src/hook/sql-key';
+import { mintSqlKey, SqlKeys } from '../../src/hook/sql-login/sql-key';
 import { randomSecret } from '../support/claims';
 import { AUTH_EXPIRE_SECS, cubeSqlSuite, META_ANSWER, type SqlDeployment } from '../support/cube-sql-api';
 import { rejectionOf } from '../support/requests';

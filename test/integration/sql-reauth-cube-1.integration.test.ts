@@ -6,7 +6,7 @@ import { createSecretKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
-import { mintSqlKey } from '../../src/hook/sql-key';
+import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { randomSecret, timed } from '../support/claims';
 import {
   AUTH_EXPIRE_SECS,

@@ -5,7 +5,7 @@ import { ANY_SQL_USER, DEFAULTS, ENV_NAMES, SQL_KEY_MAX_AGE_LIMIT } from '../../
 import { resolveAtStart } from '../../config/secrets-dir';
 import { DualAuthConfigError } from '../../errors';
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../../hook/check-auth';
-import { isSqlKeyHeader, mintSqlKey } from '../../hook/sql-key';
+import { isSqlKeyHeader, mintSqlKey } from '../../hook/sql-login/sql-key';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine, tokenFrom } from '../args';
 import { isoSeconds } from '../format';

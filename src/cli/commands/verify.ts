@@ -1,5 +1,5 @@
 import { withoutBearer } from '../../hook/request';
-import { looksLikeSqlKey } from '../../hook/sql-key';
+import { looksLikeSqlKey } from '../../hook/sql-login/sql-key';
 import { DEFAULTS } from '../../config/options';
 import { ENV } from '../../config/env';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';

@@ -8,7 +8,7 @@ import { formatDuration } from '../../config/duration';
 import type { IdentityProvider } from '../../config/identity-providers';
 import { MIN_SECRET_BYTES } from '../../config/secret-strength';
 import { SQL_PASSWORD_SINCE } from '../../hook/sql-login';
-import { SQL_REQUEST_FIELDS_SINCE } from '../../hook/sql-reauth';
+import { SQL_REQUEST_FIELDS_SINCE } from '../../hook/sql-login/sql-reauth';
 import { findGateway, gatewayVersion } from '../../host-cube';
 import { sqlAuthFinding, type CubeJsReading } from '../cube-js';
 import { check, type Check, type CheckStatus } from '../check';

@@ -39,9 +39,8 @@ export function providerByIssuer<T>(byIssuer: ReadonlyMap<string, T>, token: Dec
   const iss = own(token.payload, 'iss');
   const route = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
   if (route !== undefined) return route;
-  const configured =
-    `configured issuers: ${[...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ')} ` +
-    `(${providersName})`;
+  const issuers = [...byIssuer.keys()].map((issuer) => JSON.stringify(issuer)).join(', ');
+  const configured = `configured issuers: ${issuers} (${providersName})`;
   if (iss === undefined) {
     const none = 'Token has no "iss" claim: this deployment chooses the identity provider by it';
     throw new DualAuthError('ERR_ISSUER_UNKNOWN', none, PATH, `${none}; ${configured}`);
@@ -136,9 +135,7 @@ export class KeySetPath implements VerificationPath {
       'ERR_JWKS_NOT_CONFIGURED',
       `${notConfigured}; only service tokens are accepted`,
       PATH,
-      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ` +
-        `${names.issuer} to discover it from); ` +
-        `only requests with "Request-Origin: ${origin}" and an API-secret token are accepted`,
+      `${notConfigured} (${names.jwksUri} is not set, nor ${names.providers}, nor one issuer URL in ${names.issuer} to discover it from); only requests with "Request-Origin: ${origin}" and an API-secret token are accepted`,
     );
   }
 
@@ -190,10 +187,9 @@ export class KeySetPath implements VerificationPath {
         ? `${refused}: a token signed with the API secret needs the service's Request-Origin header`
         : `${refused}${from && ' from this issuer'}`,
       PATH,
-      `${refused}${from} (${allowed.join(', ')} only)` +
-        (symmetric
-          ? `: a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
-          : ''),
+      symmetric
+        ? `${refused}${from} (${allowed.join(', ')} only): a token signed with the API secret needs the header "Request-Origin: ${this.options.origin}"`
+        : `${refused}${from} (${allowed.join(', ')} only)`,
     );
   }
 }

@@ -45,8 +45,7 @@ export class SharedSecretPath implements VerificationPath {
         'ERR_ALG_NOT_ALLOWED',
         refused,
         PATH,
-        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with ` +
-          `the API secret`,
+        `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
       );
     }
     for (let i = 0; ; i++) {

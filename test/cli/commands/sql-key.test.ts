@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decode, verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckAuth, optionsFromEnv } from '../../../src';
-import { SQL_KEY_AUDIENCE, SQL_KEY_TYPE } from '../../../src/hook/sql-key';
+import { SQL_KEY_AUDIENCE, SQL_KEY_TYPE } from '../../../src/hook/sql-login/sql-key';
 import { SQL_KEY_HINT } from '../../../src/cli/hints';
 import { jsonOf, keySetDeploymentPerFile, runBin, type CliOptions } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';

@@ -2,49 +2,22 @@
 // over every protocol and method Cube passes, and the attacks of issue 39 replayed as Cube and Cube Cloud call the hook,
 // on a clock the tests move.
 import { createSecretKey } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DualAuthOptions } from '../../src';
-import { resolveOptions } from '../../src/config/options';
-import type { AuthEvent } from '../../src/events';
-import { Authenticator } from '../../src/hook/authenticator';
-import { mintSqlKey } from '../../src/hook/sql-key';
-import { sqlAuthOf } from '../../src/hook/sql-login';
-import { randomSecret, timed } from '../support/claims';
-import { createClock } from '../support/clock';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, jwks } from '../support/keys';
-import { rejectionOf } from '../support/requests';
-import { signToken } from '../support/tokens';
+import { describe, expect, it } from 'vitest';
+import type { DualAuthOptions } from '../../../src';
+import type { AuthEvent } from '../../../src/events';
+import { mintSqlKey } from '../../../src/hook/sql-login/sql-key';
+import { timed } from '../../support/claims';
+import { rejectionOf } from '../../support/requests';
+import { NOW, sqlLoginSuite } from '../../support/sql-login';
+import { signToken } from '../../support/tokens';
 
-const apiSecret = randomSecret();
-const keySecret = randomSecret();
-const idpKey = generateKeyPair('RS256');
-const NOW = Math.floor(Date.now() / 1000);
+const suite = sqlLoginSuite();
+const { keySecret, idpKey, keyOptions: options } = suite;
 const DAY = 86_400;
-
-let idp: JwksServer;
-beforeAll(async () => {
-  idp = await startJwksServer(jwks(idpKey));
-});
-afterAll(() => idp.close());
-
-const made: { close(): void }[] = [];
-afterEach(() => {
-  for (const hook of made.splice(0)) hook.close();
-});
 
 /** The request Cube Core passes (auth.rs; sql-server.ts for `__user`), and Cube Cloud's XMLA server's. */
 const postgres = () => ({ id: 'span-1', meta: null, protocol: 'postgres', method: 'password' });
 const xmla = (method: string) => ({ id: 'span-2', meta: null, protocol: 'xmla', method });
-
-const options = (more: DualAuthOptions = {}): DualAuthOptions => ({
-  jwksUri: idp.url,
-  apiSecret,
-  sqlKeySecrets: [keySecret],
-  tenantClaim: 'org',
-  groupsClaim: 'roles',
-  ...more,
-});
 
 const token = (payload: Record<string, unknown>, expiresIn = 300) =>
   signToken(timed(payload, { now: NOW, expiresIn }), { key: idpKey });
@@ -60,13 +33,7 @@ const sqlKey = (user: string, context: Record<string, unknown>, expiresIn = 30 *
   }).key;
 
 function sqlLogin(more: DualAuthOptions = {}, events: AuthEvent[] = []) {
-  const clock = createClock(NOW * 1000);
-  const authenticator = new Authenticator(
-    resolveOptions({ ...options(more), onEvent: (event) => events.push(event) }),
-    clock.now,
-  );
-  made.push(authenticator);
-  return { ...sqlAuthOf(authenticator, { namespaces: [], cubeVersion: () => '1.7.43' }), clock, events };
+  return { ...suite.sqlLogin(options(more), { events, cubeVersion: () => '1.7.43' }), events };
 }
 
 const ALICE = { sub: 'alice', org: 'acme', roles: ['reader'] };

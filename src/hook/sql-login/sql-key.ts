@@ -1,21 +1,18 @@
 /**
- * SQL keys: passwords for BI tools that stand for one identity-provider login for as long as the operator decides
- * (docs/security.md, "SQL keys"). `cube-dual-auth sql-key` mints one after the hook has accepted the login's token;
- * `checkSqlAuth` takes it back. A key is an HS256 JWS signed with a SQL key secret (never an API secret), marked by
- * its own `typ` header and audience, and carrying the login's SQL user (`sub`), its security context, an id (`jti`),
- * `iat` and `exp`. Nothing else ever accepts it: the REST API refuses it on both paths (authenticator.ts).
+ * SQL keys: passwords for BI tools that stand for one identity-provider login for as long as the operator decides.
+ * `cube-dual-auth sql-key` mints them, `checkSqlAuth` takes them back, and nothing else (docs/security.md#sql-keys).
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { JsonWebTokenError, sign, TokenExpiredError, verify, type VerifyOptions } from 'jsonwebtoken';
-import { SHARED_SECRET_ALGORITHM } from '../algorithms';
-import { formatDuration } from '../config/duration';
-import type { ResolvedOptions } from '../config/options';
-import { isRevokedKey } from '../config/revocations';
-import { LiveSecrets, snapshotOf } from '../config/secrets-snapshot';
-import { DualAuthError, quote } from '../errors';
-import { isObject } from '../http/json';
-import type { SecurityContext } from './security-context';
-import { decodeToken, own } from './token';
+import { SHARED_SECRET_ALGORITHM } from '../../algorithms';
+import { formatDuration } from '../../config/duration';
+import type { ResolvedOptions } from '../../config/options';
+import { isRevokedKey } from '../../config/revocations';
+import { LiveSecrets, snapshotOf } from '../../config/secrets-snapshot';
+import { DualAuthError, quote } from '../../errors';
+import { isObject } from '../../http/json';
+import type { SecurityContext } from '../security-context';
+import { decodeToken, own } from '../token';
 
 /** The `typ` header of every SQL key: what tells a key from any other token before its signature is checked. */
 export const SQL_KEY_TYPE = 'cube-dual-auth-sql-key+jwt';
@@ -80,9 +77,8 @@ export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: Sq
 }
 
 /**
- * The context with the key's own `iat`, `exp` and `jti` in place of the identity-provider token's, so that it
- * describes the credential that signed in: a 30-day key does not carry its token's 1-hour `exp` (docs/security.md,
- * "SQL keys"). Applied when a key is minted and again when one is read, for keys minted before.
+ * The context with the key's own `iat`, `exp` and `jti` in place of its token's (docs/security.md#sql-keys): applied
+ * when a key is minted, and again when one is read, for keys minted before.
  */
 function withKeyClaims(
   context: Readonly<Record<string, unknown>>,
@@ -125,23 +121,14 @@ const PRUNE_FIRST_AT = 1024;
 /** The public message of a key refused for its signature: never which secrets are configured. */
 const TAMPERED = 'The SQL key is not valid: it was altered, or signed with a secret this deployment no longer has';
 
-/**
- * The SQL keys of one hook: verifies a key for a login, and says whether a key accepted before still holds (its
- * expiry, the maximum age and the revoked ids) for each re-authentication.
- */
+/** The SQL keys of one hook: verifies a key for a login, and says at each re-authentication whether it still holds. */
 export class SqlKeys {
   private readonly verifyOptions: VerifyOptions;
-  /**
-   * The user and `iat` of each key accepted here, by id: what a `user … before …` revocation is judged by when a
-   * re-authentication asks about an id alone. Keys past their `exp` are dropped as it grows.
-   */
+  /** Each key accepted here, by id: a `user … before …` revocation judges an id by its user and `iat`. */
   private readonly accepted = new Map<string, SqlKeyLogin>();
   private pruneAt = PRUNE_FIRST_AT;
 
-  /**
-   * @param secrets the SQL key secrets and revocations in force, read at each login and re-authentication: a reload
-   *   of the secrets directory swaps them (config/reload.ts)
-   */
+  /** @param secrets the SQL key secrets and revocations in force, which a reload swaps (config/reload.ts) */
   constructor(
     private readonly options: ResolvedOptions,
     private readonly clock: () => number = Date.now,
@@ -188,18 +175,13 @@ export class SqlKeys {
     return login;
   }
 
-  /**
-   * Why a key accepted before is refused now, checked at each re-authentication: it expired, outlived the maximum
-   * age, or was revoked. Undefined while it holds.
-   */
+  /** Why a key accepted before is refused now (expired, too old, revoked); undefined while it holds. */
   refusal(login: SqlKeyLogin, nowMs: number = this.clock()): DualAuthError | undefined {
     const { clockTolerance, sqlKeyMaxAge, names } = this.options;
     const now = nowMs / 1000;
     if (now > login.expiresAt + clockTolerance) return expired(login.expiresAt);
     if (now > login.issuedAt + sqlKeyMaxAge + clockTolerance) {
-      const message =
-        `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a ` +
-        `SQL key lives on this deployment: ask for a new one`;
+      const message = `The SQL key ${quote(login.id)} is older than ${formatDuration(sqlKeyMaxAge)}, the longest a SQL key lives on this deployment: ask for a new one`;
       return new DualAuthError('ERR_TOKEN_TOO_OLD', message, undefined, `${message} (${names.sqlKeyMaxAge})`);
     }
     if (isRevokedKey(this.secrets.current.sqlKeysRevoked, login)) {
@@ -209,10 +191,7 @@ export class SqlKeys {
     return undefined;
   }
 
-  /**
-   * Whether `id` is a revoked key's (`sqlKeysRevoked`, by id or by its user and issue time): asked at login and at
-   * each re-authentication, of the revocations in force now.
-   */
+  /** Whether `id` is a revoked key's, by id or by its user and issue time, in the revocations in force now. */
   isRevoked(id: string): boolean {
     const revocations = this.secrets.current.sqlKeysRevoked;
     if (revocations === undefined) return false;

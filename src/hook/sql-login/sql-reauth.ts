@@ -1,15 +1,11 @@
 /**
- * What a password-less `checkSqlAuth` call may be answered with, and the refusals of the SQL login that guard the
- * invariant of docs/security.md ("One name, one identity"): a call without a password yields a context only when the
- * package can tell that the connection asking proved that context itself. Cube Core asks so only for the Postgres
- * wire's re-authentication and `__user` switch (docs/cube-lines.md#the-sql-apis-re-authentication); Cube Cloud's DAX
- * API (XMLA: NTLM, Kerberos) asks with a user name its own server checked, which the package cannot vouch for. Also
- * who a login's credential names (its subject), and the copy of a context each answer gets.
+ * What a password-less `checkSqlAuth` call may be answered with, and the refusals that guard one name to one identity
+ * (docs/security.md#one-name-one-identity): only Cube Core's Postgres re-authentication and `__user` switch are.
  */
-import { DualAuthError, quote } from '../errors';
-import type { SqlReauthenticationRefusedEvent } from '../events';
+import { DualAuthError, quote } from '../../errors';
+import type { SqlReauthenticationRefusedEvent } from '../../events';
 import type { MissingLogin } from './live-logins';
-import type { SecurityContext } from './security-context';
+import type { SecurityContext } from '../security-context';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
 export type SqlProtocolLabel = SqlReauthenticationRefusedEvent['protocol'];
@@ -54,25 +50,16 @@ function requestFields(req: unknown): { protocol: unknown; method: unknown } {
 const shown = (value: unknown): string =>
   typeof value === 'string' ? quote(value) : value === undefined ? 'none' : `a ${typeof value}`;
 
-/**
- * Undefined when a password-less call came as Cube Core makes it (`postgres`, `password`); otherwise the refusal,
- * naming the protocol and method it came with (escaped) and what to sign in with instead.
- */
+/** Undefined for a password-less call as Cube Core makes it (`postgres`, `password`); otherwise its refusal. */
 export function passwordlessRefusal(req: unknown, user: string): DualAuthError | undefined {
   const { protocol, method } = requestFields(req);
   if (protocol === PASSWORDLESS_PROTOCOL && method === PASSWORDLESS_METHOD) return undefined;
   if (typeof req === 'object' && req !== null && protocol === undefined && method === undefined) {
     // A Cube before 1.3.13 passes a request without them: its re-authentication cannot be told from any other call.
-    const message =
-      `The SQL session of user ${quote(user)} cannot be re-authenticated: this Cube passes no protocol or method to ` +
-      `checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and later do), so its re-authentication cannot be told from ` +
-      `another call; reconnect with a fresh token, or upgrade Cube`;
+    const message = `The SQL session of user ${quote(user)} cannot be re-authenticated: this Cube passes no protocol or method to checkSqlAuth (Cube ${SQL_REQUEST_FIELDS_SINCE} and later do), so its re-authentication cannot be told from another call; reconnect with a fresh token, or upgrade Cube`;
     return new DualAuthError('ERR_FORBIDDEN', message);
   }
-  const message =
-    `The SQL login of user ${quote(user)} came without a password over protocol ${shown(protocol)}, method ` +
-    `${shown(method)}: only Cube's re-authentication of a Postgres session is answered without one, so NTLM and ` +
-    `Kerberos are not supported; sign in with a SQL key or an identity-provider token as the password`;
+  const message = `The SQL login of user ${quote(user)} came without a password over protocol ${shown(protocol)}, method ${shown(method)}: only Cube's re-authentication of a Postgres session is answered without one, so NTLM and Kerberos are not supported; sign in with a SQL key or an identity-provider token as the password`;
   return new DualAuthError('ERR_FORBIDDEN', message);
 }
 
@@ -85,22 +72,15 @@ export function userNameRefusal(user: string): DualAuthError | undefined {
   );
 }
 
-/**
- * The refusal of a superuser sign-in under `CUBE_DUAL_AUTH_SQL_USER_CLAIM=*`, where a token names no user name: only
- * a credential whose own `sub` is the superuser signs in as it (docs/security.md, "One name, one identity").
- */
+/** The refusal of a superuser sign-in under `*` by a credential whose own `sub` is not the superuser. */
 export function superuserRefusal(user: string, variable: string): DualAuthError {
-  const message =
-    `The SQL user ${quote(user)} is the superuser, who may switch to any user: with any user name accepted, only a ` +
-    `credential whose own "sub" names it signs in as it`;
+  const message = `The SQL user ${quote(user)} is the superuser, who may switch to any user: with any user name accepted, only a credential whose own "sub" names it signs in as it`;
   return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${variable})`);
 }
 
 /** The refusal of a login the memory of live logins is too full to keep (LiveLogins' cap). */
 export function capacityRefusal(user: string, cap: string): DualAuthError {
-  const message =
-    `The SQL login of user ${quote(user)} is refused: this Cube process holds as many live SQL logins as it may, ` +
-    `and keeps every other user's; try again once some have ended`;
+  const message = `The SQL login of user ${quote(user)} is refused: this Cube process holds as many live SQL logins as it may, and keeps every other user's; try again once some have ended`;
   return new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${cap})`);
 }
 
@@ -124,14 +104,12 @@ export function missingLogin(user: string, missing: MissingLogin): DualAuthError
     case 'ambiguous':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated, as more than one identity signed in under that user name, and ` +
-          `Cube does not say which session asks: ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as more than one identity signed in under that user name, and Cube does not say which session asks: ${RECONNECT}`,
       );
     case 'drift':
       return new DualAuthError(
         'ERR_FORBIDDEN',
-        `${who} cannot be re-authenticated, as that user signed in with credentials of different kinds or ` +
-          `security contexts, and a session never moves to another credential: ${RECONNECT}`,
+        `${who} cannot be re-authenticated, as that user signed in with credentials of different kinds or security contexts, and a session never moves to another credential: ${RECONNECT}`,
       );
     case 'none':
       return new DualAuthError(
@@ -146,19 +124,13 @@ export function refusalReason(missing: MissingLogin): SqlReauthenticationRefused
   return missing.reason === 'ambiguous' || missing.reason === 'drift' ? missing.reason : undefined;
 }
 
-/**
- * Who a credential names, for the identity of its login: its issuer and `sub` when it has them, else the user name
- * it signed in with (a key carries the context of the token it was minted from).
- */
+/** Who a credential names: its issuer and `sub` when it has them (a key's context has its token's), else the user. */
 export function subjectOf(claims: Readonly<Record<string, unknown>>, user: string): string {
   const { iss, sub } = claims;
   return typeof sub === 'string' ? `${typeof iss === 'string' ? iss : ''}\n${sub}` : `\n\n${user}`;
 }
 
-/**
- * A copy of a context for Cube, private to one answer. A context a `securityContext` function filled with what cannot
- * be cloned (a function) is copied as JSON, which is what Cube's native server makes of it anyway.
- */
+/** A copy of a context, private to one answer; as JSON, as Cube's native server sends it, when it holds a function. */
 export function copyOf(context: SecurityContext): SecurityContext {
   try {
     return structuredClone(context);

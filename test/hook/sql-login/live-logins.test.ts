@@ -1,7 +1,12 @@
 // The SQL API's live logins on a frozen clock: expiry, the age limit, the cap, the comparison of contexts, revocation.
 import { describe, expect, it } from 'vitest';
-import { LiveLogins, LIVE_LOGIN_CAP, LIVE_LOGINS_PER_USER, type LoginRecord } from '../../src/hook/live-logins';
-import { createClock } from '../support/clock';
+import {
+  LiveLogins,
+  LIVE_LOGIN_CAP,
+  LIVE_LOGINS_PER_USER,
+  type LoginRecord,
+} from '../../../src/hook/sql-login/live-logins';
+import { createClock } from '../../support/clock';
 
 /** Seconds since the epoch the clock starts at. */
 const T0 = 1_800_000_000;

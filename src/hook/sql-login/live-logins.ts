@@ -1,12 +1,9 @@
 /**
- * The live logins of the SQL API, per process: what Cube's re-authentication (`checkSqlAuth(req, user, null)`, every
- * `CUBESQL_AUTH_EXPIRE_SECS`) is answered from. Holds no token, only each login's user, identity (credential kind,
- * subject, context), the moment its credential stops being accepted and its id; bounded per user name and in all.
- * docs/security.md ("One name, one identity") says why a name answers only for one identity; docs/cube-lines.md ("The
- * SQL API's re-authentication") says how Cube calls it.
+ * The live logins of the SQL API, per process, which Cube's re-authentication is answered from: no token, only each
+ * login's user, identity, end and id, bounded per user name and in all (docs/security.md#one-name-one-identity).
  */
 import { createHash } from 'node:crypto';
-import type { SecurityContext } from './security-context';
+import type { SecurityContext } from '../security-context';
 
 /** How many live logins a process keeps at most, unless told otherwise: at the cap a new login is refused. */
 export const LIVE_LOGIN_CAP = 10_000;
@@ -28,10 +25,7 @@ export interface LoginRecord {
   readonly securityContext: SecurityContext;
   /** What the login signed in with; default `token`. Part of the login's identity. */
   readonly kind?: CredentialKind;
-  /**
-   * Who the credential names (a token's issuer and `sub`, a key's user); default the user name. Part of the login's
-   * identity: under `CUBE_DUAL_AUTH_SQL_USER_CLAIM=*` one user name may be signed in by several subjects.
-   */
+  /** Who the credential names (a token's issuer and `sub`, a key's user); default the user name. */
   readonly subject?: string;
   /** Seconds since the epoch at which the credential expires (its `exp`); undefined when it names none. */
   readonly expiresAt?: number;
@@ -91,9 +85,8 @@ interface Entry {
 }
 
 /**
- * What one user name holds: its logins, and every identity (kind, subject, context) and subject that signed in under
- * it since it last had none live. Those two sets outlive the logins that left them: a session whose login ended may
- * still ask, and must never be handed another identity's context (docs/security.md, "One name, one identity").
+ * What one user name holds: its logins, and the identities and subjects seen since it last had none live, which
+ * outlive the logins that left them (docs/security.md#one-name-one-identity).
  */
 interface Name {
   readonly entries: Map<string, Entry>;
@@ -137,9 +130,8 @@ export class LiveLogins {
   }
 
   /**
-   * Remembers a login until its credential expires or grows too old. The same identity and id replaces the earlier
-   * entry; a user name over its bound loses its own oldest login; at the cap the login is not kept, and no other
-   * user's login leaves for it. A login already past its end is not kept.
+   * Remembers a login until its credential ends, replacing one of the same identity and id. A name over its bound
+   * loses its own oldest; at the cap the login is not kept, and no other user's leaves for it.
    */
   remember(login: LoginRecord): Remembered {
     const now = this.options.clock();
@@ -171,10 +163,7 @@ export class LiveLogins {
     return { remembered: true };
   }
 
-  /**
-   * The login that re-authenticates `user`: among its live logins the one that lives longest, when every login under
-   * the name since it last had none live carries one identity (kind, subject and context). Never guesses.
-   */
+  /** The live login that lives longest of `user`'s, while every login under the name is one identity. Never guesses. */
   find(user: string): Lookup {
     const name = this.names.get(user);
     if (name === undefined) return { found: false, reason: 'none' };
@@ -209,10 +198,7 @@ export class LiveLogins {
     return { liveUntil: Math.min(expiry, tooOldFrom) * 1000, tooOldFirst: tooOldFrom < expiry };
   }
 
-  /**
-   * Forgets an entry. A name is forgotten with its last entry only when that entry ended (`ended`), not when a newer
-   * login of the same name replaces or evicts it, so the identities seen stay while any login of the name lives.
-   */
+  /** Forgets an entry, and its name with its last entry only when it `ended`: the identities seen stay till then. */
   private drop(key: string, ended: boolean): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;

@@ -1,33 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as root from '../../src';
-import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../src';
-import { createNamedCheckAuth } from '../../src/hook/check-auth';
-import { Authenticator } from '../../src/hook/authenticator';
-import { ENV_NAMES, resolveOptions } from '../../src/config/options';
-import { sqlAuthOf, type SqlAuth } from '../../src/hook/sql-login';
-import type { AuthEvent } from '../../src/events';
-import { randomSecret, timed } from '../support/claims';
-import { createClock } from '../support/clock';
-import { withEnv } from '../support/cube';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, jwks } from '../support/keys';
-import { rejectionOf } from '../support/requests';
-import { signToken } from '../support/tokens';
+import { describe, expect, it, vi } from 'vitest';
+import * as root from '../../../src';
+import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../../src';
+import { createNamedCheckAuth } from '../../../src/hook/check-auth';
+import { ENV_NAMES } from '../../../src/config/options';
+import type { AuthEvent } from '../../../src/events';
+import { timed } from '../../support/claims';
+import { withEnv } from '../../support/cube';
+import { generateKeyPair } from '../../support/keys';
+import { rejectionOf } from '../../support/requests';
+import { NOW, sqlLoginSuite } from '../../support/sql-login';
+import { signToken } from '../../support/tokens';
 
-const secret = randomSecret();
-const idpKey = generateKeyPair('RS256');
+const suite = sqlLoginSuite();
+const { apiSecret: secret, idpKey, idp, made } = suite;
 const strangerKey = generateKeyPair('RS256');
-/**
- * Seconds since 1970 that the tests' clock starts at: tokens are issued then. The time of the run, so that checkAuth,
- * which judges by the system's clock, accepts the same tokens.
- */
-const NOW = Math.floor(Date.now() / 1000);
-
-let idp: JwksServer;
-beforeAll(async () => {
-  idp = await startJwksServer(jwks(idpKey));
-});
-afterAll(() => idp.close());
 
 /** What Cube 1.7.43's native server passes as the request of checkSqlAuth (auth.rs: TransportAuthRequest). */
 const sqlRequest = () => ({
@@ -42,29 +28,7 @@ const idpToken = (payload: Record<string, unknown>, options: { expiresIn?: numbe
 const serviceToken = (payload: Record<string, unknown>) =>
   signToken(timed(payload, { now: NOW }), { alg: 'HS256', key: secret });
 
-const made: { close(): void }[] = [];
-afterEach(() => {
-  for (const hook of made.splice(0)) hook.close();
-});
-
-/** The SQL login of options, judged by a clock the test moves, with the Cube version it would find given. */
-function sqlLogin(
-  options: DualAuthOptions,
-  settings: { namespaces?: string[]; cubeVersion?: () => string | undefined; events?: AuthEvent[] } = {},
-) {
-  const clock = createClock(NOW * 1000);
-  const { events } = settings;
-  const authenticator = new Authenticator(
-    resolveOptions({ ...options, ...(events && { onEvent: (event: AuthEvent) => events.push(event) }) }),
-    clock.now,
-  );
-  made.push(authenticator);
-  const login: SqlAuth = sqlAuthOf(authenticator, {
-    namespaces: settings.namespaces ?? [],
-    cubeVersion: settings.cubeVersion ?? (() => undefined),
-  });
-  return { ...login, clock };
-}
+const { sqlLogin } = suite;
 
 const keySet = (): DualAuthOptions => ({ jwksUri: idp.url, apiSecret: secret });
 

@@ -1,46 +1,22 @@
 import { createSecretKey } from 'node:crypto';
 import { decode, sign, verify as jwtVerify } from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../src';
-import { Authenticator } from '../../src/hook/authenticator';
-import { ENV_NAMES, resolveOptions } from '../../src/config/options';
-import { sqlAuthOf } from '../../src/hook/sql-login';
-import { mintSqlKey, SQL_KEY_AUDIENCE, SQL_KEY_TYPE, SqlKeys } from '../../src/hook/sql-key';
-import type { AuthEvent } from '../../src/events';
-import { randomSecret, timed } from '../support/claims';
-import { createClock } from '../support/clock';
-import { startJwksServer, type JwksServer } from '../support/jwks-server';
-import { generateKeyPair, jwks } from '../support/keys';
-import { rejectionOf } from '../support/requests';
-import { signToken } from '../support/tokens';
+import { describe, expect, it, vi } from 'vitest';
+import { createCheckAuth, DualAuthConfigError, optionsFromEnv, type DualAuthOptions } from '../../../src';
+import { ENV_NAMES, resolveOptions } from '../../../src/config/options';
+import { mintSqlKey, SQL_KEY_AUDIENCE, SQL_KEY_TYPE, SqlKeys } from '../../../src/hook/sql-login/sql-key';
+import type { AuthEvent } from '../../../src/events';
+import { randomSecret, timed } from '../../support/claims';
+import { createClock } from '../../support/clock';
+import { rejectionOf } from '../../support/requests';
+import { NOW, sqlLoginSuite } from '../../support/sql-login';
+import { signToken } from '../../support/tokens';
 
-const apiSecret = randomSecret();
-const keySecret = randomSecret();
+const suite = sqlLoginSuite();
+const { apiSecret, keySecret, idpKey, idp, made, keyOptions: base } = suite;
 const nextKeySecret = randomSecret();
-const idpKey = generateKeyPair('RS256');
-const NOW = Math.floor(Date.now() / 1000);
 const DAY = 86_400;
 
-let idp: JwksServer;
-beforeAll(async () => {
-  idp = await startJwksServer(jwks(idpKey));
-});
-afterAll(() => idp.close());
-
-const made: { close(): void }[] = [];
-afterEach(() => {
-  for (const hook of made.splice(0)) hook.close();
-});
-
 const sqlRequest = () => ({ id: 'span-1', meta: null, protocol: 'postgres', method: 'password' });
-
-const base = (): DualAuthOptions => ({
-  jwksUri: idp.url,
-  apiSecret,
-  sqlKeySecrets: [keySecret],
-  tenantClaim: 'org',
-  groupsClaim: 'roles',
-});
 
 const CONTEXT = { sub: 'alice', org: 'acme', roles: ['analyst'], tenant: 'acme', groups: ['analyst'] };
 
@@ -58,16 +34,8 @@ function key(
 }
 
 /** The SQL login of options, judged by a clock the test moves. */
-function sqlLogin(options: DualAuthOptions, settings: { events?: AuthEvent[]; namespaces?: string[] } = {}) {
-  const clock = createClock(NOW * 1000);
-  const { events } = settings;
-  const authenticator = new Authenticator(
-    resolveOptions({ ...options, ...(events && { onEvent: (event: AuthEvent) => events.push(event) }) }),
-    clock.now,
-  );
-  made.push(authenticator);
-  return { ...sqlAuthOf(authenticator, { namespaces: settings.namespaces ?? [], cubeVersion: () => '1.7.43' }), clock };
-}
+const sqlLogin = (options: DualAuthOptions, settings: { events?: AuthEvent[]; namespaces?: string[] } = {}) =>
+  suite.sqlLogin(options, { ...settings, cubeVersion: () => '1.7.43' });
 
 describe('mintSqlKey', () => {
   it('signs an HS256 key with its own typ and audience, carrying the user, the security context, a jti, iat and exp', () => {
