@@ -133,7 +133,8 @@ describe('the command line quoted back', () => {
 });
 
 describe('an unexpected failure', () => {
-  test('is told on standard error, escaped, with the command it ended: exit 3', async () => {
+  /** Runs `args` with a standard output that throws `error` on every write: nothing the command foresees. */
+  const failing = async (args: string[], error: Error, env: NodeJS.ProcessEnv = {}): Promise<string> => {
     let errors = '';
     const stderr = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -141,47 +142,33 @@ describe('an unexpected failure', () => {
         done();
       },
     });
-    // An output that throws on every write: nothing the command foresees.
     const stdout = Object.assign(new Writable(), {
       write(): boolean {
-        throw new Error('stdout is gone\u001b[2J');
+        throw error;
       },
     });
-    const code = await run(['token', '--claims', '{}'], {
-      stdout,
-      stderr,
-      stdin: Readable.from([]),
-      env: { CUBEJS_API_SECRET: randomSecret() },
-      cwd: root,
-    });
+    const code = await run(args, { stdout, stderr, stdin: Readable.from([]), env, cwd: root });
     expect(code).toBe(3);
+    return errors;
+  };
+
+  test('is told on standard error, escaped, with the command it ended: exit 3', async () => {
+    const errors = await failing(['token', '--claims', '{}'], new Error('stdout is gone\u001b[2J'), {
+      CUBEJS_API_SECRET: randomSecret(),
+    });
     expect(errors).toMatch(
       /^cube-dual-auth token: internal fault [0-9a-f]{8}: Error: stdout is gone\\u001b\[2J \(run again with --verbose for the detail\)\n$/,
     );
   });
 
   test('gives its detail under the same id with --verbose, never a raw stack without it', async () => {
-    const failing = async (args: string[]): Promise<string> => {
-      let errors = '';
-      const stderr = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          errors += chunk.toString('utf8');
-          done();
-        },
-      });
-      const stdout = Object.assign(new Writable(), {
-        write(): boolean {
-          throw new RangeError('Invalid string length');
-        },
-      });
-      const code = await run(args, { stdout, stderr, stdin: Readable.from([]), env: {}, cwd: root });
-      expect(code).toBe(3);
-      return errors;
-    };
-    const plain = await failing(['token', '--secret-file', '/nonexistent', '--help']);
+    const plain = await failing(
+      ['token', '--secret-file', '/nonexistent', '--help'],
+      new RangeError('Invalid string length'),
+    );
     expect(plain.split('\n')).toHaveLength(2);
     expect(plain).not.toMatch(/\n\s+at /);
-    const verbose = await failing(['--verbose', 'token', '--help']);
+    const verbose = await failing(['--verbose', 'token', '--help'], new RangeError('Invalid string length'));
     const id = /internal fault ([0-9a-f]{8}): RangeError: Invalid string length\n/.exec(verbose)?.[1];
     expect(id).toBeDefined();
     expect(verbose).toContain(`fault ${id} detail:\n  RangeError: Invalid string length\n      at `);
