@@ -110,7 +110,7 @@ export async function diagnose(
   // replaces them.
   const keySet = (resolved?.identityProviders ?? []).length > 0;
   if (!apiSecretsFromDirectory(options))
-    checks.push(...secretChecks(apiSecretsInForce(env), options?.allowWeakSecret === true, keySet));
+    checks.push(...secretChecks(apiSecretsInForce(env), { weakAllowed: options?.allowWeakSecret === true, keySet }));
   if (resolved) checks.push(...(await configuredChecks(resolved, { env, cwd, reading, signal, exampleToken })));
   const node = nodeOfProject(cwd, nodeVersion);
   checks.push(gatewayCheck(cwd), check('node', node.status, node.message), ...cubeJsChecks(await reading));

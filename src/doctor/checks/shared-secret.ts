@@ -15,19 +15,23 @@ import { check, type Check, type CheckId } from '../check';
  * (Cube's rotation list CUBEJS_API_SECRETS when set, else CUBEJS_API_SECRET) under `api-secret`, the package's
  * additional ones under `additional-api-secrets`.
  */
-export function secretChecks(secrets: readonly ApiSecret[], weakAllowed: boolean, keySet: boolean): Check[] {
+/** What decides a secret's verdict besides the secret: the weak-secret opt-in, and whether a key set is configured. */
+export interface SecretSetting {
+  readonly weakAllowed: boolean;
+  readonly keySet: boolean;
+}
+
+export function secretChecks(secrets: readonly ApiSecret[], setting: SecretSetting): Check[] {
   const of = (variable: string) => secrets.filter((secret) => secret.variable === variable).map(({ value }) => value);
   const additional = of(ENV.additionalApiSecrets);
   const cubeList = of(ENV.apiSecrets);
   const checks = [
     cubeList.length > 0
-      ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList, weakAllowed)
-      : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, weakAllowed, keySet),
+      ? listedSecretsCheck('api-secret', ENV.apiSecrets, cubeList, setting)
+      : mainSecretCheck(of(ENV.apiSecret)[0], additional.length, setting),
   ];
   if (additional.length > 0)
-    checks.push(
-      listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, additional, weakAllowed, 'more'),
-    );
+    checks.push(listedSecretsCheck('additional-api-secrets', ENV.additionalApiSecrets, additional, setting, 'more'));
   return checks;
 }
 
@@ -41,8 +45,7 @@ function weakSecretOutcome(weakAllowed: boolean): string {
 export function mainSecretCheck(
   secret: string | undefined,
   additional: number,
-  weakAllowed: boolean,
-  keySet: boolean,
+  { weakAllowed, keySet }: SecretSetting,
 ): Check {
   if (secret === undefined) {
     if (additional > 0) {
@@ -75,7 +78,7 @@ export function listedSecretsCheck(
   id: CheckId,
   variable: string,
   secrets: readonly string[],
-  weakAllowed: boolean,
+  { weakAllowed }: Pick<SecretSetting, 'weakAllowed'>,
   what = secrets.length === 1 ? 'secret' : 'secrets',
 ): Check {
   const weak = secrets.flatMap((secret, i) => {

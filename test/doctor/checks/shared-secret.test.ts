@@ -14,7 +14,7 @@ const SHORT = 'is 8 base64 characters, 6 bytes: 48 bits of key material, under 3
 
 describe('mainSecretCheck: api-secret', () => {
   it('is ok with a random secret, saying what was measured and never the secret', () => {
-    const check = mainSecretCheck(SECRET, 0, false, false);
+    const check = mainSecretCheck(SECRET, 0, { weakAllowed: false, keySet: false });
     expect(check).toEqual({
       id: 'api-secret',
       status: 'ok',
@@ -23,30 +23,30 @@ describe('mainSecretCheck: api-secret', () => {
   });
 
   it('fails a weak secret: Cube will not start, unless the opt-in is set, which is said', () => {
-    expect(mainSecretCheck('abcdefgh', 0, false, false)).toEqual({
+    expect(mainSecretCheck('abcdefgh', 0, { weakAllowed: false, keySet: false })).toEqual({
       id: 'api-secret',
       status: 'fail',
       message: `CUBEJS_API_SECRET ${SHORT}: Cube will not start with it; ${ADVICE}, or (not recommended) set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET=true to start anyway`,
     });
-    expect(mainSecretCheck('abcdefgh', 0, true, false).message).toBe(
+    expect(mainSecretCheck('abcdefgh', 0, { weakAllowed: true, keySet: false }).message).toBe(
       `CUBEJS_API_SECRET ${SHORT}: Cube starts with it only because CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET is set; ${ADVICE}`,
     );
   });
 
   it('without a secret: ok in a key-set-only set-up, a warning beside additional secrets, else a failure', () => {
-    expect(mainSecretCheck(undefined, 0, false, true)).toEqual({
+    expect(mainSecretCheck(undefined, 0, { weakAllowed: false, keySet: true })).toEqual({
       id: 'api-secret',
       status: 'ok',
       message:
         'CUBEJS_API_SECRET is not set, nor CUBEJS_API_SECRETS: a key-set-only set-up, every service token (shared-secret path) is refused',
     });
-    expect(mainSecretCheck(undefined, 2, false, false)).toEqual({
+    expect(mainSecretCheck(undefined, 2, { weakAllowed: false, keySet: false })).toEqual({
       id: 'api-secret',
       status: 'warn',
       message:
         'CUBEJS_API_SECRET is not set, nor CUBEJS_API_SECRETS: only CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS verify service tokens, and "cube-dual-auth token" cannot mint any',
     });
-    expect(mainSecretCheck(undefined, 0, false, false)).toEqual({
+    expect(mainSecretCheck(undefined, 0, { weakAllowed: false, keySet: false })).toEqual({
       id: 'api-secret',
       status: 'fail',
       message:
@@ -57,7 +57,9 @@ describe('mainSecretCheck: api-secret', () => {
 
 describe('listedSecretsCheck', () => {
   it('counts the secrets of a list, each long enough', () => {
-    expect(listedSecretsCheck('api-secret', 'CUBEJS_API_SECRETS', [SECRET, randomSecret()], false)).toEqual({
+    expect(
+      listedSecretsCheck('api-secret', 'CUBEJS_API_SECRETS', [SECRET, randomSecret()], { weakAllowed: false }),
+    ).toEqual({
       id: 'api-secret',
       status: 'ok',
       message: 'CUBEJS_API_SECRETS: 2 secrets, each long enough for 32 bytes of key material',
@@ -65,7 +67,13 @@ describe('listedSecretsCheck', () => {
   });
 
   it('fails naming each weak secret by its position, never by its value', () => {
-    const check = listedSecretsCheck('additional-api-secrets', 'X', [SECRET, 'abcdefgh'], false, 'more');
+    const check = listedSecretsCheck(
+      'additional-api-secrets',
+      'X',
+      [SECRET, 'abcdefgh'],
+      { weakAllowed: false },
+      'more',
+    );
     expect(check).toEqual({
       id: 'additional-api-secrets',
       status: 'fail',
@@ -82,8 +90,7 @@ describe('secretChecks', () => {
         { variable: 'CUBEJS_API_SECRETS', value: SECRET },
         { variable: 'CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS', value: randomSecret() },
       ],
-      false,
-      false,
+      { weakAllowed: false, keySet: false },
     );
     expect(checks).toEqual([
       {
