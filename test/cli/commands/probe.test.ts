@@ -178,7 +178,7 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     const result = await probe([cube.url], { env: {} });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: no service token to sign/m,
+      /^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set, nor an api-secrets file in CUBE_DUAL_AUTH_SECRETS_DIR: no service token to sign/m,
     );
     expect(result.stdout).toMatch(
       /^ {2}SKIP {2}idp-token-with-origin {11}- {9}- {2}no identity-provider token: give one with --token-file <file> or --token -$/m,
@@ -194,17 +194,37 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     ]);
   });
 
-  it("signs the service token with the first secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
-    const cube = await withOurHook();
+  it("signs a service token with each secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
     const [replaced, second] = [randomSecret(32), randomSecret(32)];
+    const cube = await withOurHook({ apiSecret: [SECRET, second] });
     const { result, json } = await probeJson([cube.url], {
       env: { CUBEJS_API_SECRETS: `${SECRET},${second}`, CUBEJS_API_SECRET: replaced },
     });
-    expect(check(json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
+    expect(check(json, 'service-token')).toMatchObject({
+      status: 200,
+      verdict: 'PASS',
+      reason: expect.stringMatching(/\(each of the 2 API secrets in force\)$/),
+    });
     expect(jwtVerify(cube.requests[2]?.headers.authorization as string, SECRET)).toMatchObject({
       exp: expect.any(Number),
     });
+    expect(jwtVerify(cube.requests[3]?.headers.authorization as string, second)).toMatchObject({
+      exp: expect.any(Number),
+    });
     for (const secret of [replaced, second]) expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
+  it('fails the service-token check when the Cube refuses one API secret in force, naming where it came from', async () => {
+    const cube = await withOurHook();
+    const stale = randomSecret(32);
+    const { result, json } = await probeJson([cube.url], { env: { CUBEJS_API_SECRETS: `${SECRET},${stale}` } });
+    expect(result.code).toBe(1);
+    expect(check(json, 'service-token')).toMatchObject({
+      status: 403,
+      verdict: 'FAIL',
+      reason: expect.stringMatching(/^signed with the secret of CUBEJS_API_SECRETS: expected 200, got 403/),
+    });
+    expect(result.stdout + result.stderr).not.toContain(stale);
   });
 
   it('signs the service token with --claims, for a deployment that requires claims', async () => {

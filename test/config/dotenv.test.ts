@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDotenv, withDotenv } from '../../src/doctor/dotenv';
+import { parseDotenv, withDotenv } from '../../src/config/dotenv';
 import { jsonOf, keySetDeploymentPerFile, runCli } from '../support/cli';
 import { randomSecret } from '../support/claims';
 import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../support/cube';
