@@ -5,7 +5,8 @@
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../hook/check-auth';
 import { withoutBearer } from '../hook/request';
 import { isSqlKeyHeader } from '../hook/sql-login/sql-key';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions } from '../config/options';
+import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../config/options';
+import { resolveAtStart } from '../config/secrets-dir';
 import { ENV, optionsFromEnv, type ApiSecret } from '../config/env';
 import { secretsOfDeployment } from '../config/deployment';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../errors';
@@ -192,8 +193,8 @@ async function verifyWith(
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
   const explanation = await checkAuth.explain({ headers }, args.token);
-  // The hook took these options already: resolving them again cannot throw.
-  const authorizing = resolveOptions(options, ENV_NAMES).authorization !== undefined;
+  // The hook took these options, its secrets directory's files in place, already: resolving them again cannot throw.
+  const authorizing = resolveAtStart(options, ENV_NAMES).authorization !== undefined;
   return report(args, requestOrigin, explanation, options, secretsOfDeployment(env).apiSecrets, authorizing);
 }
 

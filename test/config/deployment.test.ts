@@ -159,7 +159,12 @@ function inputs(): Input[] {
     ['second', K2],
   ] as const) {
     key(`SQL key, ${which} key secret, alice`, sqlKey(secret, 'alice').key, 'alice', true);
-    key(`SQL key, ${which} key secret, carol`, sqlKey(secret, 'carol', { ageMs: 7_200_000 }).key, 'carol', true);
+    key(
+      `SQL key, ${which} key secret, carol`,
+      sqlKey(secret, 'carol', { ageMs: 7_200_000, expiresIn: 86_400 }).key,
+      'carol',
+      true,
+    );
     key(`SQL key, ${which} key secret, wrong user`, sqlKey(secret, 'alice').key, 'carol', false);
     key(`SQL key, ${which} key secret, expired`, sqlKey(secret, 'alice', { ageMs: 7_200_000 }).key, 'alice', false);
     const revoked = sqlKey(secret, 'alice');
@@ -167,7 +172,7 @@ function inputs(): Input[] {
     key(`SQL key, ${which} key secret, revoked by id`, revoked.key, 'alice', false);
     key(
       `SQL key, ${which} key secret, bob before the cut`,
-      sqlKey(secret, 'bob', { ageMs: 7_200_000 }).key,
+      sqlKey(secret, 'bob', { ageMs: 7_200_000, expiresIn: 86_400 }).key,
       'bob',
       false,
     );
@@ -194,13 +199,15 @@ async function hookVerdict(hook: CheckAuth, input: Input): Promise<boolean> {
   );
 }
 
-async function verifyVerdict(input: Input, cwd: string, env: Record<string, string>): Promise<boolean> {
+async function verifyVerdict(input: Input, cwd: string, env: Record<string, string>): Promise<boolean | string> {
   const args =
     input.kind === 'service'
       ? ['verify', input.token, '--origin', '--json']
       : ['verify', input.token, '--sql-user', input.user as string, '--json'];
   const result = await runCli(args, { env, cwd });
-  return jsonOf<{ accepted: boolean }>(result).accepted;
+  const report = jsonOf<{ accepted: boolean; error: { message: string } | null }>(result);
+  // A cell that differs shows verify's reason.
+  return report.accepted === input.accepted ? report.accepted : `${report.accepted} (${report.error?.message})`;
 }
 
 describe('one configuration: the hook, verify and probe judge alike wherever the secrets live', () => {
