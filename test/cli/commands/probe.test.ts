@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verify as jwtVerify } from 'jsonwebtoken';
+import { sign as jwtSign, verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../../src';
+import { createCheckAuth, optionsFromEnv, type CheckAuth } from '../../../src';
 import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import {
@@ -558,5 +558,59 @@ describe('cube-dual-auth probe, the built bin', () => {
     expect(result.stdout).toMatch(/no complete answer within 300 ms/);
     // Nothing keeps the process alive after the report: it exits once it has written it.
     expect(result.ms - result.outputEndMs!).toBeLessThan(1_000 + result.lateMs);
+  });
+});
+
+describe('probe as the readiness probe through the three-step rotation of docs/rotation.md', () => {
+  /** Replaces a file whole, as Kubernetes swaps a Secret's volume. */
+  function swap(file: string, text: string): void {
+    writeFileSync(`${file}.next`, text);
+    renameSync(`${file}.next`, file);
+  }
+
+  /** Waits until the hook's verdict on a token signed with `secret` is `accepted`: the reload is in force. */
+  async function inForce(hook: CheckAuth, secret: string, accepted: boolean): Promise<void> {
+    const token = jwtSign({ iat: Math.floor(Date.now() / 1000) }, secret, { algorithm: 'HS256' });
+    for (let i = 0; i < 100; i++) {
+      const explanation = await hook.explain({ headers: { 'request-origin': 'embeddable' } }, token);
+      if (explanation.accepted === accepted) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the secrets directory was not reloaded within 5 s');
+  }
+
+  it('passes at every step with the old secret left in the environment, and names the file it signed from', async () => {
+    const [OLD, NEW] = [randomSecret(32), randomSecret(32)];
+    const secrets = join(dir, 'rotation-secrets');
+    mkdirSync(secrets);
+    const file = join(secrets, 'api-secrets');
+    writeFileSync(file, `${OLD}\n`);
+    // The pod's environment keeps the secret it started with, as a Deployment's env does.
+    const pod = { CUBEJS_API_SECRET: OLD, CUBE_DUAL_AUTH_SECRETS_DIR: secrets, CUBE_DUAL_AUTH_SECRETS_POLL_MS: '100' };
+    const hook = createCheckAuth(optionsFromEnv(pod));
+    hooks.push(hook);
+    const cube = await deployment(cubeGateway(hook));
+    const readiness = async () => {
+      const { result, json } = await probeJson([cube.url], { env: pod });
+      return { code: result.code, serviceToken: check(json, 'service-token') };
+    };
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS' } });
+    // Step 1: the new secret beside the old one, on every replica.
+    swap(file, `${NEW}\n${OLD}\n`);
+    await inForce(hook, NEW, true);
+    expect(await readiness()).toMatchObject({
+      code: 0,
+      serviceToken: { verdict: 'PASS', reason: expect.stringMatching(/each of the 2 API secrets in force/) },
+    });
+    // Step 2 changes the service only: the Cube holds both still.
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS' } });
+    // Step 3: the old secret leaves the file; CUBEJS_API_SECRET still holds it.
+    swap(file, `${NEW}\n`);
+    await inForce(hook, OLD, false);
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS', status: 200 } });
+    // The control: judged from the environment alone, as before, the probe would fail every pod here.
+    const stale = await probeJson([cube.url], { env: { CUBEJS_API_SECRET: OLD } });
+    expect(stale.result.code).toBe(1);
+    expect(check(stale.json, 'service-token')).toMatchObject({ verdict: 'FAIL', status: 403 });
   });
 });
