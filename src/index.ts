@@ -308,9 +308,10 @@ export const canSwitchSqlUser = readyMadeSqlAuth.canSwitchSqlUser;
  * secret of the deployment: 32 random bytes, new in each process, with which `checkAuth` verifies nothing (it replaces
  * Cube's own verification); `doctor` says when it is needed (docs/deploying.md#an-api-secret-only-in-the-directory).
  * @example
- * ```js
- * const { apiSecret, checkAuth, logger } = require('cube-dual-auth');
- * module.exports = { apiSecret, checkAuth, logger };
+ * ```ts
+ * import { apiSecret, checkAuth, logger } from 'cube-dual-auth';
+ *
+ * export = { apiSecret, checkAuth, logger };
  * ```
  */
 export const apiSecret: string = CUBE_API_SECRET_PLACEHOLDER;
