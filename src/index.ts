@@ -1,5 +1,6 @@
 import type { CheckAuth } from './hook/check-auth';
 import { readyMadeCubeOptions, readyMadeSqlAuth, validatedCheckAuth } from './hook/ready-made';
+import { CUBE_API_SECRET_PLACEHOLDER } from './hook/cube-api-secret';
 
 export {
   /**
@@ -301,3 +302,16 @@ export const checkSqlAuth = readyMadeSqlAuth.checkSqlAuth;
  * ```
  */
 export const canSwitchSqlUser = readyMadeSqlAuth.canSwitchSqlUser;
+/**
+ * The `apiSecret` option Cube's start requires when `CUBEJS_API_SECRET` and `CUBEJS_JWK_URL` are unset, for a
+ * deployment whose API secret lives only in the secrets directory's `api-secrets`, which Cube does not read. Not a
+ * secret of the deployment: 32 random bytes, new in each process, with which `checkAuth` verifies nothing (it replaces
+ * Cube's own verification); `doctor` says when it is needed (docs/deploying.md#an-api-secret-only-in-the-directory).
+ * @example
+ * ```ts
+ * import { apiSecret, checkAuth, logger } from 'cube-dual-auth';
+ *
+ * export = { apiSecret, checkAuth, logger };
+ * ```
+ */
+export const apiSecret: string = CUBE_API_SECRET_PLACEHOLDER;

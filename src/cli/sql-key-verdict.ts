@@ -4,7 +4,8 @@
  * SQL user. A key is never judged as a token of either path (docs/security.md, "SQL keys").
  */
 import { ENV, optionsFromEnv } from '../config/env';
-import { ENV_NAMES, resolveOptions } from '../config/options';
+import { ENV_NAMES, type OptionNames } from '../config/options';
+import { resolveAtStart } from '../config/secrets-dir';
 import { DualAuthConfigError, DualAuthError, type RejectionCode } from '../errors';
 import { SqlKeys } from '../hook/sql-login/sql-key';
 import { decodeToken } from '../hook/token';
@@ -31,16 +32,20 @@ export interface SqlKeyReport {
   readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
 }
 
-/** The fix of each refusal of a key, by what the refusal names. */
-function hintFor(code: RejectionCode, message: string): string {
-  if (code === 'ERR_CONFIG_INVALID') return 'Fix the variable named: the SQL API would refuse every login.';
+/** The fix of each refusal of a key, by what the refusal names; `names` say where each setting came from. */
+function hintFor(
+  code: RejectionCode,
+  message: string,
+  names: Pick<OptionNames, 'sqlKeySecrets' | 'sqlKeysRevoked'>,
+): string {
+  if (code === 'ERR_CONFIG_INVALID') return 'Fix the variable or the file named: the SQL API would refuse every login.';
   if (message.includes('revoked'))
-    return `Mint a new key with "cube-dual-auth sql-key": a revoked id stays in ${ENV.sqlKeysRevoked}.`;
+    return `Mint a new key with "cube-dual-auth sql-key": a revoked id stays in ${names.sqlKeysRevoked}.`;
   if (message.includes('not accepted on this deployment'))
-    return `Set ${ENV.sqlKeySecrets} on every Cube, then mint keys with "cube-dual-auth sql-key".`;
+    return `Set ${ENV.sqlKeySecrets} (or the secrets directory's sql-key-secrets) on every Cube, then mint keys with "cube-dual-auth sql-key".`;
   switch (code) {
     case 'ERR_SIGNATURE_INVALID':
-      return `Mint a new key: this one was altered, or its secret left ${ENV.sqlKeySecrets}.`;
+      return `Mint a new key: this one was altered, or its secret left ${names.sqlKeySecrets}.`;
     case 'ERR_TOKEN_EXPIRED':
       return 'Mint a new key with "cube-dual-auth sql-key".';
     case 'ERR_TOKEN_TOO_OLD':
@@ -58,15 +63,16 @@ const refusal = (
   base: Omit<SqlKeyReport, 'accepted' | 'securityContext' | 'error'>,
   code: RejectionCode,
   message: string,
+  names: Pick<OptionNames, 'sqlKeySecrets' | 'sqlKeysRevoked'> = ENV_NAMES,
 ): SqlKeyReport => ({
   ...base,
   accepted: false,
   securityContext: null,
-  error: { code, message, hint: hintFor(code, message) },
+  error: { code, message, hint: hintFor(code, message, names) },
 });
 
 /**
- * Judges `key` as the `checkSqlAuth` configured from `env` judges a login with it as `sqlUser` (else as the key's own
+ * Judges `key` as the `checkSqlAuth` configured from `env` (a deployment's, secrets directory included) judges a login with it as `sqlUser` (else as the key's own
  * user) at `nowMs`. Never throws for a refused key or a bad configuration: they are the verdict.
  */
 export function judgeSqlKey(
@@ -94,13 +100,15 @@ export function judgeSqlKey(
     header,
     claims,
   } as const;
+  let names: OptionNames = ENV_NAMES;
   try {
-    const options = resolveOptions(optionsFromEnv(env), ENV_NAMES);
+    const options = resolveAtStart(optionsFromEnv(env), ENV_NAMES);
+    names = options.names;
     const login = new SqlKeys(options, () => nowMs).verify(key, user ?? '');
     return { ...base, accepted: true, securityContext: login.securityContext, error: null };
   } catch (error) {
     if (error instanceof DualAuthConfigError) return refusal(base, 'ERR_CONFIG_INVALID', error.message);
-    if (error instanceof DualAuthError) return refusal(base, error.code, error.detail);
+    if (error instanceof DualAuthError) return refusal(base, error.code, error.detail, names);
     throw error;
   }
 }

@@ -5,8 +5,10 @@
 import { createNamedCheckAuth, type CheckAuth, type Explanation } from '../hook/check-auth';
 import { withoutBearer } from '../hook/request';
 import { isSqlKeyHeader } from '../hook/sql-login/sql-key';
-import { DEFAULTS, ENV_NAMES, resolveOptions, type DualAuthOptions } from '../config/options';
-import { apiSecretsInForce, optionsFromEnv, type ApiSecret } from '../config/env';
+import { DEFAULTS, ENV_NAMES, type DualAuthOptions } from '../config/options';
+import { resolveAtStart } from '../config/secrets-dir';
+import { ENV, optionsFromEnv, type ApiSecret } from '../config/env';
+import { secretsOfDeployment } from '../config/deployment';
 import { DualAuthConfigError, type AuthPath, type RejectionCode } from '../errors';
 import { asNumericDate, isoSeconds, relative, shortenToken } from './format';
 import { hintFor, SQL_KEY_HINT } from './hints';
@@ -31,7 +33,7 @@ export type KeyInfo =
   | {
       readonly source: 'api-secret';
       readonly secrets: number;
-      /** The variable each secret tried came from, in the order tried. */
+      /** The variable or the secrets directory's file each secret tried came from, in the order tried. */
       readonly variables: readonly string[];
     };
 
@@ -141,10 +143,19 @@ function report(
           ...error,
           hint: isSqlKeyHeader(explanation.header)
             ? SQL_KEY_HINT
-            : hintFor(error.code, explanation.path, configuredOrigin(options)),
+            : (fileHint(error.code, explanation.path, secrets) ??
+              hintFor(error.code, explanation.path, configuredOrigin(options))),
         }
       : null,
   };
+}
+
+/** The fix of a refused service token when the secrets directory's `api-secrets` holds the secrets: that file. */
+function fileHint(code: RejectionCode, path: AuthPath | undefined, secrets: readonly ApiSecret[]): string | undefined {
+  const variables: readonly string[] = [ENV.apiSecret, ENV.apiSecrets, ENV.additionalApiSecrets];
+  const file = secrets.find(({ variable }) => !variables.includes(variable))?.variable;
+  if (code !== 'ERR_SIGNATURE_INVALID' || path !== 'shared-secret' || file === undefined) return undefined;
+  return `${file} must hold the secret the service signs with, one secret a line: during a rotation, both (it replaces ${ENV.apiSecret} and ${ENV.apiSecrets}).`;
 }
 
 function configurationReport(args: VerifyRequest, error: DualAuthConfigError): VerifyReport {
@@ -182,13 +193,13 @@ async function verifyWith(
   const requestOrigin = requestOriginFor(args, options);
   const headers = requestOrigin === undefined ? {} : { 'request-origin': requestOrigin };
   const explanation = await checkAuth.explain({ headers }, args.token);
-  // The hook took these options already: resolving them again cannot throw.
-  const authorizing = resolveOptions(options, ENV_NAMES).authorization !== undefined;
-  return report(args, requestOrigin, explanation, options, apiSecretsInForce(env), authorizing);
+  // The hook took these options, its secrets directory's files in place, already: resolving them again cannot throw.
+  const authorizing = resolveAtStart(options, ENV_NAMES).authorization !== undefined;
+  return report(args, requestOrigin, explanation, options, secretsOfDeployment(env).apiSecrets, authorizing);
 }
 
 /**
- * Judges `token` as the hook configured from `env` would, and reports it as `verify` does (also for `access`);
+ * Judges `token` as the hook configured from `env` (a deployment's: config/deployment.ts) would, and reports it as `verify` does (also for `access`);
  * a configuration error is reported as the verdict, never thrown. `origin` is as {@link VerifyRequest} takes it.
  */
 export async function verifyToken(

@@ -27,7 +27,8 @@ export function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
   return value === undefined || value === '' ? undefined : value;
 }
 
-function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+/** A comma-separated list as the hook reads it: items trimmed, empty ones dropped; unset when none. */
+export function readList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
   const items = readEnv(env, name)
     ?.split(',')
     .map((item) => item.trim())
@@ -121,13 +122,7 @@ export function apiSecretsInForce(env: NodeJS.ProcessEnv): ApiSecret[] {
   return inForce;
 }
 
-/** The secret a service token is signed with: the first of the main setting (the additional ones only verify). */
-export function signingSecret(env: NodeJS.ProcessEnv): ApiSecret | undefined {
-  const [first] = apiSecretsInForce(env);
-  return first?.variable === ENV.additionalApiSecrets ? undefined : first;
-}
-
-/** Why there is no {@link signingSecret}, as messages say it. */
+/** Why no API secret variable gives a signing secret (config/deployment.ts's `signingSecretOf`), as messages say it. */
 export const NO_SIGNING_SECRET = `neither ${ENV.apiSecret} nor ${ENV.apiSecrets} is set`;
 
 function secrets(env: NodeJS.ProcessEnv): string[] | undefined {

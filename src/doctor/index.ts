@@ -8,7 +8,7 @@ import { apiSecretsFromDirectory, secretsDirReport } from './secrets-dir';
 import { CUBE_JS_TIMEOUT_MS, readCubeJs } from './cube-js';
 import { NOT_CHECKED, unlessAborted } from './deadline';
 import { cubeOptionsOfProject } from './cube-options';
-import { withDotenv } from './dotenv';
+import { deploymentOf } from '../config/deployment';
 import { nodeOfProject } from './node-line';
 import { check, type Check } from './check';
 import { configurationCheck } from './checks/configuration';
@@ -18,6 +18,7 @@ import { authorizationCheck, exampleTokenCheck } from './checks/authorization';
 import { sqlApiCheck, sqlApiPort, sqlKeyCheck, withSqlAuthOfCubeJs } from './checks/sql';
 import { metricsCheck } from './checks/metrics';
 import { cubeJsChecks, gatewayCheck, refreshWorkerCheck } from './checks/cube';
+import { cubeStartCheck } from './checks/cube-start';
 
 export type { Check, CheckStatus } from './check';
 export { CUBE_JS_TIMEOUT_MS } from './cube-js';
@@ -98,7 +99,7 @@ export async function diagnose(
     nodeVersion = process.versions.node,
   }: DiagnoseOptions = {},
 ): Promise<Diagnosis> {
-  const { env, findings } = withDotenv(given, cwd);
+  const { env, dotenv: findings } = deploymentOf({ env: given, cwd });
   // Loads while the identity providers are asked.
   const reading = readCubeJs({ cwd, env, timeoutMs: cubeJsTimeoutMs, ...(signal === undefined ? {} : { signal }) });
   const checks: Check[] = findings.map(({ status, message }) => check('dotenv', status, message));
@@ -114,5 +115,7 @@ export async function diagnose(
   if (resolved) checks.push(...(await configuredChecks(resolved, { env, cwd, reading, signal, exampleToken })));
   const node = nodeOfProject(cwd, nodeVersion);
   checks.push(gatewayCheck(cwd), check('node', node.status, node.message), ...cubeJsChecks(await reading));
+  const start = cubeStartCheck(env, await reading, { apiSecretsInDirectory: apiSecretsFromDirectory(options) });
+  if (start !== undefined) checks.push(start);
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

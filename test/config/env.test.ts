@@ -1,14 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  apiSecretsInForce,
-  boolean,
-  ENV,
-  NO_SIGNING_SECRET,
-  optionsFromEnv,
-  readEnv,
-  signingSecret,
-} from '../../src/config/env';
+import { apiSecretsInForce, boolean, ENV, NO_SIGNING_SECRET, optionsFromEnv, readEnv } from '../../src/config/env';
 import { DualAuthConfigError } from '../../src/errors';
+import { secretsOfDeployment, signingSecretOf } from '../../src/config/deployment';
 import { randomSecret } from '../support/claims';
 
 const SECRET = randomSecret();
@@ -133,13 +126,20 @@ describe('apiSecretsInForce and signingSecret: the one reader of the API secrets
   });
 
   it('signs with the first secret of the main setting, never with an additional one', () => {
-    expect(signingSecret({ CUBEJS_API_SECRETS: 'new,old', CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' })).toEqual({
+    expect(
+      signingSecretOf(
+        secretsOfDeployment({ CUBEJS_API_SECRETS: 'new,old', CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }),
+      ),
+    ).toEqual({
       value: 'new',
       variable: 'CUBEJS_API_SECRETS',
     });
-    expect(signingSecret({ CUBEJS_API_SECRET: 'one' })).toEqual({ value: 'one', variable: 'CUBEJS_API_SECRET' });
-    expect(signingSecret({ CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' })).toBeUndefined();
-    expect(signingSecret({})).toBeUndefined();
+    expect(signingSecretOf(secretsOfDeployment({ CUBEJS_API_SECRET: 'one' }))).toEqual({
+      value: 'one',
+      variable: 'CUBEJS_API_SECRET',
+    });
+    expect(signingSecretOf(secretsOfDeployment({ CUBE_DUAL_AUTH_ADDITIONAL_API_SECRETS: 'extra' }))).toBeUndefined();
+    expect(signingSecretOf(secretsOfDeployment({}))).toBeUndefined();
     expect(NO_SIGNING_SECRET).toBe('neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set');
   });
 });

@@ -1,4 +1,5 @@
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { ENV, NO_SIGNING_SECRET } from '../../config/env';
+import { deploymentOf, secretsOfDeployment, signingSecretOf } from '../../config/deployment';
 import { DEFAULTS } from '../../config/options';
 import type { RejectionCode } from '../../errors';
 import { compareSides, type Side } from '../access/compare';
@@ -178,13 +179,20 @@ const NOT_JUDGED_HERE: readonly RejectionCode[] = [
   'ERR_CONFIG_INVALID',
 ];
 
+/** The environment the hook of the Cube project in the current directory reads: .env and secrets directory included. */
+function deploymentEnv(io: CliIO): NodeJS.ProcessEnv {
+  return deploymentOf({ env: io.env, cwd: io.cwd }).env;
+}
+
 async function callerOf(source: TokenSource, args: AccessArgs, io: CliIO): Promise<Caller> {
   if (source.kind !== 'service')
     return {
       token: (await readIdpToken(source.kind === 'stdin' ? 'stdin' : { file: source.file }, io)) as string,
       origin: undefined,
     };
-  const secret = signingSecret(io.env) as NonNullable<ReturnType<typeof signingSecret>>;
+  const secret = signingSecretOf(secretsOfDeployment(deploymentEnv(io))) as NonNullable<
+    ReturnType<typeof signingSecretOf>
+  >;
   return { token: mintServiceToken(secret.value, source.claims, io), origin: args.origin };
 }
 
@@ -237,7 +245,7 @@ async function inspectWithin(
 ): Promise<AccessReport> {
   const plan: RequestPlan = { base: args.base, timeoutMs: args.timeoutMs, env: io.env, deadline };
   const sides: Side[] = ['first', 'second'];
-  const locals = await Promise.all(callers.map((caller) => verifiedHere(caller, io.env)));
+  const locals = await Promise.all(callers.map((caller) => verifiedHere(caller, deploymentEnv(io))));
   const metas: MetaOutcome[] = [];
   for (const caller of callers) metas.push(await readMeta(caller, plan));
   const seen = metas.map((meta) => (meta.kind === 'answered' ? meta.cubes : []));
@@ -309,7 +317,10 @@ function comparisonOf(first: CallerReport, second: CallerReport): AccessReport['
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv, io.env);
-  if (args.callers.some((source) => source.kind === 'service') && signingSecret(io.env) === undefined) {
+  if (
+    args.callers.some((source) => source.kind === 'service') &&
+    signingSecretOf(secretsOfDeployment(deploymentEnv(io))) === undefined
+  ) {
     io.stderr.write(`cube-dual-auth access: ${NO_SIGNING_SECRET}: there is no secret to mint a service token with\n`);
     return EXIT_REFUSED;
   }

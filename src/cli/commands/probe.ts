@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../../config/options';
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { ENV, NO_SIGNING_SECRET } from '../../config/env';
+import { deploymentOf, secretsOfDeployment, type SecretsOfDeployment } from '../../config/deployment';
 import { forTerminal } from '../../terminal-text';
 import { parseCommandLine, parseDeadline, tokenFrom, type TokenFrom } from '../args';
 import { Deadline, NOT_CHECKED } from '../deadline';
@@ -32,7 +33,8 @@ six GET requests to <cube-api-url>/meta, one after the other, each judged PASS, 
                                 {"error":"Authentication required"} (what the checkAuth hook answers)
   garbage-token                 a token no one issued: 403
   service-token                 an HS256 token signed with the API secret, sent with
-                                "Request-Origin: <origin>", as the service sends it: 200
+                                "Request-Origin: <origin>", as the service sends it: 200;
+                                one such token for each API secret in force, each must get 200
   service-token-without-origin  the same token without that header: 403
   idp-token                     the identity provider's token you give: 200
   idp-token-with-origin         the same token with "Request-Origin: <origin>": 403
@@ -75,9 +77,11 @@ Options:
                        null for a check that got no answer or was not sent; ok is true when no
                        check failed
 
-Environment:
+Environment (with the .env of the current directory under it, as Cube reads it):
   ${ENV.apiSecret.padEnd(ENV.origin.length)}  the deployment's API secret, to sign the service token
   ${ENV.apiSecrets.padEnd(ENV.origin.length)}  Cube's rotation list, which replaces it when set: its first secret signs
+  ${ENV.secretsDir.padEnd(ENV.origin.length)}  the secrets directory: its api-secrets file, when present,
+  ${''.padEnd(ENV.origin.length)}  replaces both, as in the hook (a readiness probe through a rotation)
   ${ENV.origin}  the default of --origin
 
 Exit status:
@@ -88,7 +92,7 @@ Exit status:
 
 Examples:
   cube-dual-auth probe https://cube.example.com/cubejs-api/v1
-  (set -a; . ./.env; cube-dual-auth probe https://cube.example.com --claims '{"tenant":"acme"}')
+  cube-dual-auth probe https://cube.example.com --claims '{"tenant":"acme"}'   # in the Cube project
   cube-dual-auth probe http://localhost:4000 --token-file ./id-token.txt
   get-id-token | cube-dual-auth probe "$CUBE_API_URL" --token - --json | jq '.checks[] | select(.verdict == "FAIL")'
 `;
@@ -150,24 +154,40 @@ function printReport(args: ProbeArgs, checks: readonly CheckResult[], io: CliIO)
   io.stdout.write(`\n${failed > 0 ? paint('red', 'FAIL') : paint('green', 'OK')}: ${summary}\n`);
 }
 
+/** Why no service token is signed: no API secret, or an unusable `api-secrets` file the running Cube stands by. */
+function noServiceToken(secrets: SecretsOfDeployment): string {
+  const unusable = secrets.unusable.find(({ file }) => file.endsWith('api-secrets'));
+  if (unusable !== undefined)
+    return `${unusable.file} ${unusable.reason}: a running Cube keeps its last good content, which this probe cannot read (cube-dual-auth doctor names the fix)`;
+  return `${NO_SIGNING_SECRET}, nor an api-secrets file in ${ENV.secretsDir}: no service token to sign (set one to the deployment's API secret)`;
+}
+
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parse(argv, io.env);
+  const { env } = deploymentOf({ env: io.env, cwd: io.cwd });
+  const args = parse(argv, env);
   const idpToken = await readIdpToken(args.idpTokenFrom, io);
-  const secret = signingSecret(io.env);
+  const secrets = secretsOfDeployment(env);
+  // Every secret the hook verifies with must be accepted: the readiness of each path through a rotation.
+  const [secret, ...others] = secrets.apiSecrets;
   const serviceToken = secret === undefined ? undefined : mintServiceToken(secret.value, args.claims, io);
   const deadline = new Deadline(args.deadlineMs, io.timers);
   const sent = await runChecks({
     base: args.base,
     origin: args.origin,
     serviceToken,
-    noServiceToken: `${NO_SIGNING_SECRET}: no service token to sign (set one to the deployment's API secret)`,
+    noServiceToken: noServiceToken(secrets),
+    ...(secret === undefined ? {} : { serviceTokenSource: secret.variable }),
+    otherServiceTokens: others.map(({ value, variable }) => ({
+      token: mintServiceToken(value, args.claims, io),
+      source: variable,
+    })),
     idpToken,
     noIdpToken: 'no identity-provider token: give one with --token-file <file> or --token -',
     timeoutMs: args.timeoutMs,
     env: io.env,
     deadline,
   }).finally(() => deadline.dispose());
-  const hint = tenantClaimHint(io.env, args.claims);
+  const hint = tenantClaimHint(env, args.claims);
   const checks = sent.map((check) =>
     check.name === 'service-token' && check.status === 403 && hint !== undefined
       ? { ...check, reason: `${check.reason}; ${hint}` }

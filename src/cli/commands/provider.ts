@@ -1,4 +1,5 @@
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { ENV, NO_SIGNING_SECRET } from '../../config/env';
+import { deploymentOf, secretsOfDeployment, signingSecretOf } from '../../config/deployment';
 import { DEFAULTS } from '../../config/options';
 import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service';
 import { forTerminal } from '../../terminal-text';
@@ -20,7 +21,7 @@ import {
 
 /**
  * Where `provider create` and `upsert` read the deployment's API secret unless `--secret-env` names another variable:
- * its main secret, the one the service is to sign with, as the hook reads it (`signingSecret`, config/env.ts): the
+ * its main secret, the one the service is to sign with, as the hook reads it (`signingSecretOf`, config/deployment.ts): the
  * first of Cube's rotation list `CUBEJS_API_SECRETS` when that is set, `CUBEJS_API_SECRET` otherwise.
  */
 const DEFAULT_SECRET_ENV = ENV.apiSecret;
@@ -112,12 +113,13 @@ Examples:
 `;
 
 /** The secret registered by create and upsert: from `--secret-env` when given, else the deployment's main secret. */
-function registeredSecret(env: NodeJS.ProcessEnv, variable: string | undefined): string {
+function registeredSecret(io: CliIO, variable: string | undefined): string {
+  const { env } = deploymentOf({ env: io.env, cwd: io.cwd });
   if (variable !== undefined) return secretFrom(env, variable);
-  const secret = signingSecret(env);
+  const secret = signingSecretOf(secretsOfDeployment(env));
   if (!secret)
     throw new UsageError(
-      `${NO_SIGNING_SECRET}: one must hold the deployment's API secret, or name its variable with --secret-env`,
+      `${NO_SIGNING_SECRET}, nor an api-secrets file in ${ENV.secretsDir}: one must hold the deployment's API secret, or name its variable with --secret-env`,
     );
   return secret.value;
 }
@@ -144,7 +146,7 @@ function fullRecordArgs(args: readonly string[], io: CliIO) {
   const version = required(values['provider-version'], '--provider-version');
   return {
     values,
-    input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io.env, values['secret-env']) } },
+    input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io, values['secret-env']) } },
   };
 }
 
@@ -184,7 +186,10 @@ async function update(args: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseServiceArgs(args, WRITE_OPTIONS, []);
   const name = required(values.name, '--name');
   const version = required(values['provider-version'], '--provider-version');
-  const secretKey = values['secret-env'] === undefined ? undefined : secretFrom(io.env, values['secret-env']);
+  const secretKey =
+    values['secret-env'] === undefined
+      ? undefined
+      : secretFrom(deploymentOf({ env: io.env, cwd: io.cwd }).env, values['secret-env']);
   const instanceUrl = values['instance-url'];
   const credentials = {
     ...(secretKey !== undefined && { secretKey }),

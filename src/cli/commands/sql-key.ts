@@ -1,6 +1,7 @@
 import { claimPointer, readClaim } from '../../config/claim-pointer';
 import { DURATION_FORM, durationSeconds, formatDuration } from '../../config/duration';
 import { ENV, optionsFromEnv } from '../../config/env';
+import { deploymentOf } from '../../config/deployment';
 import { ANY_SQL_USER, DEFAULTS, ENV_NAMES, SQL_KEY_MAX_AGE_LIMIT } from '../../config/options';
 import { resolveAtStart } from '../../config/secrets-dir';
 import { DualAuthConfigError } from '../../errors';
@@ -109,15 +110,18 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const token = (await readIdpToken(args.from, io)) as string;
   let checkAuth: CheckAuth | undefined;
   try {
-    const options = optionsFromEnv(io.env);
+    const { env } = deploymentOf({ env: io.env, cwd: io.cwd });
+    const options = optionsFromEnv(env);
     const resolved = resolveAtStart(options, ENV_NAMES);
     const [secret] = resolved.sqlKeyKeys;
     if (secret === undefined) {
-      io.stderr.write(`cube-dual-auth sql-key: ${ENV.sqlKeySecrets} is not set: there is no secret to sign with\n`);
+      io.stderr.write(
+        `cube-dual-auth sql-key: ${ENV.sqlKeySecrets} is not set, nor a sql-key-secrets file in ${ENV.secretsDir}: there is no secret to sign with\n`,
+      );
       return EXIT_REFUSED;
     }
     const expiresIn = lifetime(args.expiresIn, resolved.sqlKeyMaxAge);
-    const problem = await codeOptionsProblem(io.cwd, io.env);
+    const problem = await codeOptionsProblem(io.cwd, env);
     if (problem !== undefined) {
       io.stderr.write(
         `cube-dual-auth sql-key: ${forTerminal(problem)}: a key minted from the environment alone could carry a security context the hook never gives, so no key minted; export cube-dual-auth's checkAuth and checkSqlAuth configured by the environment to mint keys here\n`,

@@ -1,7 +1,8 @@
 import { decode, type JwtPayload } from 'jsonwebtoken';
 import { DEFAULTS } from '../../config/options';
 import { DURATION_FORM, durationSeconds } from '../../config/duration';
-import { ENV, NO_SIGNING_SECRET, signingSecret } from '../../config/env';
+import { ENV, NO_SIGNING_SECRET } from '../../config/env';
+import { deploymentOf, secretsOfDeployment, signingSecretOf } from '../../config/deployment';
 import { parseCommandLine } from '../args';
 import { parseClaims, signServiceToken } from '../cube-call';
 import { isoSeconds } from '../format';
@@ -12,7 +13,9 @@ const DEFAULT_EXPIRES_IN = '1h';
 const HELP = `Usage: cube-dual-auth token --claims '<json>' [--expires-in <duration>] [--json]
 
 Mints an HS256 test token signed with the API secret, ${ENV.apiSecret} or, when Cube's rotation
-list ${ENV.apiSecrets} is set, its first secret: for trying the shared-secret path locally,
+list ${ENV.apiSecrets} is set, its first secret, or the first line of the secrets directory's
+api-secrets (${ENV.secretsDir}), which replaces both, as the hook reads them with the .env of
+the current directory: for trying the shared-secret path locally,
 e.g. with curl against a development Cube. Prints the token alone, so that it can be used as
 $(cube-dual-auth token ...). Refuses without an API secret.
 
@@ -70,7 +73,7 @@ function parse(args: readonly string[]): TokenArgs {
 
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parse(argv);
-  const secret = signingSecret(io.env);
+  const secret = signingSecretOf(secretsOfDeployment(deploymentOf({ env: io.env, cwd: io.cwd }).env));
   if (secret === undefined) {
     io.stderr.write(`cube-dual-auth token: ${NO_SIGNING_SECRET}: there is no secret to sign with\n`);
     return EXIT_REFUSED;

@@ -2,6 +2,7 @@ import { withoutBearer } from '../../hook/request';
 import { looksLikeSqlKey } from '../../hook/sql-login/sql-key';
 import { DEFAULTS } from '../../config/options';
 import { ENV } from '../../config/env';
+import { deploymentOf } from '../../config/deployment';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
 import { parseCommandLine } from '../args';
 import { describeNumericDate, rows } from '../format';
@@ -12,7 +13,8 @@ import { TIME_CLAIMS, verifyToken, type KeyInfo, type VerifyReport, type VerifyR
 const HELP = `Usage: cube-dual-auth verify <token> [--origin [<value>] | --no-origin] [--sql-user <name>] [--json]
 
 Runs the same verification as the checkAuth hook, with the same environment variables
-(${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), and explains the outcome: the path
+(${ENV.apiSecret}, ${ENV.jwksUri}, ${ENV.algorithms}, ...), the .env of the current directory
+read as Cube reads it, and the files of ${ENV.secretsDir} in their place, and explains the outcome: the path
 chosen and why, the token's header and claims (times as dates), the key used, and either
 the security context Cube would receive or the rejection with a one-line fix. With authorization
 configured (${ENV.tenantClaim}, ${ENV.groupsClaim}, ...), the tenant and groups the context
@@ -177,7 +179,8 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
 
 /** A SQL key, judged as a SQL API login (cli/sql-key-verdict.ts), never as a token of either path. */
 function runOnSqlKey(args: VerifyArgs, io: CliIO): number {
-  const report = judgeSqlKey(withoutBearer(args.token), { env: io.env, sqlUser: args.sqlUser });
+  const { env } = deploymentOf({ env: io.env, cwd: io.cwd });
+  const report = judgeSqlKey(withoutBearer(args.token), { env, sqlUser: args.sqlUser });
   if (args.json) writeJson(io.stdout, report);
   else io.stdout.write(describeSqlKeyReport(report, painter(io.stdout, io.env), Date.now() / 1000));
   return report.accepted ? EXIT_OK : EXIT_REFUSED;
@@ -186,7 +189,7 @@ function runOnSqlKey(args: VerifyArgs, io: CliIO): number {
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const args = await parse(argv, io);
   if (looksLikeSqlKey(withoutBearer(args.token))) return runOnSqlKey(args, io);
-  const { report: result, severalProviders } = await verifyToken(args, io.env);
+  const { report: result, severalProviders } = await verifyToken(args, deploymentOf({ env: io.env, cwd: io.cwd }).env);
   if (args.json) writeJson(io.stdout, result);
   else printReport(result, io, severalProviders);
   return result.accepted ? EXIT_OK : EXIT_REFUSED;

@@ -39,6 +39,13 @@ interface ProbePlan {
   readonly serviceToken: string | undefined;
   /** Why there is no service token, for the skipped checks. */
   readonly noServiceToken: string;
+  /**
+   * Service tokens signed with the other API secrets in force, each with the file or variable it came from: the
+   * `service-token` check passes only when every one is accepted too (a readiness probe through a rotation).
+   */
+  readonly otherServiceTokens?: readonly SignedWith[];
+  /** Where the secret of `serviceToken` came from, named when the check sends several. */
+  readonly serviceTokenSource?: string;
   /** The identity provider's token given by the operator; undefined: its checks are skipped. */
   readonly idpToken: string | undefined;
   readonly noIdpToken: string;
@@ -49,6 +56,12 @@ interface ProbePlan {
   readonly now?: () => number;
   /** The whole probe's deadline: checks it leaves are not checked, and fail. */
   readonly deadline?: Deadline;
+}
+
+/** A service token, and the file or variable of the secret that signed it (never the secret). */
+export interface SignedWith {
+  readonly token: string;
+  readonly source: string;
 }
 
 /** One check as planned: the request it sends and what the answer must be. Its outcome is a {@link CheckResult}. */
@@ -149,13 +162,39 @@ export async function runChecks(plan: ProbePlan): Promise<CheckResult[]> {
       });
       continue;
     }
-    const { result, answered, notChecked } = await send(check, url, plan);
+    const { result, answered, notChecked } =
+      check.name === 'service-token' ? await sendEachSecret(check, url, plan) : await send(check, url, plan);
     sent++;
     results.push(result);
     if (notChecked) unreachable = NOT_CHECKED;
     else if (!answered && sent === 1) unreachable = `${check.name} got no answer`;
   }
   return results;
+}
+
+/**
+ * The `service-token` check with every API secret in force: the first refusal is the verdict, its reason naming the
+ * secret's source; when all are accepted, the reason says how many were.
+ */
+async function sendEachSecret(check: CheckSpec, url: URL, plan: ProbePlan): ReturnType<typeof send> {
+  const others = plan.otherServiceTokens ?? [];
+  const first = await send(check, url, plan);
+  if (others.length === 0) return first;
+  const named = (outcome: Awaited<ReturnType<typeof send>>, source: string) => ({
+    ...outcome,
+    result: { ...outcome.result, reason: `signed with the secret of ${source}: ${outcome.result.reason}` },
+  });
+  if (first.result.verdict !== 'PASS') return named(first, plan.serviceTokenSource ?? 'the first API secret');
+  let last = first;
+  for (const other of others) {
+    last = await send({ ...check, token: { value: other.token, missing: '' } }, url, plan);
+    if (last.result.verdict !== 'PASS') return named(last, other.source);
+  }
+  const count = others.length + 1;
+  return {
+    ...last,
+    result: { ...last.result, reason: `${last.result.reason} (each of the ${count} API secrets in force)` },
+  };
 }
 
 /** What {@link askServiceToken} needs: a probe's plan for its one check, the service token given. */

@@ -4,6 +4,7 @@
  * so that no request the service sends is refused on the way.
  */
 import { EmbeddableError, type DataProviderRecord, type EmbeddableClient } from '../../service';
+import { deploymentOf } from '../../config/deployment';
 import { providerVersion } from '../../service/validate';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
@@ -58,15 +59,17 @@ interface Rotation {
 
 function parse(args: readonly string[], io: CliIO) {
   const { values, positionals } = parseServiceArgs(args, ROTATE_SECRET_OPTIONS, ['name']);
+  // The deployment's settings as its hook reads them: the environment, the project's .env (config/deployment.ts).
+  const { env } = deploymentOf({ env: io.env, cwd: io.cwd });
   const rotation: Rotation = {
     name: positionals[0] as string,
     base: apiBaseUrl(required(values.cube, '--cube')),
-    origin: parseOrigin(values.origin, io.env),
+    origin: parseOrigin(values.origin, env),
     claims: values.claims === undefined ? {} : parseClaims(values.claims),
     waitMs: parseWait(values.wait),
     replicas: parseReplicas(values.replicas),
     version: values['provider-version'],
-    lifetime: tokenLifetime(values['token-lifetime'], io.env),
+    lifetime: tokenLifetime(values['token-lifetime'], env),
     dryRun: values['dry-run'],
   };
   return { values, rotation, file: required(values['new-secret-file'], '--new-secret-file') };

@@ -1,5 +1,5 @@
 /** The `configuration` line: whether the hook accepts this environment, judged by the hook's own resolution. */
-import { ENV_NAMES, resolveOptions, type DualAuthOptions, type ResolvedOptions } from '../../config/options';
+import { ENV_NAMES, type DualAuthOptions, type ResolvedOptions } from '../../config/options';
 import { optionsFromEnv } from '../../config/env';
 import { DualAuthConfigError } from '../../errors';
 import { resolvedAsTheHook } from '../secrets-dir';
@@ -17,13 +17,22 @@ function configurationFailure(error: unknown): Check {
   return check('configuration', 'fail', error.message);
 }
 
-/** The options as the hook would take them with a weak secret allowed; undefined when something else is wrong too. */
+/**
+ * The options as the hook would take them, secrets directory included, with a weak secret allowed; undefined when
+ * something else is wrong too (a bad file of the directory is then the message, not the secret).
+ */
 function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | undefined {
   try {
-    return resolveOptions({ ...options, allowWeakSecret: true }, ENV_NAMES);
+    return resolvedAsTheHook({ ...options, allowWeakSecret: true });
   } catch {
     return undefined;
   }
+}
+
+/** The line that tells of a weak API secret: `api-secret`, or `secrets-dir` when the directory's file holds it. */
+function weakSecretLine(options: DualAuthOptions, error: unknown): string {
+  const fromFile = error instanceof DualAuthConfigError && error.option !== ENV_NAMES.apiSecret;
+  return fromFile && options.secretsDir !== undefined ? 'secrets-dir' : 'api-secret';
 }
 
 /**
@@ -43,7 +52,7 @@ export function configurationCheck(env: NodeJS.ProcessEnv): Configuration {
     const weakOnly = check(
       'configuration',
       'fail',
-      'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see api-secret)',
+      `the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see ${options === undefined ? 'api-secret' : weakSecretLine(options, error)})`,
     );
     return { check: resolved === undefined ? failure : weakOnly, options, resolved };
   }

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verify as jwtVerify } from 'jsonwebtoken';
+import { sign as jwtSign, verify as jwtVerify } from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../../src';
+import { createCheckAuth, optionsFromEnv, type CheckAuth } from '../../../src';
 import { jsonOf, runBin, runCli, terminalControlsIn, type CliOptions, type CliResult } from '../../support/cli';
 import { randomSecret, timed } from '../../support/claims';
 import {
@@ -178,7 +178,7 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     const result = await probe([cube.url], { env: {} });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set: no service token to sign/m,
+      /^ {2}SKIP {2}service-token {19}- {9}- {2}neither CUBEJS_API_SECRET nor CUBEJS_API_SECRETS is set, nor an api-secrets file in CUBE_DUAL_AUTH_SECRETS_DIR: no service token to sign/m,
     );
     expect(result.stdout).toMatch(
       /^ {2}SKIP {2}idp-token-with-origin {11}- {9}- {2}no identity-provider token: give one with --token-file <file> or --token -$/m,
@@ -194,17 +194,37 @@ describe('cube-dual-auth probe, against a deployment with this package', () => {
     ]);
   });
 
-  it("signs the service token with the first secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
-    const cube = await withOurHook();
+  it("signs a service token with each secret of Cube's rotation list CUBEJS_API_SECRETS, which replaces CUBEJS_API_SECRET", async () => {
     const [replaced, second] = [randomSecret(32), randomSecret(32)];
+    const cube = await withOurHook({ apiSecret: [SECRET, second] });
     const { result, json } = await probeJson([cube.url], {
       env: { CUBEJS_API_SECRETS: `${SECRET},${second}`, CUBEJS_API_SECRET: replaced },
     });
-    expect(check(json, 'service-token')).toMatchObject({ status: 200, verdict: 'PASS' });
+    expect(check(json, 'service-token')).toMatchObject({
+      status: 200,
+      verdict: 'PASS',
+      reason: expect.stringMatching(/\(each of the 2 API secrets in force\)$/),
+    });
     expect(jwtVerify(cube.requests[2]?.headers.authorization as string, SECRET)).toMatchObject({
       exp: expect.any(Number),
     });
+    expect(jwtVerify(cube.requests[3]?.headers.authorization as string, second)).toMatchObject({
+      exp: expect.any(Number),
+    });
     for (const secret of [replaced, second]) expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
+  it('fails the service-token check when the Cube refuses one API secret in force, naming where it came from', async () => {
+    const cube = await withOurHook();
+    const stale = randomSecret(32);
+    const { result, json } = await probeJson([cube.url], { env: { CUBEJS_API_SECRETS: `${SECRET},${stale}` } });
+    expect(result.code).toBe(1);
+    expect(check(json, 'service-token')).toMatchObject({
+      status: 403,
+      verdict: 'FAIL',
+      reason: expect.stringMatching(/^signed with the secret of CUBEJS_API_SECRETS: expected 200, got 403/),
+    });
+    expect(result.stdout + result.stderr).not.toContain(stale);
   });
 
   it('signs the service token with --claims, for a deployment that requires claims', async () => {
@@ -538,5 +558,59 @@ describe('cube-dual-auth probe, the built bin', () => {
     expect(result.stdout).toMatch(/no complete answer within 300 ms/);
     // Nothing keeps the process alive after the report: it exits once it has written it.
     expect(result.ms - result.outputEndMs!).toBeLessThan(1_000 + result.lateMs);
+  });
+});
+
+describe('probe as the readiness probe through the three-step rotation of docs/rotation.md', () => {
+  /** Replaces a file whole, as Kubernetes swaps a Secret's volume. */
+  function swap(file: string, text: string): void {
+    writeFileSync(`${file}.next`, text);
+    renameSync(`${file}.next`, file);
+  }
+
+  /** Waits until the hook's verdict on a token signed with `secret` is `accepted`: the reload is in force. */
+  async function inForce(hook: CheckAuth, secret: string, accepted: boolean): Promise<void> {
+    const token = jwtSign({ iat: Math.floor(Date.now() / 1000) }, secret, { algorithm: 'HS256' });
+    for (let i = 0; i < 100; i++) {
+      const explanation = await hook.explain({ headers: { 'request-origin': 'embeddable' } }, token);
+      if (explanation.accepted === accepted) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the secrets directory was not reloaded within 5 s');
+  }
+
+  it('passes at every step with the old secret left in the environment, and names the file it signed from', async () => {
+    const [OLD, NEW] = [randomSecret(32), randomSecret(32)];
+    const secrets = join(dir, 'rotation-secrets');
+    mkdirSync(secrets);
+    const file = join(secrets, 'api-secrets');
+    writeFileSync(file, `${OLD}\n`);
+    // The pod's environment keeps the secret it started with, as a Deployment's env does.
+    const pod = { CUBEJS_API_SECRET: OLD, CUBE_DUAL_AUTH_SECRETS_DIR: secrets, CUBE_DUAL_AUTH_SECRETS_POLL_MS: '100' };
+    const hook = createCheckAuth(optionsFromEnv(pod));
+    hooks.push(hook);
+    const cube = await deployment(cubeGateway(hook));
+    const readiness = async () => {
+      const { result, json } = await probeJson([cube.url], { env: pod });
+      return { code: result.code, serviceToken: check(json, 'service-token') };
+    };
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS' } });
+    // Step 1: the new secret beside the old one, on every replica.
+    swap(file, `${NEW}\n${OLD}\n`);
+    await inForce(hook, NEW, true);
+    expect(await readiness()).toMatchObject({
+      code: 0,
+      serviceToken: { verdict: 'PASS', reason: expect.stringMatching(/each of the 2 API secrets in force/) },
+    });
+    // Step 2 changes the service only: the Cube holds both still.
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS' } });
+    // Step 3: the old secret leaves the file; CUBEJS_API_SECRET still holds it.
+    swap(file, `${NEW}\n`);
+    await inForce(hook, OLD, false);
+    expect(await readiness()).toMatchObject({ code: 0, serviceToken: { verdict: 'PASS', status: 200 } });
+    // The control: judged from the environment alone, as before, the probe would fail every pod here.
+    const stale = await probeJson([cube.url], { env: { CUBEJS_API_SECRET: OLD } });
+    expect(stale.result.code).toBe(1);
+    expect(check(stale.json, 'service-token')).toMatchObject({ verdict: 'FAIL', status: 403 });
   });
 });

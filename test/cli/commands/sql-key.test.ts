@@ -169,7 +169,7 @@ describe('cube-dual-auth sql-key', () => {
     const unset = await sqlKey([], { env: without });
     expect(unset.code).toBe(1);
     expect(unset.stderr).toBe(
-      'cube-dual-auth sql-key: CUBE_DUAL_AUTH_SQL_KEY_SECRETS is not set: there is no secret to sign with\n',
+      'cube-dual-auth sql-key: CUBE_DUAL_AUTH_SQL_KEY_SECRETS is not set, nor a sql-key-secrets file in CUBE_DUAL_AUTH_SECRETS_DIR: there is no secret to sign with\n',
     );
     const weak = await sqlKey([], { env: { ...env, CUBE_DUAL_AUTH_SQL_KEY_SECRETS: 'hunter2hunter2' } });
     expect(weak.code).toBe(1);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../../src/doctor';
 import { configurationCheck } from '../../../src/doctor/checks/configuration';
@@ -12,6 +15,19 @@ const fixture = diagnoseFixture();
 beforeAll(() => ({ server, cubeProject } = fixture));
 
 describe('configurationCheck', () => {
+  it('names the bad file of the secrets directory, not the API secret, when only sql-keys-revoked is bad', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cda-config-'));
+    try {
+      writeFileSync(join(dir, 'sql-keys-revoked'), 'user alice before yesterday\n');
+      const { check } = configurationCheck({ CUBEJS_API_SECRET: SECRET, CUBE_DUAL_AUTH_SECRETS_DIR: dir });
+      expect(check.status).toBe('fail');
+      expect(check.message).toContain(`${join(dir, 'sql-keys-revoked')} entry 1 of 1 revokes the keys of user "alice"`);
+      expect(check.message).not.toMatch(/API secret|api-secret/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is ok, with the options resolved, when the hook accepts the environment', () => {
     const { check, options, resolved } = configurationCheck({ CUBEJS_API_SECRET: SECRET });
     expect(check).toEqual({

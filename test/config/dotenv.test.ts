@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDotenv, withDotenv } from '../../src/doctor/dotenv';
+import { parseDotenv, withDotenv } from '../../src/config/dotenv';
 import { jsonOf, keySetDeploymentPerFile, runCli } from '../support/cli';
 import { randomSecret } from '../support/claims';
 import { cubeJsIn, gatewayIn, RECOMMENDED_CUBE_JS } from '../support/cube';
@@ -172,5 +172,87 @@ describe('cube-dual-auth doctor with a .env in the Cube project', () => {
     const { result, json } = await doctor({});
     expect(result.code).toBe(1);
     expect(statusOf(json, 'cube-js')).toBe('fail');
+  });
+});
+
+describe('parseDotenv against @cubejs-backend/dotenv 9.0.2 itself, on generated .env texts', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cube = require('@cubejs-backend/dotenv') as { parse(text: string, options: object): Record<string, string> };
+  const PIECES = [
+    'NAME',
+    'CUBEJS_API_SECRET',
+    'A.B-C',
+    'export ',
+    '#',
+    ' # c',
+    '=',
+    '==',
+    '"',
+    "'",
+    '`',
+    '\\n',
+    ' ',
+    '\t',
+    '\n',
+    '\r\n',
+    '\r',
+    '\uFEFF',
+    'value',
+    'x y',
+    '""',
+    "''",
+    '"a"',
+    "'b'",
+    '"multi',
+    "line'",
+    'é',
+    '\u2028',
+    '$X',
+  ];
+  /** A small deterministic generator (xorshift), so that a failure names a reproducible input. */
+  function generator(seed: number): () => number {
+    let state = seed >>> 0 || 1;
+    return () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 0x1_0000_0000;
+    };
+  }
+  function text(random: () => number): string {
+    const lines: string[] = [];
+    const count = 1 + Math.floor(random() * 5);
+    for (let l = 0; l < count; l++) {
+      let line = random() < 0.2 ? 'export ' : '';
+      line += random() < 0.5 ? 'NAME' : (PIECES[Math.floor(random() * 3)] as string);
+      line += random() < 0.9 ? (random() < 0.5 ? '=' : ' = ') : '';
+      const parts = Math.floor(random() * 4);
+      for (let p = 0; p < parts; p++) line += PIECES[Math.floor(random() * PIECES.length)] as string;
+      lines.push(line);
+    }
+    const eol = ['\n', '\r\n', '\r'][Math.floor(random() * 3)] as string;
+    return (random() < 0.05 ? '\uFEFF' : '') + lines.join(eol);
+  }
+
+  it('gives the same variables and values on 100,000 texts: quotes, export, #, multiline, BOM, CRLF, duplicates, lone quotes', () => {
+    const random = generator(49);
+    const differing: string[] = [];
+    for (let i = 0; i < 100_000 && differing.length < 5; i++) {
+      const input = text(random);
+      const ours = Object.fromEntries(parseDotenv(input).values);
+      const theirs = { ...cube.parse(input, { multiline: 'line-breaks' }) };
+      if (JSON.stringify(ours) !== JSON.stringify(theirs)) differing.push(JSON.stringify(input));
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('reads a value that is one quote character as that character, as Cube does', () => {
+    for (const quote of ['"', "'"]) {
+      const input = `CUBE_DUAL_AUTH_SECRETS_DIR=${quote}\nCUBEJS_SQL_PASSWORD=${quote}\n`;
+      expect(Object.fromEntries(parseDotenv(input).values)).toEqual({
+        ...cube.parse(input, { multiline: 'line-breaks' }),
+      });
+      expect(parseDotenv(input).values.get('CUBEJS_SQL_PASSWORD')).toBe(quote);
+    }
   });
 });

@@ -1,11 +1,16 @@
 /**
- * The environment as Cube sees it: `doctor` reads the `.env` as Cube's server does, so that it judges what Cube will
- * run with (docs/cli-output.md#how-doctor-reads-env).
+ * The environment as Cube sees it: every command reads the `.env` as Cube's server does, so that it judges what Cube
+ * will run with (docs/cli-output.md#how-doctor-reads-env).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faultMessage } from '../errors';
-import type { Finding } from './cube-js';
+
+/** What `doctor` says of the `.env`: one line of its checklist. */
+export interface DotenvFinding {
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly message: string;
+}
 
 /** The file Cube's server reads variables from, in the directory it starts in. */
 export const DOTENV = '.env';
@@ -63,7 +68,8 @@ export function parseDotenv(text: string): DotenvFile {
         value += `\n${next}`;
       }
     } else if (first === '"' || first === "'") {
-      value = value.slice(1, end);
+      // Cube's `substring(1, end)`: a value that is one quote character (end 0) is that character, not ''.
+      value = value.substring(1, end);
       if (first === '"') value = value.replace(/\\n/g, '\n');
     } else {
       value = value.trim();
@@ -80,7 +86,7 @@ export interface CubeEnvironment {
   /** The process environment, with the variables of `.env` it lacks. */
   readonly env: NodeJS.ProcessEnv;
   /** What `doctor` says of `.env`: nothing when there is none. */
-  readonly findings: readonly Finding[];
+  readonly findings: readonly DotenvFinding[];
 }
 
 /** Names as a message lists them. */
@@ -110,7 +116,7 @@ export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment
   const parsed = parseDotenv(text);
   const merged: NodeJS.ProcessEnv = { ...env };
   const taken: string[] = [];
-  const findings: Finding[] = [];
+  const findings: DotenvFinding[] = [];
   for (const [name, value] of parsed.values) {
     if (!Object.prototype.hasOwnProperty.call(env, name)) {
       merged[name] = value;
