@@ -115,6 +115,12 @@ export interface SqlKeyLogin {
   readonly expiresAt: number;
 }
 
+/** A key accepted for a login, with what verified it. */
+export interface VerifiedSqlKey extends SqlKeyLogin {
+  /** The thumbprint of the SQL key secret that verified it, shared with the snapshot in force (secrets-snapshot.ts). */
+  readonly secretThumbprint: string;
+}
+
 /** How many accepted keys are remembered before the expired ones are first dropped. */
 const PRUNE_FIRST_AT = 1024;
 
@@ -145,9 +151,10 @@ export class SqlKeys {
    * The login a SQL key gives `user`: signature (any SQL key secret), `exp`, the maximum age, revocation, then that
    * the key is `user`'s. Throws the {@link DualAuthError} naming why, never quoting the key.
    */
-  verify(key: string, user: string): SqlKeyLogin {
+  verify(key: string, user: string): VerifiedSqlKey {
     const { names } = this.options;
-    const keys = this.secrets.current.sqlKeyKeys;
+    const snapshot = this.secrets.current;
+    const keys = snapshot.sqlKeyKeys;
     if (keys.length === 0) {
       const message = 'SQL keys are not accepted on this deployment';
       throw new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeySecrets} is not set)`);
@@ -157,9 +164,11 @@ export class SqlKeys {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', TAMPERED);
     const nowMs = this.clock();
     let payload: unknown;
+    let by = 0;
     for (const [i, secret] of keys.entries()) {
       try {
         payload = verify(key, secret, { ...this.verifyOptions, clockTimestamp: nowMs / 1000 });
+        by = i;
         break;
       } catch (error) {
         // During a rotation a key may be signed by a later secret; every other failure is final.
@@ -172,7 +181,7 @@ export class SqlKeys {
     const refusal = this.refusal(login, nowMs) ?? userMismatch(login, user);
     if (refusal !== undefined) throw refusal;
     this.remember(login);
-    return login;
+    return { ...login, secretThumbprint: snapshot.sqlKeyThumbprints[by] as string };
   }
 
   /** Why a key accepted before is refused now (expired, too old, revoked); undefined while it holds. */

@@ -5,6 +5,7 @@
 import { DualAuthError, quote } from '../../errors';
 import type { SqlReauthenticationRefusedEvent } from '../../events';
 import type { MissingLogin } from './live-logins';
+import { withdrawnRefusal, type ProofNames } from './proofs';
 import type { SecurityContext } from '../security-context';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
@@ -87,9 +88,11 @@ export function capacityRefusal(user: string, cap: string): DualAuthError {
 const RECONNECT = 'reconnect with a fresh token';
 
 /** The refusal of a re-authentication without a live login: it names the user and the moment, never a token. */
-export function missingLogin(user: string, missing: MissingLogin): DualAuthError {
+export function missingLogin(user: string, missing: MissingLogin, names: ProofNames): DualAuthError {
   const who = `The SQL session of user ${quote(user)}`;
   switch (missing.reason) {
+    case 'withdrawn':
+      return withdrawnRefusal(user, missing.proof, names);
     case 'expired': {
       const when = new Date(missing.endedAt * 1000).toISOString();
       return missing.tooOld
