@@ -46,7 +46,7 @@ interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
 interface Accepted extends Reported {
   readonly accepted: true;
   /** The thumbprint of the key that verified the token (key-set path; not on a cache hit): a SQL login keeps it. */
-  readonly thumbprint?: string;
+  readonly thumbprint?: string | undefined;
   readonly path: AuthPath;
   readonly context: SecurityContext;
   /** True when the verified-token cache answered. */
@@ -204,7 +204,7 @@ export class Authenticator {
       pathReason: seen.pathReason,
       kid,
       provider,
-      ...(thumbprint !== undefined && { thumbprint }),
+      thumbprint,
       context,
       cached: false,
       header: seen.header,

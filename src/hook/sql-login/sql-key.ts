@@ -28,9 +28,9 @@ export interface MintedSqlKey {
   readonly id: string;
   /** The SQL user it signs in as. */
   readonly user: string;
-  /** Seconds since 1970. */
+  /** Seconds since 1970, to the millisecond. */
   readonly issuedAt: number;
-  /** Seconds since 1970. */
+  /** Seconds since 1970, to the millisecond. */
   readonly expiresAt: number;
   /** The security context the key carries: the login's, with the key's own `iat`, `exp` and `jti`. */
   readonly securityContext: SecurityContext;
@@ -53,7 +53,8 @@ export interface SqlKeyGrant {
 /** Signs a SQL key for a login the hook has accepted. */
 export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: SqlKeyGrant): MintedSqlKey {
   const id = randomUUID();
-  const issuedAt = Math.floor(now / 1000);
+  // To the millisecond (RFC 7519's NumericDate allows it): a `user … before <now>` cut spares a key made just after.
+  const issuedAt = now / 1000;
   const expiresAt = issuedAt + expiresIn;
   // The security context as JSON carries it: what the hook hides from JSON (its namespace members) is not sent.
   const context = withKeyClaims(JSON.parse(JSON.stringify(securityContext)) as SecurityContext, {
