@@ -36,20 +36,35 @@ export function requestLabels(req: unknown): { protocol: SqlProtocolLabel; metho
   };
 }
 
-/** `req.protocol` and `req.method`, read without trusting `req`: a getter that throws reads as missing. */
+/** What a field of `req` that is not its own data property reads as: never a protocol or method answered. */
+const NOT_OWN = Symbol('not an own property');
+
+/**
+ * `req.protocol` and `req.method`, read without trusting `req`: only its own data properties, as Cube's JSON gives
+ * them. One inherited through a prototype, or behind a getter, reads as {@link NOT_OWN}, and a proxy that throws
+ * as missing: either way the call is refused (docs/security.md#one-name-one-identity).
+ */
 function requestFields(req: unknown): { protocol: unknown; method: unknown } {
   if (typeof req !== 'object' || req === null) return { protocol: undefined, method: undefined };
   try {
-    const { protocol, method } = req as { protocol?: unknown; method?: unknown };
-    return { protocol, method };
+    return { protocol: ownField(req, 'protocol'), method: ownField(req, 'method') };
   } catch {
     return { protocol: undefined, method: undefined };
   }
 }
 
+function ownField(req: object, name: string): unknown {
+  const own = Object.getOwnPropertyDescriptor(req, name);
+  if (own !== undefined) return 'value' in own ? own.value : NOT_OWN;
+  return name in req ? NOT_OWN : undefined;
+}
+
 /** A request field as a message shows it: quoted, printable ASCII only, cut short. */
-const shown = (value: unknown): string =>
-  typeof value === 'string' ? quote(value) : value === undefined ? 'none' : `a ${typeof value}`;
+function shown(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
+  if (value === undefined) return 'none';
+  return value === NOT_OWN ? "inherited (not the request's own)" : `a ${typeof value}`;
+}
 
 /** Undefined for a password-less call as Cube Core makes it (`postgres`, `password`); otherwise its refusal. */
 export function passwordlessRefusal(req: unknown, user: string): DualAuthError | undefined {
