@@ -15,7 +15,7 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9
 /** A user name as written: bare when it holds no space and starts with no quote, else a JSON string in double quotes. */
 const USER_ENTRY = /^user\s+("(?:[^"\\]|\\.)*"|[^\s"]\S*)\s+before\s+(\S+)$/;
 /** What a user name never holds, quoted or not: control characters and line separators. */
-const NOT_IN_A_NAME = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029]/u;
 /** What a SQL key id is made of: `sql-key` mints UUIDs; a separator or anything else is a typo, never an id. */
 export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -76,7 +76,7 @@ const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 
 
 /**
  * The epoch ms of an ISO-8601 time with a zone. A date or time that does not exist (30 February, 24:00, a zone of
- * +25:00) is refused: `Date.parse` would carry it over into another day (docs/rotation.md#the-secrets-directory).
+ * +25:00) is refused: `Date.parse` would carry it over into another day (docs/rotation.md#the-directory).
  */
 function momentOf(time: string, fail: Fail): number {
   const parts = ISO_TIME.exec(time);
