@@ -126,10 +126,7 @@ export class KeyStore {
     this.abortFetch?.abort();
   }
 
-  /**
-   * The key of `kid` in the key set last loaded, without fetching: undefined when that set holds none (a live SQL
-   * login asks whether the key that verified it is still there, src/hook/sql-login/proofs.ts).
-   */
+  /** The key of `kid` in the key set last loaded, without fetching: a live SQL login's check (sql-login/proofs.ts). */
   heldKey(kid: string): KeyObject | undefined {
     return this.keys.get(kid);
   }
