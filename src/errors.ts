@@ -30,7 +30,10 @@ export type RejectionCode =
   | 'ERR_JWKS_TIMEOUT'
   | 'ERR_JWKS_INVALID'
   | 'ERR_CONFIG_INVALID'
-  | 'ERR_INTERNAL';
+  | 'ERR_INTERNAL'
+  | 'ERR_SECRET_REMOVED'
+  | 'ERR_KEY_REMOVED'
+  | 'ERR_PASSWORD_CHANGED';
 
 /** The message of `ERR_TOKEN_MISSING`, the body `probe` expects of a deployment running the hook. */
 export const TOKEN_MISSING_MESSAGE = 'Authentication required';

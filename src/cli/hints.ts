@@ -48,6 +48,11 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     ERR_JWKS_INVALID: `${ENV.jwksUri} must answer a JWKS ({"keys": [...]}) with signing keys for ${ENV.algorithms} (an OIDC discovery URL is not one: set the issuer instead); a discovered issuer's document must name exactly that issuer and an http(s) jwks_uri.`,
     ERR_CONFIG_INVALID: 'Fix the environment variable named in the message; cube-dual-auth doctor checks all of them.',
     ERR_INTERNAL: 'The cause is printed on standard error: please report it as a bug of cube-dual-auth.',
+    ERR_SECRET_REMOVED:
+      'The SQL key secret that signed this session was removed: sign in with a key of a secret in force.',
+    ERR_KEY_REMOVED:
+      "The identity provider's key that signed this session left its key set: sign in with a fresh token.",
+    ERR_PASSWORD_CHANGED: 'The static SQL password changed since this session signed in: sign in with the new one.',
   };
 }
 

@@ -11,9 +11,13 @@ export interface SecretsSnapshot {
   readonly secretThumbprints: readonly string[];
   /** The SQL key secrets as keys, the signing one first. */
   readonly sqlKeyKeys: readonly KeyObject[];
+  /** A SHA-256 of each SQL key secret, in memory only: a key login remembers its secret's, never the secret. */
+  readonly sqlKeyThumbprints: readonly string[];
   readonly sqlKeysRevoked: Revocations | undefined;
   /** The static SQL login's password. */
   readonly sqlPassword: string | undefined;
+  /** A SHA-256 of that password: a static login remembers it, to end its sessions once the password changes. */
+  readonly sqlPasswordThumbprint: string | undefined;
 }
 
 /** The thumbprint of a secret key: never shown, only compared. */
@@ -29,8 +33,13 @@ export function snapshotOf(
     secretKeys: options.secretKeys,
     secretThumbprints: options.secretKeys.map(secretThumbprint),
     sqlKeyKeys: options.sqlKeyKeys,
+    sqlKeyThumbprints: options.sqlKeyKeys.map(secretThumbprint),
     sqlKeysRevoked: options.sqlKeysRevoked,
     sqlPassword: options.sqlPassword,
+    sqlPasswordThumbprint:
+      options.sqlPassword === undefined
+        ? undefined
+        : createHash('sha256').update(options.sqlPassword, 'utf8').digest('base64url'),
   };
 }
 

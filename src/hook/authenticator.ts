@@ -45,6 +45,8 @@ interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
 
 interface Accepted extends Reported {
   readonly accepted: true;
+  /** The thumbprint of the key that verified the token (key-set path; not on a cache hit): a SQL login keeps it. */
+  readonly thumbprint?: string | undefined;
   readonly path: AuthPath;
   readonly context: SecurityContext;
   /** True when the verified-token cache answered. */
@@ -195,13 +197,14 @@ export class Authenticator {
         seen.now as number,
         this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context,
       );
-    const { kid, provider, payload } = verified;
+    const { kid, provider, payload, thumbprint } = verified;
     return {
       accepted: true,
       path,
       pathReason: seen.pathReason,
       kid,
       provider,
+      thumbprint,
       context,
       cached: false,
       header: seen.header,

@@ -126,6 +126,11 @@ export class KeyStore {
     this.abortFetch?.abort();
   }
 
+  /** The key of `kid` in the key set last loaded, without fetching: a live SQL login's check (sql-login/proofs.ts). */
+  heldKey(kid: string): KeyObject | undefined {
+    return this.keys.get(kid);
+  }
+
   /** The keys of the current key set (for forgetting what a rotation removed). */
   signingKeys(): readonly KeyObject[] {
     return [...this.keys.values()];

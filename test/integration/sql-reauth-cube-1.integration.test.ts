@@ -3,6 +3,9 @@
 // replayed against Cube's own SQLServer (test/support/cube-sql-api.ts), timed by a clock the test moves; and Cube
 // Cloud's DAX API (XMLA) calls as its docs describe them (docs/cube-lines.md, "The SQL API's re-authentication").
 import { createSecretKey } from 'node:crypto';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DualAuthOptions } from '../../src';
 import type { AuthEvent } from '../../src/events';
@@ -22,6 +25,8 @@ import { generateKeyPair, jwks } from '../support/keys';
 import { signToken } from '../support/tokens';
 
 const idpKey = generateKeyPair('RS256');
+/** The identity provider's next key, which replaces idpKey in its key set. */
+const nextIdpKey = generateKeyPair('RS256');
 const STATIC_PASSWORD = randomSecret(16);
 /** Seconds since 1970 the clock starts at: the time of the run. */
 const NOW = Math.floor(Date.now() / 1000);
@@ -32,10 +37,10 @@ const RECONNECT = ': reconnect with a fresh token';
 const DRIFT = `The SQL session of user "alice" cannot be re-authenticated, as that user signed in with credentials of different kinds or security contexts, and a session never moves to another credential${RECONNECT}`;
 const KEY_SECRET = randomSecret(32);
 
-/** A SQL key as `sql-key` mints it, issued at `nowMs`. */
-const sqlKey = (user: string, securityContext: Record<string, unknown>, nowMs: number) =>
+/** A SQL key as `sql-key` mints it, issued at `nowMs` (signed with `secret`, KEY_SECRET unless told). */
+const sqlKey = (user: string, securityContext: Record<string, unknown>, nowMs: number, secret = KEY_SECRET) =>
   mintSqlKey({
-    secret: createSecretKey(Buffer.from(KEY_SECRET)),
+    secret: createSecretKey(Buffer.from(secret)),
     user,
     securityContext,
     expiresIn: 30 * 86_400,
@@ -53,8 +58,8 @@ afterAll(async () => {
 });
 
 interface Deployment extends Omit<SqlDeployment, 'open'> {
-  /** A token of the identity provider issued now (the clock's now), living `expiresIn` seconds. */
-  token(payload: Record<string, unknown>, expiresIn?: number): string;
+  /** A token of the identity provider issued now (the clock's now), living `expiresIn` seconds, signed by `key`. */
+  token(payload: Record<string, unknown>, expiresIn?: number, key?: typeof idpKey): string;
   open(user: string, password: string): Promise<NativeSession>;
 }
 
@@ -69,8 +74,8 @@ async function deployment(options: Partial<DualAuthOptions> = {}): Promise<Deplo
     ...options,
   });
   const { clock } = deployed;
-  const token = (payload: Record<string, unknown>, expiresIn = 600) =>
-    signToken(timed(payload, { now: Math.floor(clock.now() / 1000), expiresIn }), { key: idpKey });
+  const token = (payload: Record<string, unknown>, expiresIn = 600, key = idpKey) =>
+    signToken(timed(payload, { now: Math.floor(clock.now() / 1000), expiresIn }), { key });
   async function open(user: string, password: string): Promise<NativeSession> {
     const { session, error } = await deployed.open(user, password);
     if (session === undefined) throw new Error(`the login of ${user} was refused: ${error}`);
@@ -296,5 +301,100 @@ describe('Cube 1.7.43 SQL API: switching users lands on a live login only', () =
     // Bob's token has expired by the next interval: the switched session ends with it.
     clock.advance(PAST_INTERVAL_MS);
     expect((await admin.query()).error).toMatch(/^Error calling authenticate during re-authentication: .*"bob" ended/);
+  });
+});
+
+describe('Cube 1.7.43 SQL API: a session ends with the secret, key or password that proved it', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A secrets directory holding `files`, as a mounted Secret would. */
+  function secretsDir(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-sessions-'));
+    dirs.push(dir);
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+    return dir;
+  }
+
+  /** Swaps `name` in `dir` for `content` by a rename, as Kubernetes does, and waits until the hook applied it. */
+  async function rotate(dir: string, events: AuthEvent[], name: string, content: string): Promise<void> {
+    const staged = mkdtempSync(join(tmpdir(), 'cube-dual-auth-staged-'));
+    dirs.push(staged);
+    writeFileSync(join(staged, name), content);
+    const seen = events.length;
+    renameSync(join(staged, name), join(dir, name));
+    const deadline = Date.now() + 10_000;
+    const applied = () =>
+      events
+        .slice(seen)
+        .some((event) => event.type === 'secret-reload' && event.file === name && event.outcome === 'applied');
+    while (!applied()) {
+      if (Date.now() > deadline) throw new Error(`${name} was not applied within 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const PREFIX = 'Error calling authenticate during re-authentication: ';
+
+  it('refuses a key session at its next re-authentication once its secret left sql-key-secrets', async () => {
+    const newSecret = randomSecret(32);
+    const dir = secretsDir({ 'sql-key-secrets': `${KEY_SECRET}\n` });
+    const { clock, events, open } = await deployment({ secretsDir: dir, secretsPollMs: 200 });
+    const session = await open('alice', sqlKey('alice', { sub: 'alice', org: 'acme', tenant: 'acme' }, clock.now()));
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(META_ANSWER);
+    await rotate(dir, events, 'sql-key-secrets', `${newSecret}\n`);
+    clock.advance(PAST_INTERVAL_MS);
+    expect((await session.query()).error).toBe(
+      `${PREFIX}The SQL session of user "alice" was signed in by a SQL key whose secret this deployment no longer has: sign in again with a new SQL key`,
+    );
+    expect(reauthentications(events)).toEqual(['accepted', 'ERR_SECRET_REMOVED']);
+    // A key of the secret in force opens a session that re-authenticates.
+    const fresh = await open(
+      'alice',
+      sqlKey('alice', { sub: 'alice', org: 'acme', tenant: 'acme' }, clock.now(), newSecret),
+    );
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await fresh.query()).toEqual(META_ANSWER);
+  });
+
+  it("refuses a token session once its kid left the identity provider's key set", async () => {
+    // A cooldown of 0: the first token of the new key refreshes the key set at once, as it would 30 s later.
+    const { clock, events, token, open } = await deployment({ jwksCooldownMs: 0 });
+    const session = await open('alice', token({ sub: 'alice', org: 'acme' }, 3600));
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(META_ANSWER);
+    idp.jwks = jwks(nextIdpKey);
+    try {
+      // The identity provider rotated: bob signs in with a token of its new key, and the key set is loaded anew.
+      await open('bob', token({ sub: 'bob', org: 'globex' }, 3600, nextIdpKey));
+      clock.advance(PAST_INTERVAL_MS);
+      expect((await session.query()).error).toBe(
+        `${PREFIX}The SQL session of user "alice" was signed in by a token whose key "${idpKey.kid}" has left its identity provider's key set: sign in again with a fresh token`,
+      );
+      expect(reauthentications(events)).toEqual(['accepted', 'ERR_KEY_REMOVED']);
+    } finally {
+      idp.jwks = jwks(idpKey);
+    }
+  });
+
+  it('refuses a static-login session once sql-password changed, and the new password signs in', async () => {
+    const newPassword = randomSecret(16);
+    const dir = secretsDir({ 'sql-password': `${STATIC_PASSWORD}\n` });
+    const { clock, events, open } = await deployment({ secretsDir: dir, secretsPollMs: 200 });
+    const session = await open('cube', STATIC_PASSWORD);
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await session.query()).toEqual(META_ANSWER);
+    await rotate(dir, events, 'sql-password', `${newPassword}\n`);
+    clock.advance(PAST_INTERVAL_MS);
+    expect((await session.query()).error).toBe(
+      `${PREFIX}The SQL session of user "cube" was signed in with a password that has changed since: sign in again with the new password`,
+    );
+    expect(reauthentications(events)).toEqual(['accepted', 'ERR_PASSWORD_CHANGED']);
+    const fresh = await open('cube', newPassword);
+    clock.advance(PAST_INTERVAL_MS);
+    expect(await fresh.query()).toEqual(META_ANSWER);
   });
 });

@@ -153,8 +153,8 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
         key: minted.key,
         id: minted.id,
         user: minted.user,
-        issuedAt: isoSeconds(minted.issuedAt),
-        expiresAt: isoSeconds(minted.expiresAt),
+        issuedAt: isoMoment(minted.issuedAt),
+        expiresAt: isoMoment(minted.expiresAt),
         securityContext: minted.securityContext,
       });
     } else {
@@ -184,3 +184,8 @@ function sqlUser(userClaim: string, payload: Readonly<Record<string, unknown>>):
 }
 
 export const sqlKey: Command = { help: HELP, run };
+
+/** A key's time to the millisecond it was minted at (docs/rotation.md#the-directory): what a `user … before …` cut reads. */
+function isoMoment(seconds: number): string {
+  return new Date(Math.round(seconds * 1000)).toISOString().replace('.000Z', 'Z');
+}

@@ -1,13 +1,13 @@
 /** Key login: the password is a SQL key of the user (sql-key.ts; docs/security.md#sql-keys). */
 import { unexpected } from '../authenticator';
 import type { LoginRecord } from './live-logins';
-import type { SqlKeyLogin } from './sql-key';
+import type { VerifiedSqlKey } from './sql-key';
 import { subjectOf } from './sql-reauth';
 import { admit, forSql, refuse, reported, signedIn, type SqlLogin, type SqlLoginState } from './state';
 
 /** Signs `user` in with `key`, remembered for re-authentication as a token login is. */
 export function keyLogin(state: SqlLoginState, user: string, key: string): Promise<SqlLogin> {
-  let login: SqlKeyLogin;
+  let login: VerifiedSqlKey;
   try {
     login = state.sqlKeys.verify(key, user);
   } catch (error) {
@@ -16,7 +16,7 @@ export function keyLogin(state: SqlLoginState, user: string, key: string): Promi
     return refuse(state, refusal);
   }
   const securityContext = forSql(login.securityContext, state.namespaces);
-  // Re-authenticated until the key expires, outlives the maximum age, or is revoked.
+  // Re-authenticated until the key expires, outlives the maximum age, is revoked, or its secret is removed.
   const record: LoginRecord = {
     user,
     securityContext,
@@ -26,6 +26,8 @@ export function keyLogin(state: SqlLoginState, user: string, key: string): Promi
     issuedAt: login.issuedAt,
     maxAge: state.options.sqlKeyMaxAge,
     id: login.id,
+    // Ends when its secret leaves sql-key-secrets (docs/rotation.md#what-a-reload-does).
+    proof: state.proofs.sqlKeySecret(login.secretThumbprint),
   };
   const refused = admit(state, record, login.securityContext.sub);
   if (refused !== undefined) {

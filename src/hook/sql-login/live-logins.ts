@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SecurityContext } from '../security-context';
+import type { Proof } from './proofs';
 
 /** How many live logins a process keeps at most, unless told otherwise: at the cap a new login is refused. */
 export const LIVE_LOGIN_CAP = 10_000;
@@ -35,6 +36,8 @@ export interface LoginRecord {
   readonly maxAge?: number;
   /** The credential's id (`jti`), which the `isRevoked` option is asked about before the login serves again. */
   readonly id?: string;
+  /** What verified the credential, shared by every login it verified; `stillProved` is asked about it. */
+  readonly proof?: Proof;
 }
 
 /** Why a re-authentication found no login to answer with. */
@@ -48,6 +51,8 @@ export type MissingLogin =
     }
   | { readonly reason: 'none' }
   | { readonly reason: 'revoked' }
+  /** What proved the login (a secret, a key, a password) is no longer in force. */
+  | { readonly reason: 'withdrawn'; readonly proof: Proof }
   /** Several subjects signed in under the user name: it names no one identity. */
   | { readonly reason: 'ambiguous' }
   /** One subject signed in under the name with another credential kind or context: a session would move. */
@@ -74,6 +79,8 @@ export interface LiveLoginsOptions {
   readonly namespaces?: readonly string[];
   /** Whether a credential id has been revoked since its login: a revoked login never serves again. */
   readonly isRevoked?: (id: string) => boolean;
+  /** Whether what proved a login is still in force: a login whose proof left never serves again. */
+  readonly stillProved?: (proof: Proof) => boolean;
 }
 
 interface Entry {
@@ -171,16 +178,22 @@ export class LiveLogins {
     const live: Entry[] = [];
     let ended: Entry | undefined;
     let revoked = false;
+    let withdrawn: Proof | undefined;
     for (const entry of [...name.entries.values()]) {
+      const { id, proof } = entry.login;
       if (entry.liveUntil <= now) {
         if (ended === undefined || entry.liveUntil > ended.liveUntil) ended = entry;
         this.drop(entry.key, true);
-      } else if (entry.login.id !== undefined && this.options.isRevoked?.(entry.login.id) === true) {
+      } else if (id !== undefined && this.options.isRevoked?.(id) === true) {
         revoked = true;
+        this.drop(entry.key, true);
+      } else if (proof !== undefined && this.options.stillProved?.(proof) === false) {
+        withdrawn = proof;
         this.drop(entry.key, true);
       } else live.push(entry);
     }
     if (live.length === 0) {
+      if (withdrawn !== undefined) return { found: false, reason: 'withdrawn', proof: withdrawn };
       if (revoked) return { found: false, reason: 'revoked' };
       if (ended === undefined) return { found: false, reason: 'none' };
       return { found: false, reason: 'expired', endedAt: ended.liveUntil / 1000, tooOld: ended.tooOldFirst };

@@ -7,7 +7,8 @@ import { emit, type SqlReauthenticationRefusedEvent } from '../../events';
 import type { SecurityContext } from '../security-context';
 import { copyOf, missingLogin, passwordlessRefusal, refusalReason, requestLabels } from './sql-reauth';
 import { refuse, type SqlLogin, type SqlLoginState } from './state';
-import { staticPassword } from './static-login';
+import { withdrawnRefusal } from './proofs';
+import { staticPassword, staticWithdrawn } from './static-login';
 
 /**
  * Answers with the static login's context, `{}` as Cube's default does, or a copy of the user's one live identity's;
@@ -22,11 +23,16 @@ export function reauthenticate(state: SqlLoginState, req: unknown, user: string)
     emit(onEvent, { type: 'sql-reauthenticated', durationMs: performance.now() - started });
     return Promise.resolve({ password: null, superuser: false, securityContext, skipPasswordCheck: true });
   };
-  if (staticPassword(state, user) !== undefined) return accept({});
+  const names = state.options.names;
+  if (staticPassword(state, user) !== undefined) {
+    const withdrawn = staticWithdrawn(state);
+    if (withdrawn === undefined) return accept({});
+    return refuseReauthentication(state, req, withdrawnRefusal(user, withdrawn, names), undefined, started);
+  }
   const found = state.liveLogins.find(user);
   // A copy each time: Cube's __user path hands the context to contextByReq as it is, where cube.js code may change it.
   if (found.found) return accept(copyOf(found.login.securityContext));
-  return refuseReauthentication(state, req, missingLogin(user, found), refusalReason(found), started);
+  return refuseReauthentication(state, req, missingLogin(user, found, names), refusalReason(found), started);
 }
 
 /** Reports a refused re-authentication with its request's bounded labels and why, then refuses it. */

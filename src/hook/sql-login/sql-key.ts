@@ -28,9 +28,9 @@ export interface MintedSqlKey {
   readonly id: string;
   /** The SQL user it signs in as. */
   readonly user: string;
-  /** Seconds since 1970. */
+  /** Seconds since 1970, to the millisecond. */
   readonly issuedAt: number;
-  /** Seconds since 1970. */
+  /** Seconds since 1970, to the millisecond. */
   readonly expiresAt: number;
   /** The security context the key carries: the login's, with the key's own `iat`, `exp` and `jti`. */
   readonly securityContext: SecurityContext;
@@ -53,7 +53,8 @@ export interface SqlKeyGrant {
 /** Signs a SQL key for a login the hook has accepted. */
 export function mintSqlKey({ secret, user, securityContext, expiresIn, now }: SqlKeyGrant): MintedSqlKey {
   const id = randomUUID();
-  const issuedAt = Math.floor(now / 1000);
+  // To the millisecond (RFC 7519's NumericDate allows it): a `user … before <now>` cut spares a key made just after.
+  const issuedAt = now / 1000;
   const expiresAt = issuedAt + expiresIn;
   // The security context as JSON carries it: what the hook hides from JSON (its namespace members) is not sent.
   const context = withKeyClaims(JSON.parse(JSON.stringify(securityContext)) as SecurityContext, {
@@ -115,6 +116,12 @@ export interface SqlKeyLogin {
   readonly expiresAt: number;
 }
 
+/** A key accepted for a login, with what verified it. */
+export interface VerifiedSqlKey extends SqlKeyLogin {
+  /** The thumbprint of the SQL key secret that verified it, shared with the snapshot in force (secrets-snapshot.ts). */
+  readonly secretThumbprint: string;
+}
+
 /** How many accepted keys are remembered before the expired ones are first dropped. */
 const PRUNE_FIRST_AT = 1024;
 
@@ -145,9 +152,10 @@ export class SqlKeys {
    * The login a SQL key gives `user`: signature (any SQL key secret), `exp`, the maximum age, revocation, then that
    * the key is `user`'s. Throws the {@link DualAuthError} naming why, never quoting the key.
    */
-  verify(key: string, user: string): SqlKeyLogin {
+  verify(key: string, user: string): VerifiedSqlKey {
     const { names } = this.options;
-    const keys = this.secrets.current.sqlKeyKeys;
+    const snapshot = this.secrets.current;
+    const keys = snapshot.sqlKeyKeys;
     if (keys.length === 0) {
       const message = 'SQL keys are not accepted on this deployment';
       throw new DualAuthError('ERR_FORBIDDEN', message, undefined, `${message} (${names.sqlKeySecrets} is not set)`);
@@ -157,9 +165,11 @@ export class SqlKeys {
       throw new DualAuthError('ERR_SIGNATURE_INVALID', TAMPERED);
     const nowMs = this.clock();
     let payload: unknown;
+    let by = 0;
     for (const [i, secret] of keys.entries()) {
       try {
         payload = verify(key, secret, { ...this.verifyOptions, clockTimestamp: nowMs / 1000 });
+        by = i;
         break;
       } catch (error) {
         // During a rotation a key may be signed by a later secret; every other failure is final.
@@ -172,7 +182,7 @@ export class SqlKeys {
     const refusal = this.refusal(login, nowMs) ?? userMismatch(login, user);
     if (refusal !== undefined) throw refusal;
     this.remember(login);
-    return login;
+    return { ...login, secretThumbprint: snapshot.sqlKeyThumbprints[by] as string };
   }
 
   /** Why a key accepted before is refused now (expired, too old, revoked); undefined while it holds. */

@@ -5,6 +5,7 @@
 import { DualAuthError, quote } from '../../errors';
 import type { SqlReauthenticationRefusedEvent } from '../../events';
 import type { MissingLogin } from './live-logins';
+import { withdrawnRefusal, type ProofNames } from './proofs';
 import type { SecurityContext } from '../security-context';
 
 /** The protocol of a refusal, as events and metrics label it: bounded, never the text a caller sent. */
@@ -35,20 +36,35 @@ export function requestLabels(req: unknown): { protocol: SqlProtocolLabel; metho
   };
 }
 
-/** `req.protocol` and `req.method`, read without trusting `req`: a getter that throws reads as missing. */
+/** What a field of `req` that is not its own data property reads as: never a protocol or method answered. */
+const NOT_OWN = Symbol('not an own property');
+
+/**
+ * `req.protocol` and `req.method`, read without trusting `req`: only its own data properties, as Cube's JSON gives
+ * them. One inherited through a prototype, or behind a getter, reads as {@link NOT_OWN}, and a proxy that throws
+ * as missing: either way the call is refused (docs/security.md#one-name-one-identity).
+ */
 function requestFields(req: unknown): { protocol: unknown; method: unknown } {
   if (typeof req !== 'object' || req === null) return { protocol: undefined, method: undefined };
   try {
-    const { protocol, method } = req as { protocol?: unknown; method?: unknown };
-    return { protocol, method };
+    return { protocol: ownField(req, 'protocol'), method: ownField(req, 'method') };
   } catch {
     return { protocol: undefined, method: undefined };
   }
 }
 
+function ownField(req: object, name: string): unknown {
+  const own = Object.getOwnPropertyDescriptor(req, name);
+  if (own !== undefined) return 'value' in own ? own.value : NOT_OWN;
+  return name in req ? NOT_OWN : undefined;
+}
+
 /** A request field as a message shows it: quoted, printable ASCII only, cut short. */
-const shown = (value: unknown): string =>
-  typeof value === 'string' ? quote(value) : value === undefined ? 'none' : `a ${typeof value}`;
+function shown(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
+  if (value === undefined) return 'none';
+  return value === NOT_OWN ? "inherited (not the request's own)" : `a ${typeof value}`;
+}
 
 /** Undefined for a password-less call as Cube Core makes it (`postgres`, `password`); otherwise its refusal. */
 export function passwordlessRefusal(req: unknown, user: string): DualAuthError | undefined {
@@ -87,9 +103,11 @@ export function capacityRefusal(user: string, cap: string): DualAuthError {
 const RECONNECT = 'reconnect with a fresh token';
 
 /** The refusal of a re-authentication without a live login: it names the user and the moment, never a token. */
-export function missingLogin(user: string, missing: MissingLogin): DualAuthError {
+export function missingLogin(user: string, missing: MissingLogin, names: ProofNames): DualAuthError {
   const who = `The SQL session of user ${quote(user)}`;
   switch (missing.reason) {
+    case 'withdrawn':
+      return withdrawnRefusal(user, missing.proof, names);
     case 'expired': {
       const when = new Date(missing.endedAt * 1000).toISOString();
       return missing.tooOld

@@ -6,6 +6,7 @@ import { emit, type SqlLoginEvent, type SqlLoginKind } from '../../events';
 import type { Authenticator } from '../authenticator';
 import type { SecurityContext } from '../security-context';
 import { LiveLogins, type LoginRecord, type Remembered } from './live-logins';
+import { proofHolds, Proofs, type Proof } from './proofs';
 import { SqlKeys } from './sql-key';
 import { capacityRefusal, copyOf, superuserRefusal } from './sql-reauth';
 
@@ -34,12 +35,17 @@ export interface SqlLoginState {
   readonly liveLogins: LiveLogins;
   /** The claim that names the SQL user; undefined when any user name is accepted (`*`). */
   readonly userClaim: ClaimPointer | undefined;
+  /** One shared proof per secret, key or password that signed logins in. */
+  readonly proofs: Proofs;
+  /** The password of the last static login, whose sessions end once it is no longer in force (static-login.ts). */
+  readonly staticLogin: { signedInBy: Proof | undefined };
 }
 
 /** The state of one hook's SQL login. Validates nothing more: the options table did. */
 export function sqlLoginState(authenticator: Authenticator, namespaces: readonly string[]): SqlLoginState {
   const { options, clock } = authenticator;
   const sqlKeys = new SqlKeys(options, clock, authenticator.secrets);
+  const sources = { secrets: () => authenticator.secrets.current, keyStores: authenticator.keyStores };
   const liveLogins = new LiveLogins({
     clock,
     clockTolerance: options.clockTolerance,
@@ -48,6 +54,8 @@ export function sqlLoginState(authenticator: Authenticator, namespaces: readonly
     perTokenClaims: options.sqlPerTokenClaims,
     // A key login re-authenticates only while its key is not revoked (docs/security.md#sql-keys).
     isRevoked: (id) => sqlKeys.isRevoked(id),
+    // A login ends with the secret or key that proved it (docs/rotation.md#what-a-reload-does).
+    stillProved: (proof) => proofHolds(sources, proof),
   });
   const userClaim =
     options.sqlUserClaim === ANY_SQL_USER
@@ -55,7 +63,17 @@ export function sqlLoginState(authenticator: Authenticator, namespaces: readonly
       : claimPointer(options.sqlUserClaim, (problem) => {
           throw new DualAuthConfigError(options.names.sqlUserClaim, problem);
         });
-  return { authenticator, options, namespaces, sqlKeys, liveLogins, userClaim };
+  const proofs = new Proofs();
+  return {
+    authenticator,
+    options,
+    namespaces,
+    sqlKeys,
+    liveLogins,
+    userClaim,
+    proofs,
+    staticLogin: { signedInBy: undefined },
+  };
 }
 
 export const refuse = ({ options }: SqlLoginState, error: DualAuthError): Promise<never> =>

@@ -8,6 +8,7 @@ import { unexpected, type Outcome } from '../authenticator';
 import { reportOutcome, reportStart } from '../outcome-report';
 import type { SecurityContext } from '../security-context';
 import type { LoginRecord } from './live-logins';
+import type { Proof } from './proofs';
 import { subjectOf } from './sql-reauth';
 import { admit, forSql, refuse, reported, signedIn, type SqlLogin, type SqlLoginState } from './state';
 
@@ -23,7 +24,8 @@ export function tokenLogin(state: SqlLoginState, user: string, token: string): P
     const { context, payload } = outcome.accepted ? outcome : { context: {}, payload: undefined };
     const securityContext = forSql(context, state.namespaces);
     const mismatch = outcome.accepted ? userMismatch(state, payload, user) : sqlRefusal(outcome);
-    const admitted = mismatch ?? admit(state, loginRecord(state, user, securityContext, payload), payload?.sub);
+    const record = loginRecord(state, { user, securityContext, payload, proof: proofOf(state, outcome) });
+    const admitted = mismatch ?? admit(state, record, payload?.sub);
     const refused = admitted instanceof DualAuthError ? admitted : admitted?.error;
     if (refused !== undefined) {
       const reason = admitted instanceof DualAuthError ? undefined : admitted?.reason;
@@ -49,12 +51,28 @@ export function tokenLogin(state: SqlLoginState, user: string, token: string): P
   }
 }
 
-/** What re-authentication needs of a token login: its user, context, end and id, never the token. */
+/** The identity provider's key that verified a token, as a login remembers it; undefined when refused. */
+function proofOf({ proofs }: SqlLoginState, outcome: Outcome): Proof | undefined {
+  if (!outcome.accepted) return undefined;
+  const { kid, provider, thumbprint } = outcome;
+  if (kid === undefined || provider === undefined || thumbprint === undefined) return undefined;
+  return proofs.providerKey(provider.index, kid, thumbprint);
+}
+
+/** What re-authentication needs of a token login: its user, context, end, id and key, never the token. */
 function loginRecord(
   { options }: SqlLoginState,
-  user: string,
-  securityContext: SecurityContext,
-  payload: Readonly<Record<string, unknown>> | undefined,
+  {
+    user,
+    securityContext,
+    payload,
+    proof,
+  }: {
+    user: string;
+    securityContext: SecurityContext;
+    payload: Readonly<Record<string, unknown>> | undefined;
+    proof: Proof | undefined;
+  },
 ): LoginRecord {
   const { exp, iat, jti } = payload ?? {};
   return {
@@ -66,6 +84,8 @@ function loginRecord(
     ...(typeof iat === 'number' && { issuedAt: iat }),
     ...(options.maxTokenAge !== undefined && { maxAge: options.maxTokenAge }),
     ...(typeof jti === 'string' && { id: jti }),
+    // Ends when its key leaves the identity provider's key set (docs/rotation.md#what-a-reload-does).
+    ...(proof !== undefined && { proof }),
   };
 }
 

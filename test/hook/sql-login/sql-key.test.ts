@@ -324,6 +324,30 @@ describe('SqlKeys.refusal: whether a key accepted before still holds', () => {
   });
 });
 
+describe('a user … before … cut, to the millisecond of the keys the package mints', () => {
+  it('refuses a key made before the cut and takes one made 50 ms after it', () => {
+    const cutMs = NOW * 1000 + 700;
+    const options = resolveOptions({
+      ...base(),
+      sqlKeysRevoked: [`user alice before ${new Date(cutMs).toISOString()}`],
+    });
+    const keys = new SqlKeys(options, () => cutMs + 1000);
+    const mint = (atMs: number) =>
+      mintSqlKey({
+        secret: createSecretKey(Buffer.from(keySecret)),
+        user: 'alice',
+        securityContext: CONTEXT,
+        expiresIn: DAY,
+        now: atMs,
+      });
+    const before = mint(cutMs - 50);
+    expect(() => keys.verify(before.key, 'alice')).toThrow(`The SQL key "${before.id}" is revoked`);
+    const after = mint(cutMs + 50);
+    expect(after.issuedAt).toBe((cutMs + 50) / 1000);
+    expect(keys.verify(after.key, 'alice')).toMatchObject({ id: after.id, issuedAt: (cutMs + 50) / 1000 });
+  });
+});
+
 describe('a SQL key is never a REST token', () => {
   it('is refused on the key-set path (HS256, no kid) and on the shared-secret path (not the API secret)', async () => {
     const hook = createCheckAuth(base());

@@ -197,6 +197,48 @@ describe('checkSqlAuth over (protocol, method, user, password, mode, superuser, 
   });
 });
 
+describe("req.protocol and req.method: the request's own properties only", () => {
+  const inherited = () => Object.create({ protocol: 'postgres', method: 'password' }) as object;
+  const getters = () => ({
+    get protocol() {
+      return 'postgres';
+    },
+    get method() {
+      return 'password';
+    },
+  });
+  const INHERITED = `The SQL login of user "alice" came without a password over protocol inherited (not the request's own), method inherited (not the request's own): only Cube's re-authentication of a Postgres session is answered without one, so NTLM and Kerberos are not supported; sign in with a SQL key or an identity-provider token as the password`;
+
+  it.each([
+    ['inherited through a prototype', inherited],
+    ['behind getters', getters],
+    [
+      'one own, one inherited',
+      () => Object.assign(Object.create({ method: 'password' }) as object, { protocol: 'postgres' }),
+    ],
+  ])('refuses a re-authentication whose protocol and method are %s, live login or not', async (_name, req) => {
+    const { checkSqlAuth, events } = sqlLogin();
+    await checkSqlAuth(postgres(), 'alice', token(ALICE));
+    const error = await rejectionOf(checkSqlAuth(req(), 'alice', null));
+    expect(error.code).toBe('ERR_FORBIDDEN');
+    expect(error.message).toMatch(/^The SQL login of user "alice" came without a password over protocol /);
+    expect(events.filter((event) => event.type === 'sql-reauthentication-refused')).toMatchObject([
+      { reason: 'protocol' },
+    ]);
+  });
+
+  it('names what it read in the refusal, and answers the same fields given as own properties', async () => {
+    const { checkSqlAuth } = sqlLogin();
+    await checkSqlAuth(postgres(), 'alice', token(ALICE));
+    expect((await rejectionOf(checkSqlAuth(inherited(), 'alice', null))).message).toBe(INHERITED);
+    const own = Object.assign(Object.create({ protocol: 'xmla' }) as object, {
+      protocol: 'postgres',
+      method: 'password',
+    });
+    expect((await checkSqlAuth(own, 'alice', null)).securityContext).toMatchObject({ sub: 'alice' });
+  });
+});
+
 describe('the attacks of issue 39, replayed', () => {
   it('an attacker signing in under alice\'s name ("*") gets nothing of hers, before or after his token expires', async () => {
     const { checkSqlAuth, clock, events } = sqlLogin({ sqlUserClaim: '*' });
