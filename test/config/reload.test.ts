@@ -4,7 +4,7 @@ import { createSecretKey } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, metrics, type AuthEvent, type DualAuthOptions } from '../../src';
 import { ENV_NAMES } from '../../src/config/option-table';
-import { SecretsReload } from '../../src/config/reload';
+import { SECRETS_SETTLE_MS, SecretsReload } from '../../src/config/reload';
 import { Authenticator, type Outcome } from '../../src/hook/authenticator';
 import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { sqlAuthOf } from '../../src/hook/sql-login';
@@ -40,7 +40,13 @@ function deployment(files: Record<string, string>, options: DualAuthOptions = {}
   const logs: string[] = [];
   const events: AuthEvent[] = [];
   const clock = createClock(T0);
-  const reload = SecretsReload.start({ options, names: ENV_NAMES, dir, log: (line) => logs.push(line) });
+  const reload = SecretsReload.start({
+    options,
+    names: ENV_NAMES,
+    dir,
+    log: (line) => logs.push(line),
+    clock: clock.now,
+  });
   const onEvent = (event: AuthEvent) => events.push(event);
   const authenticator = new Authenticator({ ...reload.resolved, onEvent }, clock.now, reload.secrets);
   // Events on; the directory's own events may run a check too, which finds what the test's check finds.
@@ -59,25 +65,33 @@ function deployment(files: Record<string, string>, options: DualAuthOptions = {}
       now: issuedAtMs,
     });
   const reloads = () => events.flatMap((event) => (event.type === 'secret-reload' ? [event] : []));
-  return { dir, writer, logs, events, reloads, clock, reload, sql, serviceToken, service, sqlKey };
+  /** A change read, then read again once it has settled, as the watch reads it. */
+  const settle = () => {
+    reload.check();
+    clock.advance(SECRETS_SETTLE_MS);
+    reload.check();
+  };
+  return { dir, writer, logs, events, reloads, clock, reload, settle, sql, serviceToken, service, sqlKey };
 }
 
 describe('a reload of the secrets directory', () => {
   it('adds a new API secret, then removes the old one, whose cached tokens are refused at once', () => {
-    const { writer, reload, service, serviceToken, reloads, logs, clock } = deployment({ 'api-secrets': oldSecret });
+    const { writer, reload, settle, service, serviceToken, reloads, logs, clock } = deployment({
+      'api-secrets': oldSecret,
+    });
     const old = serviceToken(oldSecret);
     expect(service(old)).toMatchObject({ accepted: true, cached: false });
     expect(service(old)).toMatchObject({ accepted: true, cached: true });
     expect(service(serviceToken(newSecret))).toMatchObject({ accepted: false });
 
     writer.write({ 'api-secrets': `# rotation, step 1\n${newSecret}\n${oldSecret}\n` });
-    reload.check();
+    settle();
     expect(service(serviceToken(newSecret))).toMatchObject({ accepted: true });
     expect(service(old)).toMatchObject({ accepted: true, cached: true });
     expect(reloads()).toEqual([{ type: 'secret-reload', file: 'api-secrets', outcome: 'applied', values: 2 }]);
 
     writer.write({ 'api-secrets': `${newSecret}\n` });
-    reload.check();
+    settle();
     clock.advance(1_000);
     // The cache held it for 60 s more: removed from the secrets, it is verified again, and refused.
     expect(service(old)).toMatchObject({
@@ -90,10 +104,12 @@ describe('a reload of the secrets directory', () => {
   });
 
   it('keeps the last good secrets when a weak one is written, logging one line with the file and reason only', () => {
-    const { dir, writer, reload, service, serviceToken, reloads, logs } = deployment({ 'api-secrets': oldSecret });
+    const { dir, writer, reload, settle, service, serviceToken, reloads, logs } = deployment({
+      'api-secrets': oldSecret,
+    });
     writer.write({ 'api-secrets': `${oldSecret}\nchangeme\n` });
-    reload.check();
-    reload.check();
+    settle();
+    settle();
     expect(service(serviceToken(oldSecret))).toMatchObject({ accepted: true });
     expect(service(signToken({ tenant: 'acme' }, { alg: 'HS256', key: 'changeme' }))).toMatchObject({
       accepted: false,
@@ -110,11 +126,11 @@ describe('a reload of the secrets directory', () => {
   });
 
   it('keeps them when the file vanishes, and when it holds no secret', () => {
-    const { writer, reload, service, serviceToken, reloads } = deployment({ 'api-secrets': oldSecret });
+    const { writer, reload, settle, service, serviceToken, reloads } = deployment({ 'api-secrets': oldSecret });
     writer.write({});
-    reload.check();
+    settle();
     writer.write({ 'api-secrets': '# emptied\n' });
-    reload.check();
+    settle();
     expect(service(serviceToken(oldSecret))).toMatchObject({ accepted: true });
     expect(reloads().map(({ outcome, reason }) => [outcome, reason])).toEqual([
       ['vanished', 'the file is gone'],
@@ -124,28 +140,28 @@ describe('a reload of the secrets directory', () => {
 
   it('keeps revoked keys revoked when the revoked list vanishes or turns malformed: never open', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
-    const { writer, reload, sql, sqlKey, reloads } = deployment(files);
+    const { writer, reload, settle, sql, sqlKey, reloads } = deployment(files);
     const revoked = sqlKey();
     writer.write({ ...files, 'sql-keys-revoked': `${revoked.id}\n` });
-    reload.check();
+    settle();
     writer.write(files);
-    reload.check();
+    settle();
     writer.write({ ...files, 'sql-keys-revoked': 'user alice before last week\n' });
-    reload.check();
+    settle();
     expect(reloads().map(({ outcome }) => outcome)).toEqual(['applied', 'vanished', 'invalid']);
     expect((await rejectionOf(sql.checkSqlAuth(sqlRequest, 'alice', revoked.key))).message).toContain('is revoked');
   });
 
   it('refuses a SQL key secret that is an API secret, and applies it once that API secret is gone', () => {
-    const { writer, reload, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
+    const { writer, reload, settle, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
     writer.write({ 'api-secrets': oldSecret, 'sql-key-secrets': oldSecret });
-    reload.check();
+    settle();
     expect(reloads().at(-1)).toMatchObject({ file: 'sql-key-secrets', outcome: 'invalid' });
     expect(reloads().at(-1)?.reason).toMatch(
       /^is also an API secret \(.*api-secrets\): a SQL key would then pass as a service token/,
     );
     writer.write({ 'api-secrets': newSecret, 'sql-key-secrets': oldSecret });
-    reload.check();
+    settle();
     expect(
       reloads()
         .slice(-2)
@@ -158,7 +174,7 @@ describe('a reload of the secrets directory', () => {
 
   it('refuses a revoked SQL key at its next login and its sessions at their next re-authentication', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
-    const { writer, reload, sql, sqlKey, reloads } = deployment(files);
+    const { writer, reload, settle, sql, sqlKey, reloads } = deployment(files);
     const [byId, byUser, later] = [sqlKey(), sqlKey('bob', T0 - DAY * 1000), sqlKey('bob', T0)];
     for (const [user, { key }] of [
       ['alice', byId],
@@ -167,7 +183,7 @@ describe('a reload of the secrets directory', () => {
       await expect(sql.checkSqlAuth(sqlRequest, user, key)).resolves.toMatchObject({ securityContext: {} });
 
     writer.write({ ...files, 'sql-keys-revoked': `# lost laptop\n${byId.id}\nuser bob before 2027-01-15T08:00:00Z\n` });
-    reload.check();
+    settle();
     expect(reloads()).toEqual([{ type: 'secret-reload', file: 'sql-keys-revoked', outcome: 'applied', values: 2 }]);
     expect((await rejectionOf(sql.checkSqlAuth(sqlRequest, 'alice', byId.key))).message).toBe(
       `The SQL key "${byId.id}" is revoked: ask for a new one`,
@@ -184,12 +200,12 @@ describe('a reload of the secrets directory', () => {
 
   it('rotates the SQL key secrets and the static login password', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret, 'sql-password': 'first password' };
-    const { writer, reload, sql, sqlKey } = deployment(files, { sqlUser: 'cube', sqlPassword: 'from the env' });
+    const { writer, reload, settle, sql, sqlKey } = deployment(files, { sqlUser: 'cube', sqlPassword: 'from the env' });
     await expect(sql.checkSqlAuth(sqlRequest, 'cube', 'first password')).resolves.toMatchObject({});
     await expect(rejectionOf(sql.checkSqlAuth(sqlRequest, 'cube', 'from the env'))).resolves.toBeDefined();
     const key = sqlKey().key;
     writer.write({ ...files, 'sql-key-secrets': `${otherKeySecret}\n`, 'sql-password': 'second password\n' });
-    reload.check();
+    settle();
     expect((await rejectionOf(sql.checkSqlAuth(sqlRequest, 'alice', key))).message).toContain(
       'signed with a secret this deployment no longer has',
     );
