@@ -3,6 +3,7 @@
  * so a reload never fails open nor stops Cube (docs/rotation.md#what-a-reload-does).
  */
 import { statSync, watch, type FSWatcher } from 'node:fs';
+import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DualAuthConfigError, faultMessage } from '../errors';
 import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
@@ -70,11 +71,14 @@ function signatureOf(reading: SecretFileReading): string {
 const stampOf = (reading: SecretFileReading): string =>
   `${reading.state === 'absent' ? '' : (reading.identity ?? '')}|${signatureOf(reading)}`;
 
-/** The directory's device and inode, which a removal, a replacement or a mount over it changes; undefined if gone. */
+/**
+ * The directory's device, inode and birth time, which a removal, a replacement or a mount over it changes (a new
+ * directory often reuses the inode number of the one removed); undefined if gone.
+ */
 function directoryIdentity(dir: string): string | undefined {
   try {
     const stats = statSync(dir);
-    return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : undefined;
+    return stats.isDirectory() ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : undefined;
   } catch {
     return undefined;
   }
@@ -202,7 +206,16 @@ export class SecretsReload {
 
   private startWatcher(identity: string): void {
     try {
-      const watcher = watch(this.setting.dir, { persistent: false }, () => this.soon());
+      const own = basename(this.setting.dir);
+      const watcher = watch(this.setting.dir, { persistent: false }, (event, name) => {
+        // The directory itself renamed or removed: this watcher sees nothing more, so watch what is there now.
+        if (event === 'rename' && name === own && this.watcher === watcher) {
+          watcher.close();
+          this.watcher = undefined;
+          this.keepWatching();
+        }
+        this.soon();
+      });
       watcher.on('error', () => {
         watcher.close();
         if (this.watcher === watcher) this.watcher = undefined;

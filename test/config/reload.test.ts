@@ -1,6 +1,9 @@
 // The secrets directory while Cube runs: each change checked as at start, put in force in one swap, a bad or vanished
 // file keeping its last good content; what a change does to the token cache, SQL keys and the static login.
 import { createSecretKey } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCheckAuth, metrics, type AuthEvent, type DualAuthOptions } from '../../src';
 import { ENV_NAMES } from '../../src/config/option-table';
@@ -10,6 +13,7 @@ import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { sqlAuthOf } from '../../src/hook/sql-login';
 import { randomSecret, timed } from '../support/claims';
 import { createClock } from '../support/clock';
+import { watchLateness } from '../support/lateness';
 import { rejectionOf, serviceRequest } from '../support/requests';
 import { scratchDirs } from '../support/scratch';
 import { AtomicWriterDir } from '../support/secrets-dir';
@@ -216,7 +220,94 @@ describe('a reload of the secrets directory', () => {
   });
 });
 
+describe('only a whole file is applied: two reads a settle interval apart that agree', () => {
+  it('never puts a truncated revocation list in force while it is rewritten in place', async () => {
+    const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
+    const { dir, writer, reload, settle, sql, sqlKey, clock, reloads } = deployment(files);
+    const [revoked, other] = [sqlKey(), sqlKey('bob')];
+    writer.write({ ...files, 'sql-keys-revoked': `${revoked.id}\n` });
+    settle();
+    const refused = async () => (await rejectionOf(sql.checkSqlAuth(sqlRequest, 'alice', revoked.key))).message;
+    // In place, through Kubernetes' symlink: truncated, then written 300 ms later, in two writes.
+    const path = join(dir, 'sql-keys-revoked');
+    writeFileSync(path, '');
+    reload.check();
+    clock.advance(300);
+    reload.check();
+    expect(await refused()).toContain('is revoked');
+    writeFileSync(path, `${revoked.id}\n`);
+    reload.check();
+    clock.advance(SECRETS_SETTLE_MS - 1);
+    reload.check();
+    writeFileSync(path, `${revoked.id}\n${other.id}\n`);
+    reload.check();
+    clock.advance(SECRETS_SETTLE_MS - 1);
+    reload.check();
+    expect(await refused()).toContain('is revoked');
+    expect(reloads().map(({ outcome, values }) => [outcome, values])).toEqual([['applied', 1]]);
+    clock.advance(1);
+    reload.check();
+    expect(reloads().map(({ outcome, values }) => [outcome, values])).toEqual([
+      ['applied', 1],
+      ['applied', 2],
+    ]);
+    expect((await rejectionOf(sql.checkSqlAuth(sqlRequest, 'bob', other.key))).message).toContain('is revoked');
+  });
+
+  it('never takes half a password nor half a list of secrets, and reports a bad file only once it settles', () => {
+    const files = { 'api-secrets': `${newSecret}\n${oldSecret}\n`, 'sql-password': 'first password\n' };
+    const { dir, reload, settle, service, serviceToken, clock, reloads, logs } = deployment(files, { sqlUser: 'cube' });
+    const path = join(dir, 'api-secrets');
+    const old = serviceToken(oldSecret);
+    writeFileSync(path, `${newSecret}\n`);
+    reload.check();
+    clock.advance(100);
+    writeFileSync(path, `${newSecret}\n${oldSecret}\nchange`);
+    reload.check();
+    clock.advance(100);
+    writeFileSync(join(dir, 'sql-password'), 'n');
+    reload.check();
+    clock.advance(SECRETS_SETTLE_MS - 200);
+    reload.check();
+    expect(service(old)).toMatchObject({ accepted: true });
+    writeFileSync(join(dir, 'sql-password'), 'new password\n');
+    writeFileSync(path, `${newSecret}\n${oldSecret}\n`);
+    settle();
+    expect(service(old)).toMatchObject({ accepted: true });
+    expect(reloads().map(({ file, outcome }) => [file, outcome])).toEqual([['sql-password', 'applied']]);
+    expect(reload.secrets.current.sqlPassword).toBe('new password');
+    expect(logs).toHaveLength(1);
+  });
+});
+
 describe('the watch of the secrets directory', () => {
+  it('outlives its directory: after rm -r and mkdir, a change is in force within 2 s', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'api-secrets'), `${oldSecret}\n`);
+    const hook = createCheckAuth({ secretsDir: dir, secretsPollMs: 3_600_000 });
+    closing.push(hook);
+    const token = signToken(timed({ tenant: 'acme' }, { expiresIn: 3600 }), { alg: 'HS256', key: newSecret });
+    const accepted = () =>
+      hook(serviceRequest(), token).then(
+        () => true,
+        () => false,
+      );
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'api-secrets'), `${oldSecret}\n`);
+    // The new directory is watched within DIRECTORY_CHECK_MS; this change comes after it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await accepted()).toBe(false);
+    const lateness = watchLateness();
+    const started = performance.now();
+    writeFileSync(join(dir, 'api-secrets.tmp'), `${newSecret}\n${oldSecret}\n`);
+    renameSync(join(dir, 'api-secrets.tmp'), join(dir, 'api-secrets'));
+    while (!(await accepted()) && performance.now() - started < 10_000)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const took = performance.now() - started;
+    expect(took).toBeLessThanOrEqual(2_000 + lateness.stop());
+  });
+
   it("sees Kubernetes' swap of ..data by the directory's events, with no poll, and counts it", async () => {
     const dir = scratch();
     const writer = new AtomicWriterDir(dir);
