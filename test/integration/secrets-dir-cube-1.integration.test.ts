@@ -29,6 +29,8 @@ const IN_FORCE_MS = 2_000;
 /** How often a replica is asked whether a change is in force yet. */
 const PROBE_EVERY_MS = 20;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** The pause between two logins of a revoked SQL key on one replica during a torn write. */
+const HAMMER_EVERY_MS = 25;
 const REPLICAS = 3;
 const DAY = 86_400;
 
@@ -406,6 +408,73 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
           async (replica) => (await sqlAuth(replica, 'carol', null)).error !== undefined,
         ),
       );
+    },
+  );
+
+  it(
+    'never lets a revoked key sign in while sql-keys-revoked is truncated and rewritten in place, under load',
+    { timeout: SCENARIO_TIMEOUT_MS },
+    async () => {
+      const mint = (user: string) =>
+        mintSqlKey({
+          secret: createSecretKey(Buffer.from(keySecret)),
+          user,
+          securityContext: { tenant: 'acme' },
+          expiresIn: DAY,
+          now: Date.now() - 60_000,
+        });
+      const [dave, erin] = [mint('dave'), mint('erin')];
+      const files = { 'api-secrets': `${newSecret}\n`, 'sql-key-secrets': `${keySecret}\n` };
+      expectInForce(
+        'revoke a SQL key by id, before the torn write',
+        await timeToInForce(
+          () => writer.write({ ...files, 'sql-keys-revoked': `${dave.id}\n` }),
+          async (replica) => (await sqlAuth(replica, 'dave', dave.key)).error !== undefined,
+        ),
+      );
+      const load = steadyLoad(() => serviceToken(newSecret));
+      // Dave's revoked key tries to sign in on every replica through the whole write: a try every 25 ms, 24 a second per
+      // replica (the review's gap of ~300 ms holds 12 of them), leaving the probes below their share of the cores.
+      const signedIn: number[] = [];
+      let tries = 0;
+      let hammering = true;
+      const hammer = Promise.all(
+        replicas.map(async (replica, index) => {
+          while (hammering) {
+            tries += 1;
+            if ((await sqlAuth(replica, 'dave', dave.key)).error === undefined) signedIn.push(index);
+            await new Promise((resolve) => setTimeout(resolve, HAMMER_EVERY_MS));
+          }
+        }),
+      );
+      try {
+        // In place through Kubernetes' symlink, as a deploy script writes: truncated, then written in pieces.
+        const path = join(secretsRoot, 'sql-keys-revoked');
+        const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        writeFileSync(path, '');
+        await pause(300);
+        writeFileSync(path, dave.id.slice(0, 8));
+        await pause(200);
+        expectInForce(
+          'a torn write of sql-keys-revoked, from its last piece',
+          await timeToInForce(
+            () => writeFileSync(path, `${dave.id}\n${erin.id}\n`),
+            async (replica) => (await sqlAuth(replica, 'erin', erin.key)).error !== undefined,
+          ),
+        );
+        await pause(500);
+      } finally {
+        hammering = false;
+        await hammer;
+        await load.stop();
+      }
+      expect(signedIn).toEqual([]);
+      expect(tries).toBeGreaterThan(30);
+      expect(load.answers.filter(({ answer }) => answer.status !== 200)).toEqual([]);
+      for (const replica of replicas)
+        expect(await sqlAuth(replica, 'dave', dave.key)).toEqual({
+          error: `The SQL key "${dave.id}" is revoked: ask for a new one`,
+        });
     },
   );
 });
