@@ -130,7 +130,7 @@ describe('a reload of the secrets directory', () => {
   });
 
   it('keeps them when the file vanishes, and when it holds no secret', () => {
-    const { writer, reload, settle, service, serviceToken, reloads } = deployment({ 'api-secrets': oldSecret });
+    const { writer, settle, service, serviceToken, reloads } = deployment({ 'api-secrets': oldSecret });
     writer.write({});
     settle();
     writer.write({ 'api-secrets': '# emptied\n' });
@@ -144,7 +144,7 @@ describe('a reload of the secrets directory', () => {
 
   it('keeps revoked keys revoked when the revoked list vanishes or turns malformed: never open', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
-    const { writer, reload, settle, sql, sqlKey, reloads } = deployment(files);
+    const { writer, settle, sql, sqlKey, reloads } = deployment(files);
     const revoked = sqlKey();
     writer.write({ ...files, 'sql-keys-revoked': `${revoked.id}\n` });
     settle();
@@ -157,7 +157,7 @@ describe('a reload of the secrets directory', () => {
   });
 
   it('refuses a SQL key secret that is an API secret, and applies it once that API secret is gone', () => {
-    const { writer, reload, settle, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
+    const { writer, settle, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
     writer.write({ 'api-secrets': oldSecret, 'sql-key-secrets': oldSecret });
     settle();
     expect(reloads().at(-1)).toMatchObject({ file: 'sql-key-secrets', outcome: 'invalid' });
@@ -178,7 +178,7 @@ describe('a reload of the secrets directory', () => {
 
   it('refuses a revoked SQL key at its next login and its sessions at their next re-authentication', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret };
-    const { writer, reload, settle, sql, sqlKey, reloads } = deployment(files);
+    const { writer, settle, sql, sqlKey, reloads } = deployment(files);
     const [byId, byUser, later] = [sqlKey(), sqlKey('bob', T0 - DAY * 1000), sqlKey('bob', T0)];
     for (const [user, { key }] of [
       ['alice', byId],
@@ -204,7 +204,7 @@ describe('a reload of the secrets directory', () => {
 
   it('rotates the SQL key secrets and the static login password', async () => {
     const files = { 'api-secrets': oldSecret, 'sql-key-secrets': keySecret, 'sql-password': 'first password' };
-    const { writer, reload, settle, sql, sqlKey } = deployment(files, { sqlUser: 'cube', sqlPassword: 'from the env' });
+    const { writer, settle, sql, sqlKey } = deployment(files, { sqlUser: 'cube', sqlPassword: 'from the env' });
     await expect(sql.checkSqlAuth(sqlRequest, 'cube', 'first password')).resolves.toMatchObject({});
     await expect(rejectionOf(sql.checkSqlAuth(sqlRequest, 'cube', 'from the env'))).resolves.toBeDefined();
     const key = sqlKey().key;
