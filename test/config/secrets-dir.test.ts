@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError } from '../../src';
@@ -11,6 +11,7 @@ import {
 } from '../../src/config/secrets-dir';
 import { randomSecret } from '../support/claims';
 import { scratchDirs } from '../support/scratch';
+import { linkToDevZero, makeFifo, makeSparseFile } from '../support/secrets-dir';
 
 const scratch = scratchDirs('cube-dual-auth-secrets-');
 const [a, b] = [randomSecret(), randomSecret()];
@@ -130,6 +131,25 @@ describe('createCheckAuth with a secrets directory', () => {
     writeFileSync(join(dir, 'api-secrets'), '# emptied\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
       `cube-dual-auth: ${join(dir, 'api-secrets')} holds no secret (only blank lines or comments)`,
+    );
+  });
+
+  it('stops at start on a FIFO, a device or a file too large, at once, naming the file and its type', () => {
+    const dir = scratch();
+    makeFifo(join(dir, 'api-secrets'));
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'api-secrets')} is a FIFO (named pipe), not a regular file`,
+    );
+    rmSync(join(dir, 'api-secrets'));
+    writeFileSync(join(dir, 'api-secrets'), `${a}\n`);
+    linkToDevZero(join(dir, 'sql-password'));
+    expect(() => createCheckAuth({ secretsDir: dir, sqlUser: 'cube' })).toThrow(
+      `cube-dual-auth: ${join(dir, 'sql-password')} is a character device, not a regular file`,
+    );
+    rmSync(join(dir, 'sql-password'));
+    makeSparseFile(join(dir, 'sql-keys-revoked'));
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'sql-keys-revoked')} is larger than ${MAX_SECRET_FILE_BYTES} bytes`,
     );
   });
 
