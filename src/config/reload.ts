@@ -194,7 +194,8 @@ export class SecretsReload {
   /** A directory removed, replaced or remounted ends its watcher's events, or sends none: watch the one there now. */
   private keepWatching(): void {
     const identity = directoryIdentity(this.setting.dir);
-    if (identity !== undefined && identity === this.watched && this.watcher !== undefined) return;
+    // The same directory, watched (or on a file system that sends no events, which the polling reads).
+    if (identity !== undefined && identity === this.watched) return;
     this.watcher?.close();
     this.watcher = undefined;
     this.watched = undefined;
@@ -212,20 +213,23 @@ export class SecretsReload {
         if (event === 'rename' && name === own && this.watcher === watcher) {
           watcher.close();
           this.watcher = undefined;
+          this.watched = undefined;
           this.keepWatching();
         }
         this.soon();
       });
       watcher.on('error', () => {
         watcher.close();
-        if (this.watcher === watcher) this.watcher = undefined;
+        if (this.watcher !== watcher) return;
+        this.watcher = undefined;
+        this.watched = undefined;
       });
       this.watcher = watcher;
-      this.watched = identity;
     } catch {
-      // No events from here (the directory is gone, or the file system sends none): the polling reads it.
+      // No events from here (the file system sends none): the polling reads it, and this is not tried again.
       this.watcher = undefined;
     }
+    this.watched = identity;
   }
 
   private soon(): void {

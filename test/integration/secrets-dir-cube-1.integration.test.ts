@@ -29,6 +29,8 @@ const IN_FORCE_MS = 2_000;
 /** How often a replica is asked whether a change is in force yet. */
 const PROBE_EVERY_MS = 20;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** A first request compiles the data model: about 10 s at a load average of 20 on 2 cores, so it gets longer. */
+const WARM_UP_TIMEOUT_MS = 60_000;
 /** The pause between two logins of a revoked SQL key on one replica during a torn write. */
 const HAMMER_EVERY_MS = 25;
 const REPLICAS = 3;
@@ -124,8 +126,8 @@ beforeAll(async () => {
   }
   // Each replica compiles the data model per tenant at its first request, which takes seconds: done before any timing.
   for (const replica of replicas) {
-    expect((await meta(replica, serviceToken(oldSecret), true)).status).toBe(200);
-    expect((await meta(replica, appToken(), false)).status).toBe(200);
+    expect((await meta(replica, serviceToken(oldSecret), true, WARM_UP_TIMEOUT_MS)).status).toBe(200);
+    expect((await meta(replica, appToken(), false, WARM_UP_TIMEOUT_MS)).status).toBe(200);
   }
 }, INSTALL_AND_START_TIMEOUT_MS);
 
@@ -140,9 +142,9 @@ const serviceToken = (secret: string, claims: Record<string, unknown> = {}) =>
 const appToken = () => signToken(timed({ tenant: 'globex', sub: 'app' }, { expiresIn: 3600 }), { key: idpKey });
 
 /** GET /meta of a replica: every request goes through checkAuth, and costs Cube no query. */
-function meta(replica: Replica, token: string, service: boolean): Promise<Answer> {
+function meta(replica: Replica, token: string, service: boolean, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer> {
   const headers: Record<string, string> = { authorization: token, ...(service && { 'request-origin': 'embeddable' }) };
-  return timedGet(`${replica.cube.apiUrl}/meta`, headers, REQUEST_TIMEOUT_MS);
+  return timedGet(`${replica.cube.apiUrl}/meta`, headers, timeoutMs);
 }
 
 /** A steady load from both callers, round-robin across the replicas, until stopped; every answer kept. */
