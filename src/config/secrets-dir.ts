@@ -37,7 +37,7 @@ export type SecretFileReading =
       readonly identity?: string;
     };
 
-/** A line ends at `\n`, `\r\n` or a lone `\r` (docs/rotation.md#the-directory). */
+/** A line ends at `\n`, `\r\n` or a lone `\r` (docs/rotation.md#what-a-file-may-be). */
 const LINE_END = /\r\n|\r|\n/;
 
 /** What no line holds: control characters, line and paragraph separators, a byte-order mark, bytes not UTF-8. */
