@@ -2,7 +2,9 @@
  * Reading the secrets directory again while Cube runs; a bad or vanished file keeps its last good content in force,
  * so a reload never fails open nor stops Cube (docs/rotation.md#what-a-reload-does).
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { basename } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { DualAuthConfigError, faultMessage } from '../errors';
 import { emit, type AuthEventListener, type SecretReloadEvent } from '../events';
 import type { OptionNames } from './option-table';
@@ -23,7 +25,16 @@ import {
 import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 
 /** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
-const SETTLE_MS = 50;
+const EVENT_BURST_MS = 50;
+
+/**
+ * A changed file is acted on once two reads this far apart agree on its content, inode, size and modification time:
+ * a file still being written in place is never in force half-written (docs/rotation.md#only-a-whole-file-is-applied).
+ */
+export const SECRETS_SETTLE_MS = 500;
+
+/** How often the directory itself is checked: removed, replaced or mounted over, the new one is watched. */
+export const DIRECTORY_CHECK_MS = 500;
 
 /** What a reload needs besides the directory: the options without the files, and how messages name them. */
 export interface SecretsReloadSetting {
@@ -33,6 +44,8 @@ export interface SecretsReloadSetting {
   readonly dir: string;
   /** Where each reload's one line goes. @default console.error */
   readonly log?: (line: string) => void;
+  /** The monotonic millisecond clock the settle interval is measured on. @default performance.now */
+  readonly clock?: () => number;
 }
 
 /** What `doctor` and the events say of one file: counts and reasons, never content. */
@@ -54,6 +67,29 @@ function signatureOf(reading: SecretFileReading): string {
   return `text:${reading.text}`;
 }
 
+/** What two reads agree on when a file has stopped changing: its content and which file, written when. */
+const stampOf = (reading: SecretFileReading): string =>
+  `${reading.state === 'absent' ? '' : (reading.identity ?? '')}|${signatureOf(reading)}`;
+
+/**
+ * The directory's device, inode and birth time, which a removal, a replacement or a mount over it changes (a new
+ * directory often reuses the inode number of the one removed); undefined if gone.
+ */
+function directoryIdentity(dir: string): string | undefined {
+  try {
+    const stats = statSync(dir);
+    return stats.isDirectory() ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A change seen once, and when: acted on when a read {@link SECRETS_SETTLE_MS} later agrees. */
+interface Sighting {
+  readonly stamp: string;
+  readonly since: number;
+}
+
 /**
  * The secrets directory of one hook: read and checked at {@link SecretsReload.start}, then kept in force.
  * @example
@@ -70,11 +106,18 @@ export class SecretsReload {
   /** The reading of each file whose content is in force ('absent' while the environment's is). */
   private readonly inForce: Record<SecretOption, string>;
   private readonly kept: Partial<Record<SecretOption, string>> = {};
+  /** The change of each file waiting to settle. */
+  private readonly sighted: Partial<Record<SecretOption, Sighting>> = {};
+  private readonly clock: () => number;
   private values: SecretFileValues;
   private onEvent: AuthEventListener | undefined;
   private watcher: FSWatcher | undefined;
   private poll: NodeJS.Timeout | undefined;
   private pending: NodeJS.Timeout | undefined;
+  private confirming: NodeJS.Timeout | undefined;
+  private keeper: NodeJS.Timeout | undefined;
+  /** The identity of the directory the watcher watches. */
+  private watched: string | undefined;
 
   private constructor(
     private readonly setting: SecretsReloadSetting,
@@ -84,6 +127,7 @@ export class SecretsReload {
     readonly resolved: ResolvedOptions,
   ) {
     this.log = setting.log ?? ((line) => console.error(line));
+    this.clock = setting.clock ?? (() => performance.now());
     this.values = values;
     this.secrets = new LiveSecrets(snapshotOf(resolved));
     const signatures = () =>
@@ -127,36 +171,65 @@ export class SecretsReload {
     }
   }
 
-  /** Watches the directory (Kubernetes swaps `..data`) and polls every `pollMs`; keeps no process alive. */
+  /**
+   * Watches the directory (Kubernetes swaps `..data`), checks every {@link DIRECTORY_CHECK_MS} that it is still the one
+   * watched, and polls every `pollMs`; keeps no process alive.
+   */
   watch(onEvent: AuthEventListener | undefined, pollMs: number): void {
     this.onEvent = onEvent;
-    this.startWatcher();
-    this.poll = setInterval(() => {
-      // A directory replaced under its watcher (a new mount) ends its events: watch it anew.
-      if (this.watcher === undefined) this.startWatcher();
-      this.check();
-    }, pollMs).unref();
+    this.keepWatching();
+    this.keeper = setInterval(() => this.keepWatching(), DIRECTORY_CHECK_MS).unref();
+    this.poll = setInterval(() => this.check(), pollMs).unref();
   }
 
   close(): void {
     this.watcher?.close();
     this.watcher = undefined;
     clearInterval(this.poll);
+    clearInterval(this.keeper);
     clearTimeout(this.pending);
+    clearTimeout(this.confirming);
   }
 
-  private startWatcher(): void {
+  /** A directory removed, replaced or remounted ends its watcher's events, or sends none: watch the one there now. */
+  private keepWatching(): void {
+    const identity = directoryIdentity(this.setting.dir);
+    // The same directory, watched (or on a file system that sends no events, which the polling reads).
+    if (identity !== undefined && identity === this.watched) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watched = undefined;
+    if (identity === undefined) return;
+    this.startWatcher(identity);
+    // What the new directory holds may have come before its watcher.
+    this.soon();
+  }
+
+  private startWatcher(identity: string): void {
     try {
-      const watcher = watch(this.setting.dir, { persistent: false }, () => this.soon());
+      const own = basename(this.setting.dir);
+      const watcher = watch(this.setting.dir, { persistent: false }, (event, name) => {
+        // The directory itself renamed or removed: this watcher sees nothing more, so watch what is there now.
+        if (event === 'rename' && name === own && this.watcher === watcher) {
+          watcher.close();
+          this.watcher = undefined;
+          this.watched = undefined;
+          this.keepWatching();
+        }
+        this.soon();
+      });
       watcher.on('error', () => {
         watcher.close();
-        if (this.watcher === watcher) this.watcher = undefined;
+        if (this.watcher !== watcher) return;
+        this.watcher = undefined;
+        this.watched = undefined;
       });
       this.watcher = watcher;
     } catch {
-      // No events from here (the directory is gone, or the file system sends none): the polling reads it.
+      // No events from here (the file system sends none): the polling reads it, and this is not tried again.
       this.watcher = undefined;
     }
+    this.watched = identity;
   }
 
   private soon(): void {
@@ -164,7 +237,38 @@ export class SecretsReload {
     this.pending = setTimeout(() => {
       this.pending = undefined;
       this.check();
-    }, SETTLE_MS).unref();
+    }, EVENT_BURST_MS).unref();
+  }
+
+  /** A read again once the change seen first has had {@link SECRETS_SETTLE_MS} to settle. */
+  private confirmIn(ms: number): void {
+    if (this.confirming !== undefined) return;
+    this.confirming = setTimeout(
+      () => {
+        this.confirming = undefined;
+        this.check();
+      },
+      Math.max(1, Math.ceil(ms)),
+    ).unref();
+  }
+
+  /** Whether a changed reading has settled: the same as one read at least the settle interval before. */
+  private settled(option: SecretOption, reading: SecretFileReading): boolean {
+    const stamp = stampOf(reading);
+    const now = this.clock();
+    const sighting = this.sighted[option];
+    if (sighting === undefined || sighting.stamp !== stamp) {
+      this.sighted[option] = { stamp, since: now };
+      this.confirmIn(SECRETS_SETTLE_MS);
+      return false;
+    }
+    const waited = now - sighting.since;
+    if (waited < SECRETS_SETTLE_MS) {
+      this.confirmIn(SECRETS_SETTLE_MS - waited);
+      return false;
+    }
+    delete this.sighted[option];
+    return true;
   }
 
   private reload(): void {
@@ -176,12 +280,15 @@ export class SecretsReload {
     for (const option of SECRET_OPTIONS) {
       const reading = readings[option];
       const signature = signatureOf(reading);
-      const news = signature !== this.seen[option];
-      this.seen[option] = signature;
       if (signature === this.inForce[option]) {
+        this.seen[option] = signature;
         delete this.kept[option];
+        delete this.sighted[option];
         continue;
       }
+      if (!this.settled(option, reading)) continue;
+      const news = signature !== this.seen[option];
+      this.seen[option] = signature;
       let reason: string;
       if (reading.state === 'absent') reason = 'the file is gone';
       else if (reading.state === 'invalid') reason = reading.reason;

@@ -47,6 +47,8 @@ function sqlKeySecretKeys(
   names: OptionNames,
 ): readonly KeyObject[] {
   const playground = process.env[PLAYGROUND_SECRET]?.trim();
+  // A set, not a list: two files of 64 KiB hold a thousand secrets each (docs/performance.md#a-reload-blocks-the-event-loop-for).
+  const api = new Set(apiSecrets);
   secrets.forEach((secret, i) => {
     const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';
     const weakness = secretWeakness(secret);
@@ -55,7 +57,7 @@ function sqlKeySecretKeys(
         names.sqlKeySecrets,
         `${which}${weakness}: a SQL key is a password that lasts for weeks, so use at least ${MIN_SECRET_BYTES} random bytes (openssl rand -hex 32)`,
       );
-    if (apiSecrets.includes(secret))
+    if (api.has(secret))
       throw new DualAuthConfigError(
         names.sqlKeySecrets,
         `${which}is also an API secret (${names.apiSecret}): a SQL key would then pass as a service token; give SQL keys a secret of their own`,

@@ -1,10 +1,13 @@
 /** The secrets directory: a file present replaces its option, checked each time (docs/rotation.md#the-directory). */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DualAuthConfigError } from '../errors';
 import type { OptionNames } from './option-table';
 import type { DualAuthOptions } from './option-types';
 import { resolveOptions, type ResolvedOptions } from './resolve-options';
+import { MAX_SECRET_FILE_BYTES, openSecretFile } from './secret-file-open';
+
+export { MAX_SECRET_FILE_BYTES };
 
 /** The files read, by the option each replaces. */
 export const SECRET_FILES = {
@@ -20,28 +23,53 @@ export type SecretFile = (typeof SECRET_FILES)[SecretOption];
 /** The options a secrets file can replace, in the order they are read and checked. */
 export const SECRET_OPTIONS = Object.keys(SECRET_FILES) as SecretOption[];
 
-/** A secret file is a few lines: anything larger is not one, and is not read whole. */
-export const MAX_SECRET_FILE_BYTES = 65_536;
-
-/** One file as read: absent, its option's value, or why it cannot be used (never its content). */
+/**
+ * One file as read: absent, its option's value, or why it cannot be used (never its content). `identity` tells which
+ * file was read and how it was last written (device, inode, size, modification time), when it could be opened.
+ */
 export type SecretFileReading =
   | { readonly state: 'absent' }
-  | { readonly state: 'read'; readonly text: string; readonly value: unknown }
-  | { readonly state: 'invalid'; readonly text: string | undefined; readonly reason: string };
+  | { readonly state: 'read'; readonly text: string; readonly value: unknown; readonly identity?: string }
+  | {
+      readonly state: 'invalid';
+      readonly text: string | undefined;
+      readonly reason: string;
+      readonly identity?: string;
+    };
 
-/** A character no secrets file holds: a replacement for bytes that are not UTF-8, or a control character. */
-function notText(char: string): boolean {
-  const code = char.charCodeAt(0);
-  return char === '\uFFFD' || code === 0x7f || (code < 0x20 && char !== '\n' && char !== '\r' && char !== '\t');
+/** A line ends at `\n`, `\r\n` or a lone `\r` (docs/rotation.md#what-a-file-may-be). */
+const LINE_END = /\r\n|\r|\n/;
+
+/** What no line holds: control characters, line and paragraph separators, a byte-order mark, bytes not UTF-8. */
+const NOT_IN_A_LINE = /[\p{Cc}\u2028\u2029\uFEFF\uFFFD]/u;
+
+/** How a message names a character no line may hold: by its name and code point, never the text around it. */
+function characterName(char: string): string {
+  if (char === '\uFFFD') return 'bytes that are not text (a binary file, or not UTF-8)';
+  const code = `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const names: Record<string, string> = {
+    '\t': 'a tab',
+    '\u0000': 'a NUL byte',
+    '\u2028': 'a line separator',
+    '\u2029': 'a paragraph separator',
+    '\uFEFF': 'a byte-order mark',
+  };
+  return `${names[char] ?? 'a control character'} (${code})`;
+}
+
+/** Why a file's text cannot be a secrets file's lines, naming the first line that holds what none may; or undefined. */
+function lineFault(lines: readonly string[]): string | undefined {
+  for (const [index, line] of lines.entries()) {
+    const found = NOT_IN_A_LINE.exec(line);
+    if (found !== null)
+      return `line ${index + 1} holds ${characterName(found[0])}, which no secret, entry or comment may hold: a line ends at \\n, \\r\\n or \\r`;
+  }
+  return undefined;
 }
 
 /** The lines that hold values: trimmed, without blank lines and `#` comments. */
-function valueLines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
+const valueLines = (lines: readonly string[]): string[] =>
+  lines.map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
 
 /**
  * The option value a file's text gives, or why it gives none.
@@ -49,8 +77,10 @@ function valueLines(text: string): string[] {
  * parseSecretFile('apiSecret', '# rotated 2026-05\nnew…\nold…\n') // { value: ['new…', 'old…'] }
  */
 export function parseSecretFile(option: SecretOption, text: string): { value: unknown } | { reason: string } {
-  if ([...text].some(notText)) return { reason: 'holds bytes that are not text (a binary file, or not UTF-8)' };
-  const lines = valueLines(text);
+  const all = text.split(LINE_END);
+  const fault = lineFault(all);
+  if (fault !== undefined) return { reason: fault };
+  const lines = valueLines(all);
   switch (option) {
     case 'apiSecret':
     case 'sqlKeySecrets':
@@ -66,23 +96,23 @@ export function parseSecretFile(option: SecretOption, text: string): { value: un
   }
 }
 
-/** Reads one file of the directory (through a symlink, as Kubernetes lays keys out). Never throws. */
+/**
+ * Reads one file of the directory, opened as a file ({@link openSecretFile}): the one reading of the hook's start, of
+ * every reload, of `doctor` and of `verify`. Never throws, never blocks on what the path names.
+ * @example
+ * readSecretFile('/etc/cube-auth', 'apiSecret') // { state: 'read', text: '…', value: ['…'], identity: '…' }
+ */
 export function readSecretFile(dir: string, option: SecretOption): SecretFileReading {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(join(dir, SECRET_FILES[option]));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { state: 'absent' };
-    return { state: 'invalid', text: undefined, reason: `cannot be read (${code ?? 'unknown error'})` };
-  }
-  if (bytes.length > MAX_SECRET_FILE_BYTES)
-    return { state: 'invalid', text: undefined, reason: `is larger than ${MAX_SECRET_FILE_BYTES} bytes` };
-  const text = bytes.toString('utf8');
+  const opened = openSecretFile(join(dir, SECRET_FILES[option]));
+  if (opened.state === 'absent') return opened;
+  const { identity } = opened;
+  const known = identity === undefined ? {} : { identity };
+  if (opened.state === 'refused') return { state: 'invalid', text: undefined, reason: opened.reason, ...known };
+  const text = opened.bytes.toString('utf8');
   const parsed = parseSecretFile(option, text);
   return 'value' in parsed
-    ? { state: 'read', text, value: parsed.value }
-    : { state: 'invalid', text, reason: parsed.reason };
+    ? { state: 'read', text, value: parsed.value, ...known }
+    : { state: 'invalid', text, reason: parsed.reason, ...known };
 }
 
 /** Reads every file of the directory. */

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError } from '../../src';
@@ -11,6 +11,7 @@ import {
 } from '../../src/config/secrets-dir';
 import { randomSecret } from '../support/claims';
 import { scratchDirs } from '../support/scratch';
+import { linkToDevZero, makeFifo, makeSparseFile } from '../support/secrets-dir';
 
 const scratch = scratchDirs('cube-dual-auth-secrets-');
 const [a, b] = [randomSecret(), randomSecret()];
@@ -40,11 +41,41 @@ describe('parseSecretFile', () => {
     });
   });
 
-  it('refuses bytes that are not text, never quoting them', () => {
-    for (const text of [`${a}\u0000`, `${a}\uFFFD`])
-      expect(parseSecretFile('apiSecret', text)).toEqual({
-        reason: 'holds bytes that are not text (a binary file, or not UTF-8)',
+  it('refuses bytes that are not text, naming the line, never quoting it', () => {
+    expect(parseSecretFile('apiSecret', `${b}\n${a}\uFFFD`)).toEqual({
+      reason:
+        'line 2 holds bytes that are not text (a binary file, or not UTF-8), which no secret, entry or comment may hold: a line ends at \\n, \\r\\n or \\r',
+    });
+  });
+
+  it('ends a line at \\n, \\r\\n or a lone \\r', () => {
+    expect(parseSecretFile('apiSecret', `S1\rS2\r`)).toEqual({ value: ['S1', 'S2'] });
+    expect(parseSecretFile('apiSecret', `${a}\r${b}\r\n# c\rS3\n`)).toEqual({ value: [a, b, 'S3'] });
+    expect(parseSecretFile('sqlPassword', 'one\rtwo\r')).toEqual({
+      reason: 'holds 2 lines of value where the password is one line',
+    });
+  });
+
+  it('refuses a tab, NUL, U+2028, U+2029 or another control character inside a line, naming the line', () => {
+    const cases: [string, string][] = [
+      [`${a}\n${b.slice(0, 10)}\t${b.slice(10)}\n`, 'line 2 holds a tab (U+0009)'],
+      [`# comment\n\n${a}\u0000\n`, 'line 3 holds a NUL byte (U+0000)'],
+      [`${a}\u2028${b}`, 'line 1 holds a line separator (U+2028)'],
+      [`${a}\r${b}\u2029`, 'line 2 holds a paragraph separator (U+2029)'],
+      [`${a}\u001b[0m`, 'line 1 holds a control character (U+001B)'],
+      [`\uFEFF${a}`, 'line 1 holds a byte-order mark (U+FEFF)'],
+      [`${a}\u0085`, 'line 1 holds a control character (U+0085)'],
+    ];
+    for (const [text, said] of cases) {
+      const parsed = parseSecretFile('apiSecret', text);
+      expect(parsed).toEqual({
+        reason: `${said}, which no secret, entry or comment may hold: a line ends at \\n, \\r\\n or \\r`,
       });
+      expect(JSON.stringify(parsed)).not.toContain(a.slice(0, 8));
+    }
+    expect(parseSecretFile('sqlKeysRevoked', 'user\talice before 2026-05-01T09:00:00Z\n')).toMatchObject({
+      reason: expect.stringMatching(/^line 1 holds a tab/),
+    });
   });
 });
 
@@ -53,9 +84,12 @@ describe('readSecretFile', () => {
     const dir = scratch();
     expect(readSecretFile(dir, 'apiSecret')).toEqual({ state: 'absent' });
     writeFileSync(join(dir, 'api-secrets'), `${a}\n`);
-    expect(readSecretFile(dir, 'apiSecret')).toEqual({ state: 'read', text: `${a}\n`, value: [a] });
+    expect(readSecretFile(dir, 'apiSecret')).toMatchObject({ state: 'read', text: `${a}\n`, value: [a] });
     mkdirSync(join(dir, 'sql-password'));
-    expect(readSecretFile(dir, 'sqlPassword')).toMatchObject({ state: 'invalid', reason: 'cannot be read (EISDIR)' });
+    expect(readSecretFile(dir, 'sqlPassword')).toMatchObject({
+      state: 'invalid',
+      reason: 'is a directory, not a regular file: a secrets file is a regular file, or a symlink to one',
+    });
     writeFileSync(join(dir, 'sql-key-secrets'), 'x'.repeat(MAX_SECRET_FILE_BYTES + 1));
     expect(readSecretFile(dir, 'sqlKeySecrets')).toMatchObject({
       state: 'invalid',
@@ -97,6 +131,25 @@ describe('createCheckAuth with a secrets directory', () => {
     writeFileSync(join(dir, 'api-secrets'), '# emptied\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
       `cube-dual-auth: ${join(dir, 'api-secrets')} holds no secret (only blank lines or comments)`,
+    );
+  });
+
+  it('stops at start on a FIFO, a device or a file too large, at once, naming the file and its type', () => {
+    const dir = scratch();
+    makeFifo(join(dir, 'api-secrets'));
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'api-secrets')} is a FIFO (named pipe), not a regular file`,
+    );
+    rmSync(join(dir, 'api-secrets'));
+    writeFileSync(join(dir, 'api-secrets'), `${a}\n`);
+    linkToDevZero(join(dir, 'sql-password'));
+    expect(() => createCheckAuth({ secretsDir: dir, sqlUser: 'cube' })).toThrow(
+      `cube-dual-auth: ${join(dir, 'sql-password')} is a character device, not a regular file`,
+    );
+    rmSync(join(dir, 'sql-password'));
+    makeSparseFile(join(dir, 'sql-keys-revoked'));
+    expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
+      `cube-dual-auth: ${join(dir, 'sql-keys-revoked')} is larger than ${MAX_SECRET_FILE_BYTES} bytes`,
     );
   });
 

@@ -3,7 +3,17 @@
  * the files in a timestamped directory `..<time>`, a symlink `..data` to it swapped by renaming `..data_tmp` over it,
  * and each key a symlink `<key> -> ..data/<key>`. One write changes every file at once.
  */
-import { mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export class AtomicWriterDir {
@@ -40,4 +50,20 @@ export class AtomicWriterDir {
       return undefined;
     }
   }
+}
+
+/** What a mount can hold in place of a secrets file: a FIFO (mkfifo(1), which Node has no call for). */
+export function makeFifo(path: string): void {
+  execFileSync('mkfifo', [path]);
+}
+
+/** A symlink to `/dev/zero`, a file without end. */
+export function linkToDevZero(path: string): void {
+  symlinkSync('/dev/zero', path);
+}
+
+/** A sparse file of `bytes` (1 GiB unless told): no disk used, but a read whole would take that much memory. */
+export function makeSparseFile(path: string, bytes = 1024 ** 3): void {
+  writeFileSync(path, '');
+  truncateSync(path, bytes);
 }

@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomSecret } from '../../support/claims';
-import { runCli, type CliResult } from '../../support/cli';
+import { runBin, runCli, type CliResult } from '../../support/cli';
 import { cubeJsIn } from '../../support/cube';
+import { linkToDevZero, makeFifo } from '../../support/secrets-dir';
+import { signToken } from '../../support/tokens';
 
 const SECRET = randomSecret(32);
 const DB_PASSWORD = `pw-${randomSecret(12)}`;
@@ -136,5 +138,29 @@ describe('doctor against a hostile cube.js', () => {
     expect(result.ms).toBeLessThan(1_500 + 5_000 + result.lateMs);
     const pids = readFileSync(join(dir, 'pids.txt'), 'utf8').trim().split('\n').map(Number);
     await gone(pids[0] as number, pids);
+  });
+
+  it('meets --deadline 3000 with a FIFO and /dev/zero in the secrets directory, as verify does, naming each', async () => {
+    const dir = project(EXPORTS);
+    const secrets = mkdtempSync(join(tmpdir(), 'hostile-secrets-'));
+    projects.push(secrets);
+    makeFifo(join(secrets, 'api-secrets'));
+    linkToDevZero(join(secrets, 'sql-key-secrets'));
+    const env = { ...ENV, CUBE_DUAL_AUTH_SECRETS_DIR: secrets };
+    const result = await runBin(['doctor', '--deadline', '3000'], { env, cwd: dir, secrets: [SECRET] });
+    expect(result.code).toBe(1);
+    const text = result.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('api-secrets is unusable: is a FIFO (named pipe), not a regular file');
+    expect(text).toContain('sql-key-secrets is unusable: is a character device, not a regular file');
+    expect(result.ms).toBeLessThan(3_000 + 5_000 + result.lateMs);
+    const verify = await runBin(['verify', signToken({ tenant: 'acme' }, { alg: 'HS256', key: SECRET })], {
+      env,
+      cwd: dir,
+      secrets: [SECRET],
+    });
+    expect(verify.code).toBe(1);
+    expect(`${verify.stdout}${verify.stderr}`).toContain(
+      `${secrets}/api-secrets is a FIFO (named pipe), not a regular file: a secrets file is a regular file, or a symlink to one`,
+    );
   });
 });

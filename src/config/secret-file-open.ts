@@ -1,0 +1,92 @@
+/**
+ * Opening one secrets file as a file: without blocking, its type and size checked on the descriptor before a byte is
+ * read, and never more than the limit + 1 bytes read (docs/rotation.md#what-a-file-may-be).
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+
+/** A secret file is a few lines: anything larger is not one, and is not read whole. */
+export const MAX_SECRET_FILE_BYTES = 65_536;
+
+/**
+ * A FIFO opened for reading without O_NONBLOCK waits for a writer, and a terminal must not become ours: the open returns
+ * at once whatever the path names (O_NONBLOCK does nothing to a regular file's reads).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/** What one open of a path gave: nothing there, why it cannot be used, or its bytes and what tells this file apart. */
+export type OpenedSecretFile =
+  | { readonly state: 'absent' }
+  | { readonly state: 'refused'; readonly reason: string; readonly identity?: string }
+  | { readonly state: 'read'; readonly bytes: Buffer; readonly identity: string };
+
+/** The kind of file a path that is no regular file names, as a message says it. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isDirectory()) return 'a directory';
+  return 'no regular file';
+}
+
+const notRegular = (stats: Stats): string =>
+  `is ${kindOf(stats)}, not a regular file: a secrets file is a regular file, or a symlink to one`;
+
+const tooLarge = `is larger than ${MAX_SECRET_FILE_BYTES} bytes`;
+
+/** Which file this is and how it was last written: two reads that agree on it read the same, unchanged file. */
+const identityOf = (stats: Stats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+
+/** Why an open failed; a socket cannot be opened at all (ENXIO), so its type comes from the path. */
+function openFailure(path: string, error: unknown): OpenedSecretFile {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return { state: 'absent' };
+  if (code === 'ENXIO') {
+    try {
+      return { state: 'refused', reason: notRegular(statSync(path)) };
+    } catch {
+      // Gone between the open and the stat: said as the open's failure.
+    }
+  }
+  return { state: 'refused', reason: `cannot be read (${code ?? 'unknown error'})` };
+}
+
+/** At most `MAX_SECRET_FILE_BYTES + 1` bytes of an open regular file: one more than allowed tells it grew past it. */
+function readBounded(fd: number): Buffer {
+  const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+  let length = 0;
+  while (length < buffer.length) {
+    const read = readSync(fd, buffer, length, buffer.length - length, null);
+    if (read === 0) break;
+    length += read;
+  }
+  return buffer.subarray(0, length);
+}
+
+/**
+ * Opens, checks and reads one secrets file (through a symlink, as Kubernetes lays keys out). Never throws, never
+ * blocks on what the path names, never reads more than {@link MAX_SECRET_FILE_BYTES} + 1 bytes.
+ * @example
+ * openSecretFile('/etc/cube-auth/api-secrets') // { state: 'refused', reason: 'is a FIFO (named pipe), not a regular file: …' }
+ */
+export function openSecretFile(path: string): OpenedSecretFile {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    return openFailure(path, error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { state: 'refused', reason: notRegular(stats) };
+    const identity = identityOf(stats);
+    if (stats.size > MAX_SECRET_FILE_BYTES) return { state: 'refused', reason: tooLarge, identity };
+    const bytes = readBounded(fd);
+    if (bytes.length > MAX_SECRET_FILE_BYTES) return { state: 'refused', reason: tooLarge, identity };
+    return { state: 'read', bytes, identity };
+  } catch (error) {
+    return { state: 'refused', reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})` };
+  } finally {
+    closeSync(fd);
+  }
+}
