@@ -3,6 +3,7 @@
  * functions (docs/cli-output.md#doctors-checks, `example-token`).
  */
 import type { Authorization, ClaimRules } from '../../config/authorization';
+import type { ClaimFormat } from '../../config/claim-format';
 import { ENV } from '../../config/env';
 import type { IdentityProvider } from '../../config/identity-providers';
 import { DualAuthError, type AuthPath } from '../../errors';
@@ -16,10 +17,16 @@ const quoted = (values: readonly string[]): string => values.map((value) => JSON
 
 /** One path's (or provider's) claims: where the tenant and the groups are read, and the groups configuration adds. */
 function describeRules(rules: ClaimRules): string {
+  // The default format goes unsaid; another is said with the claim it reads (docs/authorization.md#claim-formats).
+  const format = (name: ClaimFormat, option: string): string =>
+    name === 'array' ? '' : ` written as ${name} (${option})`;
   const tenant =
-    rules.tenantClaim === undefined ? 'no tenant claim' : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}`;
+    rules.tenantClaim === undefined
+      ? 'no tenant claim'
+      : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}${format(rules.tenantFormat, rules.tenantFormatOption)}`;
   const fixed = rules.fixedGroups.length === 0 ? '' : `, plus groups ${quoted(rules.fixedGroups)}`;
-  return `${tenant}, groups claim ${JSON.stringify(rules.groupsClaim.text)}${fixed}`;
+  const groups = `groups claim ${JSON.stringify(rules.groupsClaim.text)}${format(rules.groupsFormat, rules.groupsFormatOption)}`;
+  return `${tenant}, ${groups}${fixed}`;
 }
 
 /** The authorization in force: off, or the claims read on each path (per identity provider) and the groups given. */
@@ -32,7 +39,7 @@ export function authorizationCheck(
     return check(
       'authorization',
       'ok',
-      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups}, ${ENV.tenantClaimFormat}, ${ENV.groupsClaimFormat} (nor a provider's tenantClaim, groupsClaim, groups, tenantClaimFormat, groupsClaimFormat) is set, so the security context carries no tenant or groups of the hook's`,
     );
   }
   const keySet = several
