@@ -11,6 +11,7 @@ import { providerByIssuer } from '../../hook/paths/key-set';
 import { tenantAndGroupsOf } from '../../hook/tenant-and-groups';
 import { decodeToken, type DecodedToken } from '../../hook/token';
 import { check, type Check } from '../check';
+import { listed, type ProjectModel } from '../cube-options';
 
 /** Names and group lists as a message shows them: JSON strings, escaped (the operator's text, but a variable's). */
 const quoted = (values: readonly string[]): string => values.map((value) => JSON.stringify(value)).join(', ');
@@ -138,5 +139,29 @@ export function exampleTokenCheck(
     'example-token',
     'ok',
     `${named} passes the authorization step: ${tenant}; it gets ${count}${fixed} (${NOT_VERIFIED})`,
+  );
+}
+
+/** The first Cube version that refuses an access policy keyed by `role` (cube-js/cube PR #11055). */
+const ROLE_REMOVED = [1, 7] as const;
+
+function removesRole(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > ROLE_REMOVED[0] || (major === ROLE_REMOVED[0] && minor >= ROLE_REMOVED[1]);
+}
+
+/**
+ * `access-policies`: on Cube 1.7 and later a policy keyed by `role:` stops the model compiling (cube-js/cube issue
+ * #11273), though the embedding service's handbook still shows it. Nothing on earlier lines (0.33 has no policies).
+ */
+export function accessPolicyCheck({ cubeVersion, model }: ProjectModel): Check | undefined {
+  if (cubeVersion === undefined || !removesRole(cubeVersion) || model.kind !== 'read') return undefined;
+  const files = model.rolePolicies;
+  if (files.length === 0) return undefined;
+  const keys = files.length === 1 ? 'keys' : 'key';
+  return check(
+    'access-policies',
+    'fail',
+    `${listed(files)} ${keys} an access policy by role:, which Cube ${cubeVersion} refuses to compile ("accessPolicy[0].role" is not allowed: Cube 1.7.0 removed role): key it by group: (or groups: for several), which Cube matches against what contextToGroups returns`,
   );
 }
