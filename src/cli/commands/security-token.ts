@@ -33,6 +33,9 @@ Options:
   --saved-version <v>         a tag (development, staging, production: follows later publishes) or
                               a label such as v7 (pinned); not sent when omitted
   --expiry-seconds <n>        the token's lifetime in seconds; not sent when omitted
+  --user <id>                 the user the dashboard is shown to (an e-mail address or a user
+                              id), under which the service keeps their dashboard preferences; the
+                              handbook lists it as required; not sent when omitted
 ${connectionOptionsHelp(26)}
 
 Environment:
@@ -48,7 +51,8 @@ ${serviceExitHelp()}
 
 Examples:
   cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 --region us \\
-    --data-provider cube-main --security-context '{"tenantId":"acme"}' --saved-version production
+    --data-provider cube-main --security-context '{"tenantId":"acme"}' --saved-version production \\
+    --user ana@acme.example
   echo '{"tenantId":"acme"}' | cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 \\
     --data-provider cube-preview --security-context - --json
 `;
@@ -59,6 +63,7 @@ const OPTIONS = {
   'security-context': { type: 'string' },
   'saved-version': { type: 'string' },
   'expiry-seconds': { type: 'string' },
+  user: { type: 'string' },
 } as const;
 
 function parsedSecurityContext(text: string): unknown {
@@ -123,6 +128,7 @@ export const securityToken: Command = {
         dataProvider,
         ...(values['saved-version'] !== undefined && { savedVersion: values['saved-version'] }),
         ...(expiry !== undefined && { expiryInSeconds: Number(expiry) }),
+        ...(values.user !== undefined && { user: values.user }),
       });
       // The token is the service's answer: a real one has nothing to escape.
       const { token } = answer;
