@@ -65,3 +65,20 @@ export function decodeClaim(value: unknown, format: ClaimFormat): DecodedClaim {
     return { problem: 'JSON that is neither a list nor a string' };
   return { value: parsed };
 }
+
+/**
+ * Reads a tenant claim's value in its declared format: as {@link decodeClaim}, and a list of one name that `json` or
+ * `space` makes is that one tenant (a list of several stays a list, which no tenant is).
+ *
+ * @example
+ * ```ts
+ * decodeTenant('acme', 'space'); // { value: 'acme' }
+ * decodeTenant('["acme"]', 'json'); // { value: 'acme' }
+ * ```
+ */
+export function decodeTenant(value: unknown, format: ClaimFormat): DecodedClaim {
+  const result = decodeClaim(value, format);
+  if (format === 'array' || !('value' in result)) return result;
+  const list = result.value;
+  return Array.isArray(list) && list.length === 1 ? { value: list[0] } : result;
+}

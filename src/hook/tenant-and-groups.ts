@@ -4,7 +4,7 @@
  * policies, `contextToAppId` and `queryRewrite` read them the same way for both callers.
  */
 import type { Authorization, ClaimRules } from '../config/authorization';
-import { decodeClaim, type ClaimFormat } from '../config/claim-format';
+import { decodeClaim, decodeTenant, type ClaimFormat } from '../config/claim-format';
 import { readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { DualAuthError, quote, type AuthPath } from '../errors';
 import type { Verified } from './paths/path';
@@ -35,7 +35,7 @@ interface ClaimPlace {
 
 /** A claim's value in its declared format; one not in it is refused whole, never read as one odd group or tenant. */
 function decoded(value: unknown, { claim, format, option, what, path }: ClaimPlace): unknown {
-  const result = decodeClaim(value, format);
+  const result = (what === 'tenant' ? decodeTenant : decodeClaim)(value, format);
   if ('value' in result) return result.value;
   const message = `The token's ${what} claim ${JSON.stringify(claim.text)} is not in its declared format ${format}: it is ${result.problem}`;
   throw new DualAuthError('ERR_CLAIM_FORMAT', message, path, `${message} (${option})`);
@@ -57,7 +57,7 @@ function claimedTenant(
   const format = rules.tenantFormat;
   const name = JSON.stringify(claim.text);
   const found = readClaim(payload, claim);
-  let value =
+  const value =
     found === undefined
       ? undefined
       : decoded(found, { claim, format, option: rules.tenantFormatOption, what: 'tenant', path });
@@ -71,8 +71,6 @@ function claimedTenant(
       `${message} (${rules.tenantOption}), so the request cannot be given a tenant`,
     );
   }
-  // A list its format makes of one text is one tenant; of several, none can be chosen.
-  if (format !== 'array' && Array.isArray(value) && value.length === 1) value = value[0];
   if (typeof value !== 'string' || value.trim() === '') {
     const message = `The token's tenant claim ${name} must be a non-empty string, not ${kindOf(value)}`;
     throw new DualAuthError('ERR_TENANT_INVALID', message, path, `${message} (${rules.tenantOption})`);

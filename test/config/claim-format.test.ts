@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { optionsFromEnv } from '../../src/config/env';
-import { claimFormat, decodeClaim, MAX_CLAIM_TEXT_CHARS, type ClaimFormat } from '../../src/config/claim-format';
+import {
+  claimFormat,
+  decodeClaim,
+  decodeTenant,
+  MAX_CLAIM_TEXT_CHARS,
+  type ClaimFormat,
+} from '../../src/config/claim-format';
 import { ENV_NAMES } from '../../src/config/option-table';
 import type { DualAuthOptions } from '../../src/config/option-types';
 import { resolveOptions } from '../../src/config/resolve-options';
@@ -60,6 +66,20 @@ describe('decodeClaim: each format reads its own shape, and says what anything e
       expect(decodeClaim(long, format)).toEqual({ problem: `longer than ${MAX_CLAIM_TEXT_CHARS} characters` });
     const longest = `"${'g'.repeat(MAX_CLAIM_TEXT_CHARS - 2)}"`;
     expect(decodeClaim(longest, 'json')).toEqual({ value: 'g'.repeat(MAX_CLAIM_TEXT_CHARS - 2) });
+  });
+
+  it.each<[ClaimFormat, unknown, unknown]>([
+    ['array', 'acme', { value: 'acme' }],
+    ['array', ['acme'], { value: ['acme'] }],
+    ['json', '"acme"', { value: 'acme' }],
+    ['json', '["acme"]', { value: 'acme' }],
+    ['json', '["acme","globex"]', { value: ['acme', 'globex'] }],
+    ['space', ' acme ', { value: 'acme' }],
+    ['space', 'acme globex', { value: ['acme', 'globex'] }],
+    ['space', '', { value: [] }],
+    ['json', 'acme', { problem: 'not JSON' }],
+  ])('decodeTenant in %s reads %j as one tenant where the format makes one name', (format, value, expected) => {
+    expect(decodeTenant(value, format)).toEqual(expected);
   });
 
   it('takes a configured format in any case, and nothing else', () => {

@@ -1,4 +1,5 @@
 import { EmbeddableValidationError } from '../../service';
+import { claimFormat, decodeTenant } from '../../config/claim-format';
 import { claimPointer, readClaim } from '../../config/claim-pointer';
 import { ENV, readEnv } from '../../config/env';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
@@ -46,6 +47,9 @@ ${SERVICE_ENVIRONMENT_HELP}
                        without it (or whose tenant is not a non-empty string) gets a warning
                        on standard error, as the deployment would refuse the dashboard's
                        queries; the token is printed and the exit status kept all the same
+  ${ENV.tenantClaimFormat}
+                       how the deployment reads that claim (array, json, space): a tenant
+                       not written so gets the same warning
 
 ${serviceExitHelp()}
 
@@ -91,10 +95,18 @@ function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEn
   const claim = claimPointer(text, (why) => {
     throw new Error(why);
   });
-  const value = readClaim(context as Record<string, unknown>, claim);
+  const found = readClaim(context as Record<string, unknown>, claim);
   const name = `${jsonForTerminal(claim.text)} (${variable})`;
-  if (value === undefined)
+  if (found === undefined)
     return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
+  // Read in the format the deployment declares for it (docs/authorization.md#claim-formats), as the hook reads it.
+  const format = claimFormat(readEnv(env, ENV.tenantClaimFormat) ?? 'array', (why) => {
+    throw new Error(why);
+  });
+  const decoded = decodeTenant(found, format);
+  if (!('value' in decoded))
+    return `the security context's tenant claim ${name} is not written as ${format} (${ENV.tenantClaimFormat}): the deployment will refuse the dashboard's queries with ERR_CLAIM_FORMAT`;
+  const value = decoded.value;
   if (typeof value !== 'string' || value.trim() === '')
     return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
   return undefined;
@@ -107,7 +119,7 @@ function warnAboutTenant(context: unknown, io: CliIO): void {
   try {
     warning = tenantWarning(context, variable, io.env);
   } catch {
-    warning = `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
+    warning = `${variable} is not a claim name or a JSON Pointer, or ${ENV.tenantClaimFormat} no claim format: the deployment will not start with it, so the tenant of the security context was not checked`;
   }
   if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
 }

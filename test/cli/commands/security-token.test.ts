@@ -118,6 +118,19 @@ describe('security-token: the deployment tenant claim', () => {
     expect((await request('{"tenantId":"acme"}', {})).stderr).toBe('');
   });
 
+  test('reads the tenant in the format CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT declares, as the hook does', async () => {
+    const json = { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT: 'json' };
+    expect((await request('{"tenant_id":"\\"acme\\""}', json)).stderr).toBe('');
+    const plain = await request('{"tenant_id":"acme"}', json);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toBe(
+      'cube-dual-auth security-token: warning: the security context\'s tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM) is not written as json (CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT): the deployment will refuse the dashboard\'s queries with ERR_CLAIM_FORMAT\n',
+    );
+    const space = { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT: 'space' };
+    expect((await request('{"tenant_id":"acme"}', space)).stderr).toBe('');
+    expect((await request('{"tenant_id":"acme globex"}', space)).stderr).toContain('ERR_TENANT_INVALID');
+  });
+
   test("reads CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM before CUBE_DUAL_AUTH_TENANT_CLAIM, as the hook reads a service token's tenant", async () => {
     const nested = {
       CUBE_DUAL_AUTH_TENANT_CLAIM: '/https:~1~1cube.example~1claims/tenant',
