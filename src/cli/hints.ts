@@ -39,6 +39,7 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
     },
     ERR_TENANT_INVALID: 'The tenant claim must hold the tenant as a non-empty string: fix whatever issues the token.',
     ERR_GROUPS_INVALID: `The groups claim (${ENV.serviceGroupsClaim} for service tokens, ${ENV.groupsClaim} for identity-provider tokens) must hold a group name or a list of them, and none that ${ENV.serviceGroups} or a provider's "groups" gives.`,
+    ERR_CLAIM_FORMAT: `The tenant or groups claim must be written as its declared format says (${ENV.tenantClaimFormat}, ${ENV.groupsClaimFormat} or a provider's "tenantClaimFormat", "groupsClaimFormat"): array, json or space. Fix the format to what the identity provider sends.`,
     ERR_FORBIDDEN:
       'Your own code (queryRewrite or a securityContext function) refused the request with forbidden(): see its message.',
     ERR_SHARED_SECRET_NOT_CONFIGURED: `Set ${ENV.apiSecret} to the secret shared with the service: ${SECRET_ADVICE}.`,

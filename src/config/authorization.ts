@@ -3,6 +3,7 @@
  * (docs/authorization.md#one-tenant-and-one-set-of-groups-from-both-callers).
  */
 import { DualAuthConfigError } from '../errors';
+import type { ClaimFormat } from './claim-format';
 import { claimPointer, type ClaimPointer } from './claim-pointer';
 import type { Fail } from './option-checks';
 
@@ -15,6 +16,11 @@ export interface ClaimRules {
   readonly fixedGroups: readonly string[];
   readonly tenantOption: string;
   readonly groupsOption: string;
+  /** How the tenant and the groups claims are written (docs/authorization.md#claim-formats), and which option says. */
+  readonly tenantFormat: ClaimFormat;
+  readonly groupsFormat: ClaimFormat;
+  readonly tenantFormatOption: string;
+  readonly groupsFormatOption: string;
 }
 
 /** The authorization in force; absent from the resolved options when none of its options is set. */
@@ -38,14 +44,19 @@ export interface AuthorizationSettings {
   readonly serviceGroupsClaim: string;
   readonly defaultGroups: readonly string[] | undefined;
   readonly serviceGroups: readonly string[] | undefined;
-  readonly providers:
-    | readonly {
-        readonly issuer: string;
-        readonly tenantClaim?: string;
-        readonly groupsClaim?: string;
-        readonly groups?: readonly string[];
-      }[]
-    | undefined;
+  readonly tenantClaimFormat: ClaimFormat;
+  readonly groupsClaimFormat: ClaimFormat;
+  readonly providers: readonly ProviderClaims[] | undefined;
+}
+
+/** What a `providers` entry says of the claims. */
+interface ProviderClaims {
+  readonly issuer: string;
+  readonly tenantClaim?: string;
+  readonly groupsClaim?: string;
+  readonly groups?: readonly string[];
+  readonly tenantClaimFormat?: ClaimFormat;
+  readonly groupsClaimFormat?: ClaimFormat;
 }
 
 type Names = Readonly<
@@ -56,6 +67,8 @@ type Names = Readonly<
     | 'serviceGroupsClaim'
     | 'defaultGroups'
     | 'serviceGroups'
+    | 'tenantClaimFormat'
+    | 'groupsClaimFormat'
     | 'providers',
     string
   >
@@ -69,10 +82,18 @@ const AUTHORIZATION_OPTIONS = [
   'serviceGroupsClaim',
   'defaultGroups',
   'serviceGroups',
+  'tenantClaimFormat',
+  'groupsClaimFormat',
 ] as const;
 
 /** The fields of a `providers` entry that turn authorization on. */
-const PROVIDER_AUTHORIZATION_FIELDS = ['tenantClaim', 'groupsClaim', 'groups'] as const;
+const PROVIDER_AUTHORIZATION_FIELDS = [
+  'tenantClaim',
+  'groupsClaim',
+  'groups',
+  'tenantClaimFormat',
+  'groupsClaimFormat',
+] as const;
 
 /** A list of groups as an option gives it: one group, or a list of them (empty: none); duplicates count once. */
 export function groupList(value: unknown, fail: Fail): readonly string[] {
@@ -81,6 +102,56 @@ export function groupList(value: unknown, fail: Fail): readonly string[] {
   for (const group of list)
     if (typeof group !== 'string' || group.trim() === '') fail('must list non-empty group names only');
   return [...new Set(list as string[])];
+}
+
+const parseClaim = (text: string, option: string): ClaimPointer =>
+  claimPointer(text, (problem) => {
+    throw new DualAuthConfigError(option, problem);
+  });
+
+/** The key-set path's rules: one entry of the top-level options, or one per provider, its own fields first. */
+function keySetRules(
+  settings: AuthorizationSettings,
+  tenantClaim: ClaimPointer | undefined,
+  names: Names,
+): ClaimRules[] {
+  const groupsClaim = parseClaim(settings.groupsClaim, names.groupsClaim);
+  const topLevel: ClaimRules = {
+    tenantClaim,
+    groupsClaim,
+    fixedGroups: [],
+    tenantOption: names.tenantClaim,
+    groupsOption: names.groupsClaim,
+    tenantFormat: settings.tenantClaimFormat,
+    groupsFormat: settings.groupsClaimFormat,
+    tenantFormatOption: names.tenantClaimFormat,
+    groupsFormatOption: names.groupsClaimFormat,
+  };
+  const providers = settings.providers ?? [];
+  if (providers.length === 0) return [topLevel];
+  return providers.map((provider) => {
+    const field = (name: string): string =>
+      `${names.providers} (issuer ${JSON.stringify(provider.issuer)}) field "${name}"`;
+    const own = (key: keyof ProviderClaims): boolean => provider[key] !== undefined;
+    const rules: ClaimRules = {
+      tenantClaim: own('tenantClaim') ? parseClaim(provider.tenantClaim as string, field('tenantClaim')) : tenantClaim,
+      groupsClaim: own('groupsClaim') ? parseClaim(provider.groupsClaim as string, field('groupsClaim')) : groupsClaim,
+      fixedGroups: provider.groups ?? [],
+      tenantOption: own('tenantClaim') ? field('tenantClaim') : topLevel.tenantOption,
+      groupsOption: own('groupsClaim') ? field('groupsClaim') : topLevel.groupsOption,
+      tenantFormat: provider.tenantClaimFormat ?? topLevel.tenantFormat,
+      groupsFormat: provider.groupsClaimFormat ?? topLevel.groupsFormat,
+      tenantFormatOption: own('tenantClaimFormat') ? field('tenantClaimFormat') : topLevel.tenantFormatOption,
+      groupsFormatOption: own('groupsClaimFormat') ? field('groupsClaimFormat') : topLevel.groupsFormatOption,
+    };
+    // A format for a tenant no claim reads is a setting that does nothing: most likely a tenant claim left out.
+    if (own('tenantClaimFormat') && rules.tenantClaim === undefined)
+      throw new DualAuthConfigError(
+        field('tenantClaimFormat'),
+        `is set, but this provider's tokens carry no tenant claim (${names.tenantClaim} or its "tenantClaim")`,
+      );
+    return rules;
+  });
 }
 
 /** The authorization of the options; `given` (before defaults) alone says whether it was asked for. */
@@ -94,37 +165,10 @@ export function authorizationOf(
     AUTHORIZATION_OPTIONS.some((key) => given[key] !== undefined) ||
     providers.some((provider) => PROVIDER_AUTHORIZATION_FIELDS.some((field) => provider[field] !== undefined));
   if (!asked) return undefined;
-  const parse = (text: string, option: string): ClaimPointer =>
-    claimPointer(text, (problem) => {
-      throw new DualAuthConfigError(option, problem);
-    });
-  const tenantClaim = settings.tenantClaim === undefined ? undefined : parse(settings.tenantClaim, names.tenantClaim);
-  const groupsClaim = parse(settings.groupsClaim, names.groupsClaim);
+  const tenantClaim =
+    settings.tenantClaim === undefined ? undefined : parseClaim(settings.tenantClaim, names.tenantClaim);
+  const keySet = keySetRules(settings, tenantClaim, names);
   const serviceGroups = settings.serviceGroups ?? [];
-  const keySet: ClaimRules[] =
-    providers.length === 0
-      ? [
-          {
-            tenantClaim,
-            groupsClaim,
-            fixedGroups: [],
-            tenantOption: names.tenantClaim,
-            groupsOption: names.groupsClaim,
-          },
-        ]
-      : providers.map((provider) => {
-          const field = (name: string): string =>
-            `${names.providers} (issuer ${JSON.stringify(provider.issuer)}) field "${name}"`;
-          return {
-            tenantClaim:
-              provider.tenantClaim === undefined ? tenantClaim : parse(provider.tenantClaim, field('tenantClaim')),
-            groupsClaim:
-              provider.groupsClaim === undefined ? groupsClaim : parse(provider.groupsClaim, field('groupsClaim')),
-            fixedGroups: provider.groups ?? [],
-            tenantOption: provider.tenantClaim === undefined ? names.tenantClaim : field('tenantClaim'),
-            groupsOption: provider.groupsClaim === undefined ? names.groupsClaim : field('groupsClaim'),
-          };
-        });
   const reserved = new Set([...serviceGroups, ...keySet.flatMap((rules) => rules.fixedGroups)]);
   const defaultGroups = settings.defaultGroups ?? [];
   const taken = defaultGroups.find((group) => reserved.has(group));
@@ -134,22 +178,25 @@ export function authorizationOf(
       `holds ${JSON.stringify(taken)}, a group configuration gives to one caller only (${names.serviceGroups} or a provider's "groups"): every token naming no group would get it`,
     );
   }
-  const serviceTenantClaim =
-    settings.serviceTenantClaim === undefined
-      ? tenantClaim
-      : parse(settings.serviceTenantClaim, names.serviceTenantClaim);
   const sharedSecret: ClaimRules = {
-    tenantClaim: serviceTenantClaim,
-    groupsClaim: parse(settings.serviceGroupsClaim, names.serviceGroupsClaim),
+    tenantClaim:
+      settings.serviceTenantClaim === undefined
+        ? tenantClaim
+        : parseClaim(settings.serviceTenantClaim, names.serviceTenantClaim),
+    groupsClaim: parseClaim(settings.serviceGroupsClaim, names.serviceGroupsClaim),
     fixedGroups: serviceGroups,
     tenantOption: settings.serviceTenantClaim === undefined ? names.tenantClaim : names.serviceTenantClaim,
     groupsOption: names.serviceGroupsClaim,
+    tenantFormat: settings.tenantClaimFormat,
+    groupsFormat: settings.groupsClaimFormat,
+    tenantFormatOption: names.tenantClaimFormat,
+    groupsFormatOption: names.groupsClaimFormat,
   };
-  return {
-    sharedSecret,
-    keySet,
-    defaultGroups,
-    reserved,
-    tenant: [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined),
-  };
+  const tenant = [sharedSecret, ...keySet].some((rules) => rules.tenantClaim !== undefined);
+  if (given.tenantClaimFormat !== undefined && !tenant)
+    throw new DualAuthConfigError(
+      names.tenantClaimFormat,
+      `is set, but no token carries a tenant claim (${names.tenantClaim}, ${names.serviceTenantClaim} or a provider's "tenantClaim")`,
+    );
+  return { sharedSecret, keySet, defaultGroups, reserved, tenant };
 }

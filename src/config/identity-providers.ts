@@ -1,6 +1,7 @@
 /** The key-set path's identity providers: one JWKS URL, one issuer to discover from, or several routed by `iss`. */
 import type { KeySetAlgorithm } from '../algorithms';
 import { DualAuthConfigError } from '../errors';
+import type { ClaimFormat } from './claim-format';
 import { discoverableIssuer } from './option-checks';
 
 /** One identity provider of the `providers` option; a field left out inherits the top-level option of its name. */
@@ -23,6 +24,10 @@ export interface IdentityProviderOptions {
   groupsClaim?: string;
   /** Groups every token of this provider gets besides its own, to tell providers apart. @default none */
   groups?: string | readonly string[];
+  /** How this provider's tokens write the tenant claim. @default the top-level `tenantClaimFormat` */
+  tenantClaimFormat?: ClaimFormat;
+  /** How this provider's tokens write the groups claim (Cognito: `json`). @default the top-level `groupsClaimFormat` */
+  groupsClaimFormat?: ClaimFormat;
 }
 
 /** The checked options that decide the key-set path's identity providers (resolving the options hands them over). */

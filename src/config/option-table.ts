@@ -2,6 +2,7 @@
 import { isKeySetAlgorithm, KEY_SET_ALGORITHMS, type KeySetAlgorithm } from '../algorithms';
 import type { AuthEventListener } from '../events';
 import { groupList } from './authorization';
+import { claimFormat, type ClaimFormat } from './claim-format';
 import { claimPointer } from './claim-pointer';
 import type { IdentityProviderOptions } from './identity-providers';
 import { configuredHttpUrl, discoverableIssuer, nonEmptyString, type Fail } from './option-checks';
@@ -82,6 +83,8 @@ const PROVIDER_FIELDS: { readonly [K in keyof IdentityProviderOptions]-?: (value
   tenantClaim: claimText,
   groupsClaim: claimText,
   groups: groupList,
+  tenantClaimFormat: claimFormat,
+  groupsClaimFormat: claimFormat,
 };
 
 function providerList(value: unknown, fail: Fail): readonly IdentityProviderOptions[] {
@@ -187,6 +190,18 @@ export const OPTIONS = {
   },
   defaultGroups: { env: ['CUBE_DUAL_AUTH_DEFAULT_GROUPS'], format: 'list', check: groupList },
   serviceGroups: { env: ['CUBE_DUAL_AUTH_SERVICE_GROUPS'], format: 'list', check: groupList },
+  tenantClaimFormat: {
+    env: ['CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT'],
+    format: 'text',
+    default: 'array' as ClaimFormat,
+    check: claimFormat,
+  },
+  groupsClaimFormat: {
+    env: ['CUBE_DUAL_AUTH_GROUPS_CLAIM_FORMAT'],
+    format: 'text',
+    default: 'array' as ClaimFormat,
+    check: claimFormat,
+  },
   sqlUserClaim: {
     env: ['CUBE_DUAL_AUTH_SQL_USER_CLAIM'],
     format: 'text',

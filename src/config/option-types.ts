@@ -4,6 +4,7 @@
  */
 import type { KeySetAlgorithm } from '../algorithms';
 import type { AuthPath } from '../errors';
+import type { ClaimFormat } from './claim-format';
 import type { AuthEventListener } from '../events';
 import type { IdentityProviderOptions } from './identity-providers';
 
@@ -68,6 +69,10 @@ export interface DualAuthOptions {
   defaultGroups?: string | readonly string[];
   /** Groups every service token gets and none may claim. Env: `CUBE_DUAL_AUTH_SERVICE_GROUPS`. @default none */
   serviceGroups?: string | readonly string[];
+  /** How tokens write the tenant claim, both paths. Env: `CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT`. @default 'array' */
+  tenantClaimFormat?: ClaimFormat;
+  /** How tokens write the groups claim, both paths. Env: `CUBE_DUAL_AUTH_GROUPS_CLAIM_FORMAT`. @default 'array' */
+  groupsClaimFormat?: ClaimFormat;
   /** SQL login: the claim equal to the user name (`*`: any). Env: `CUBE_DUAL_AUTH_SQL_USER_CLAIM`. @default 'sub' */
   sqlUserClaim?: string;
   /** User of Cube's static SQL API login. Env: `CUBEJS_SQL_USER`. @default none: no static login */

@@ -35,6 +35,7 @@ export type CheckId =
   | 'cube-js'
   | 'logger'
   | 'cube-options'
-  | 'cube-start';
+  | 'cube-start'
+  | 'access-policies';
 
 export const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ id, status, message });

@@ -22,7 +22,8 @@ export interface CubeOptionsContext {
 /** How to check what the model needs when doctor could not read it. */
 const CHECK_IT = 'check the model\'s files, or what a token sees with "cube-dual-auth access"';
 
-const listed = (files: readonly string[]): string =>
+/** Up to three files by name, the rest counted. */
+export const listed = (files: readonly string[]): string =>
   files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
 
 /** `contextToGroups` on Cube 1.x: a problem only where access policies name groups. */
@@ -78,20 +79,29 @@ export function cubeOptionsFinding(reading: CubeJsReading, context: CubeOptionsC
   return { status: 'ok', message: `cube.js ${present.join('; ')}` };
 }
 
-/** {@link cubeOptionsFinding} for the Cube project in `cwd`, its model read where Cube reads it with `env`. */
+/** The Cube version found from `cwd` (its gateway's) and the data model read where that Cube reads it with `env`. */
+export interface ProjectModel {
+  readonly cubeVersion: string | undefined;
+  readonly model: DataModelReading;
+}
+
+/** Reads {@link ProjectModel} once, for `cube-options` and `access-policies`. */
+export function modelOfProject(
+  reading: CubeJsReading,
+  { cwd, env }: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
+): ProjectModel {
+  const found = findGateway(cwd);
+  const cubeVersion = found === undefined ? undefined : gatewayVersion(found.file);
+  const exported = reading.kind === 'loaded' ? reading.exports.map(({ name }) => name) : [];
+  return { cubeVersion, model: readDataModel(cwd, env, cubeVersion, exported) };
+}
+
+/** {@link cubeOptionsFinding} for the Cube project whose model and version `project` holds. */
 export function cubeOptionsOfProject(
   reading: CubeJsReading,
   authorization: Authorization | undefined,
-  { cwd, env }: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
+  project: ProjectModel,
 ): Finding | undefined {
   if (reading.kind !== 'loaded' || authorization === undefined) return undefined;
-  const found = findGateway(cwd);
-  const cubeVersion = found === undefined ? undefined : gatewayVersion(found.file);
-  const exported = reading.exports.map(({ name }) => name);
-  return cubeOptionsFinding(reading, {
-    authorization: true,
-    tenant: authorization.tenant,
-    cubeVersion,
-    model: readDataModel(cwd, env, cubeVersion, exported),
-  });
+  return cubeOptionsFinding(reading, { authorization: true, tenant: authorization.tenant, ...project });
 }

@@ -1,7 +1,7 @@
 /**
  * What the data model asks of `cube.js`, read from its files as text (never run): whether it reads `COMPILE_CONTEXT`,
  * which Cube evaluates once per app id (and refuses without `contextToAppId`), and which files hold access policies by
- * group, matched on Cube 1.x through `contextToGroups`. `securityContext` in SQL and access policies is compiled into
+ * group, matched on Cube 1.x through `contextToGroups`, or by `role`, which Cube 1.7 no longer compiles. `securityContext` in SQL and access policies is compiled into
  * functions of each query's context, so it needs neither (docs/cli-output.md, "How doctor reads the data model").
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,6 +18,8 @@ const MODEL_FILE = /\.(js|cjs|mjs|ts|ya?ml|jinja|py)$/;
 const COMPILE_CONTEXT = /\bCOMPILE_CONTEXT\b/;
 const ACCESS_POLICY = /\baccess_?policy\b|\baccessPolicy\b/;
 const GROUP_KEY = /\bgroups?\s*:/;
+/** A policy keyed by `role` (quoted or not, a YAML list item or an object member), after the policy keyword. */
+const ROLE_KEY = /(?:^|[\s{,[-])["'`]?role["'`]?\s*:/m;
 
 /** What doctor found of the data model. */
 export type DataModelReading =
@@ -28,6 +30,8 @@ export type DataModelReading =
       readonly files: number;
       readonly compileContext: readonly string[];
       readonly groupPolicies: readonly string[];
+      /** Files with an access policy keyed by `role:`, which Cube 1.7 removed (docs/authorization.md). */
+      readonly rolePolicies: readonly string[];
     }
   /** Not read, and why (no such directory, or cube.js says where the model comes from). */
   | { readonly kind: 'unread'; readonly why: string };
@@ -85,14 +89,18 @@ export function readDataModel(
     const files = modelFiles(dir);
     const compileContext: string[] = [];
     const groupPolicies: string[] = [];
+    const rolePolicies: string[] = [];
     for (const file of files) {
       if (statSync(file).size > MAX_FILE_BYTES) continue;
       const text = readFileSync(file, 'utf8');
       const name = relative(cwd, file);
       if (COMPILE_CONTEXT.test(text)) compileContext.push(name);
-      if (ACCESS_POLICY.test(text) && GROUP_KEY.test(text)) groupPolicies.push(name);
+      const policy = ACCESS_POLICY.exec(text);
+      if (policy === null) continue;
+      if (GROUP_KEY.test(text)) groupPolicies.push(name);
+      if (ROLE_KEY.test(text.slice(policy.index))) rolePolicies.push(name);
     }
-    return { kind: 'read', dir, files: files.length, compileContext, groupPolicies };
+    return { kind: 'read', dir, files: files.length, compileContext, groupPolicies, rolePolicies };
   } catch (error) {
     return { kind: 'unread', why: `${dir} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }

@@ -7,14 +7,14 @@ import { apiSecretsInForce } from '../config/env';
 import { apiSecretsFromDirectory, secretsDirReport } from './secrets-dir';
 import { CUBE_JS_TIMEOUT_MS, readCubeJs } from './cube-js';
 import { NOT_CHECKED, unlessAborted } from './deadline';
-import { cubeOptionsOfProject } from './cube-options';
+import { cubeOptionsOfProject, modelOfProject, type ProjectModel } from './cube-options';
 import { deploymentOf } from '../config/deployment';
 import { nodeOfProject } from './node-line';
 import { check, type Check } from './check';
 import { configurationCheck } from './checks/configuration';
 import { originCheck, secretChecks } from './checks/shared-secret';
 import { issuerCheck, jwksUrlCheck, providerChecks } from './checks/key-set';
-import { authorizationCheck, exampleTokenCheck } from './checks/authorization';
+import { accessPolicyCheck, authorizationCheck, exampleTokenCheck } from './checks/authorization';
 import { sqlApiCheck, sqlApiPort, sqlKeyCheck, withSqlAuthOfCubeJs } from './checks/sql';
 import { metricsCheck } from './checks/metrics';
 import { cubeJsChecks, gatewayCheck, refreshWorkerCheck } from './checks/cube';
@@ -48,11 +48,12 @@ interface Context {
   readonly reading: ReturnType<typeof readCubeJs>;
   readonly signal: AbortSignal | undefined;
   readonly exampleToken: string | undefined;
+  readonly project: Promise<ProjectModel>;
 }
 
 /** The lines of a valid configuration (or one whose API secret alone is weak), in the checklist's order. */
 async function configuredChecks(resolved: ResolvedOptions, context: Context): Promise<Check[]> {
-  const { env, cwd, reading, signal, exampleToken } = context;
+  const { env, cwd, reading, signal, exampleToken, project } = context;
   const providers = resolved.identityProviders;
   const checks = [originCheck(resolved)];
   if (providers.length === 0) checks.push(jwksUrlCheck(undefined));
@@ -67,7 +68,7 @@ async function configuredChecks(resolved: ResolvedOptions, context: Context): Pr
   if (providers.length === 1 && only?.jwksUri !== undefined) checks.push(issuerCheck(only.issuers));
   const several = resolved.providers !== undefined;
   checks.push(authorizationCheck(resolved.authorization, providers, several));
-  const cubeOptions = cubeOptionsOfProject(await reading, resolved.authorization, { cwd, env });
+  const cubeOptions = cubeOptionsOfProject(await reading, resolved.authorization, await project);
   if (cubeOptions !== undefined) checks.push(check('cube-options', cubeOptions.status, cubeOptions.message));
   const sql = sqlApiCheck(env, resolved, providers, cwd);
   if (sql !== undefined) checks.push(withSqlAuthOfCubeJs(sql, await reading, sqlApiPort(env) !== undefined));
@@ -112,10 +113,14 @@ export async function diagnose(
   const keySet = (resolved?.identityProviders ?? []).length > 0;
   if (!apiSecretsFromDirectory(options))
     checks.push(...secretChecks(apiSecretsInForce(env), { weakAllowed: options?.allowWeakSecret === true, keySet }));
-  if (resolved) checks.push(...(await configuredChecks(resolved, { env, cwd, reading, signal, exampleToken })));
+  const project = reading.then((read) => modelOfProject(read, { cwd, env }));
+  if (resolved)
+    checks.push(...(await configuredChecks(resolved, { env, cwd, reading, signal, exampleToken, project })));
   const node = nodeOfProject(cwd, nodeVersion);
   checks.push(gatewayCheck(cwd), check('node', node.status, node.message), ...cubeJsChecks(await reading));
   const start = cubeStartCheck(env, await reading, { apiSecretsInDirectory: apiSecretsFromDirectory(options) });
   if (start !== undefined) checks.push(start);
+  const policies = accessPolicyCheck(await project);
+  if (policies !== undefined) checks.push(policies);
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

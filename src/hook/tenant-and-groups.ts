@@ -4,7 +4,8 @@
  * policies, `contextToAppId` and `queryRewrite` read them the same way for both callers.
  */
 import type { Authorization, ClaimRules } from '../config/authorization';
-import { readClaim } from '../config/claim-pointer';
+import { decodeClaim, decodeTenant, type ClaimFormat } from '../config/claim-format';
+import { readClaim, type ClaimPointer } from '../config/claim-pointer';
 import { DualAuthError, quote, type AuthPath } from '../errors';
 import type { Verified } from './paths/path';
 
@@ -23,6 +24,23 @@ function kindOf(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/** Where a claim is and how it is written, for {@link decoded}. */
+interface ClaimPlace {
+  readonly claim: ClaimPointer;
+  readonly format: ClaimFormat;
+  readonly option: string;
+  readonly what: 'tenant' | 'groups';
+  readonly path: AuthPath;
+}
+
+/** A claim's value in its declared format; one not in it is refused whole, never read as one odd group or tenant. */
+function decoded(value: unknown, { claim, format, option, what, path }: ClaimPlace): unknown {
+  const result = (what === 'tenant' ? decodeTenant : decodeClaim)(value, format);
+  if ('value' in result) return result.value;
+  const message = `The token's ${what} claim ${JSON.stringify(claim.text)} is not in its declared format ${format}: it is ${result.problem}`;
+  throw new DualAuthError('ERR_CLAIM_FORMAT', message, path, `${message} (${option})`);
+}
+
 function rulesFor(authorization: Authorization, verified: Verified, path: AuthPath): ClaimRules {
   if (path === 'shared-secret') return authorization.sharedSecret;
   // The key-set path always names the provider that verified the token; with one provider there is one entry.
@@ -36,8 +54,13 @@ function claimedTenant(
 ): string | undefined {
   const claim = rules.tenantClaim;
   if (claim === undefined) return undefined;
-  const value = readClaim(payload, claim);
+  const format = rules.tenantFormat;
   const name = JSON.stringify(claim.text);
+  const found = readClaim(payload, claim);
+  const value =
+    found === undefined
+      ? undefined
+      : decoded(found, { claim, format, option: rules.tenantFormatOption, what: 'tenant', path });
   if (value === undefined) {
     // Refused, never answered for every tenant: a query without a tenant must not reach the data.
     const message = `The token has no tenant claim ${name}`;
@@ -63,8 +86,15 @@ function ownGroups(
   path: AuthPath,
 ): readonly string[] {
   const claim = rules.groupsClaim;
-  const value = readClaim(payload, claim);
-  if (value === undefined) return [];
+  const found = readClaim(payload, claim);
+  if (found === undefined) return [];
+  const value = decoded(found, {
+    claim,
+    format: rules.groupsFormat,
+    option: rules.groupsFormatOption,
+    what: 'groups',
+    path,
+  });
   const name = JSON.stringify(claim.text);
   const refuse = (why: string): never => {
     const message = `The token's groups claim ${name} ${why}`;

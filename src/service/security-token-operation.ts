@@ -12,6 +12,7 @@ const TOKEN_FIELDS = [
   'dataProvider',
   'savedVersion',
   'expiryInSeconds',
+  'user',
 ] as const satisfies ReadonlyArray<keyof SecurityTokenRequest>;
 
 /** The client's security-token request (docs/service-client.md#security-token-request); never retried. */
@@ -29,6 +30,7 @@ export function securityTokenOperation(send: Send): Pick<EmbeddableClient, 'crea
         ...(fields.expiryInSeconds !== undefined && {
           expiryInSeconds: check.positiveInteger('expiryInSeconds', fields.expiryInSeconds, operation),
         }),
+        ...(fields.user !== undefined && { user: check.text('user', fields.user, operation) }),
       };
       return read.securityToken(
         operation,

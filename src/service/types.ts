@@ -146,8 +146,14 @@ export interface SecurityTokenRequest {
   /** Lifetime of the token in seconds (not shown in the interface); not sent when omitted. */
   expiryInSeconds?: number;
   /**
+   * The user the dashboard is shown to, a unique key such as an e-mail address or a user id: the service keeps the
+   * user's dashboard preferences under it. The handbook lists it among the required fields; not sent when omitted.
+   */
+  user?: string;
+  /**
    * Further body fields, sent as given. One named like a field above is refused ({@link EmbeddableValidationError}
-   * naming `extraFields.<field>`); `embbeddableId`, the interface's other spelling, must be a UUID.
+   * naming `extraFields.<field>`); `embbeddableId`, the interface's other spelling, must be a UUID. `roles`,
+   * `filters` and `environment` are read by the service's managed Cube only (docs/service-client.md#which-fields-reach-your-cube).
    */
   extraFields?: JsonObject;
 }

@@ -142,7 +142,7 @@ describe('identity providers', () => {
     ],
     [
       { providers: [{ issuer: A, audiences: ['x'] }] },
-      /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace, tenantClaim, groupsClaim, groups\)$/,
+      /entry 1 \(issuer "https:\/\/a.example"\): "audiences" is not a provider field \(issuer, jwksUri, audience, algorithms, subject, claimsNamespace, tenantClaim, groupsClaim, groups, tenantClaimFormat, groupsClaimFormat\)$/,
     ],
     [
       { providers: [{ issuer: 'acme-idp' }] },

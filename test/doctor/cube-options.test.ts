@@ -52,6 +52,20 @@ describe('readDataModel: what the model asks of cube.js, read as text where Cube
       files: 3,
       compileContext: [join('model', 'x.js')],
       groupPolicies: [join('model', 'cubes', 'policies.yml')],
+      rolePolicies: [],
+    });
+  });
+
+  it('finds the files with an access policy keyed by role, as the handbook writes them, in YAML and JavaScript', () => {
+    const dir = projectWith({
+      'views/customers.yml': POLICY_BY_GROUP.replace('- group: analyst', '- role: customer'),
+      'orders.js': "cube('orders', { access_policy: [{ 'role': '*', row_level: { allow_all: true } }] });\n",
+      'people.js': "cube('people', { dimensions: { role: { sql: 'role', type: 'string' } } });\n",
+      'groups.yml': POLICY_BY_GROUP,
+    });
+    expect(read(dir)).toMatchObject({
+      rolePolicies: [join('model', 'orders.js'), join('model', 'views', 'customers.yml')],
+      groupPolicies: [join('model', 'groups.yml')],
     });
   });
 

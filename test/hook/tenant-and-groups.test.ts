@@ -159,6 +159,152 @@ describe('tenantAndGroupsOf refuses, 403 with a stable code naming the claim, ne
   });
 });
 
+describe('tenantAndGroupsOf reads the claims in their declared formats', () => {
+  // Cognito writes custom attributes as strings (a JSON list in one); Okta's access tokens list scopes in "scp" or,
+  // as OAuth's "scope", one space-separated string.
+  const FORMATS = authorizationOf({
+    tenantClaim: 'custom:tenant',
+    tenantClaimFormat: 'json',
+    groupsClaimFormat: 'json',
+    serviceGroups: ['embeddable'],
+    providers: [
+      { issuer: A, jwksUri: `${A}jwks`, groupsClaim: 'custom:groups' },
+      {
+        issuer: B,
+        jwksUri: `${B}jwks`,
+        groupsClaim: 'scope',
+        groupsClaimFormat: 'space',
+        tenantClaim: 'org',
+        tenantClaimFormat: 'space',
+      },
+    ],
+  });
+
+  it.each<[string, Record<string, unknown>, number | undefined, AuthPath, { tenant: string; groups: string[] }]>([
+    [
+      'a Cognito token: JSON in strings',
+      { 'custom:tenant': '"acme"', 'custom:groups': '["analyst","admin"]' },
+      0,
+      'key-set',
+      { tenant: 'acme', groups: ['analyst', 'admin'] },
+    ],
+    [
+      'a Cognito token with one group as a JSON string',
+      { 'custom:tenant': '["acme"]', 'custom:groups': '"analyst"' },
+      0,
+      'key-set',
+      { tenant: 'acme', groups: ['analyst'] },
+    ],
+    [
+      'an Okta token: scopes space-separated, its own tenant format',
+      { org: 'acme', scope: 'openid profile analyst', 'custom:groups': '["admin"]' },
+      1,
+      'key-set',
+      { tenant: 'acme', groups: ['openid', 'profile', 'analyst'] },
+    ],
+    [
+      'a service token, read by the top-level formats',
+      { 'custom:tenant': '"acme"', roles: '["analyst"]' },
+      undefined,
+      'shared-secret',
+      { tenant: 'acme', groups: ['analyst', 'embeddable'] },
+    ],
+    [
+      'a JSON empty list: no groups of its own',
+      { 'custom:tenant': '"acme"', 'custom:groups': '[]' },
+      0,
+      'key-set',
+      { tenant: 'acme', groups: [] },
+    ],
+    ['an empty scope: no groups of its own', { org: 'acme', scope: ' ' }, 1, 'key-set', { tenant: 'acme', groups: [] }],
+  ])('%s', (_, payload, index, path, expected) => {
+    expect(tenantAndGroupsOf(FORMATS, verified(payload, index), path)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, number | undefined, AuthPath, string, string]>([
+    [
+      'a list where json wants a string',
+      { 'custom:tenant': '"acme"', 'custom:groups': ['analyst'] },
+      0,
+      'key-set',
+      'The token\'s groups claim "custom:groups" is not in its declared format json: it is a list, not a string',
+      'option "groupsClaimFormat"',
+    ],
+    [
+      'a group name that is not JSON, never one odd group',
+      { 'custom:tenant': '"acme"', 'custom:groups': 'analyst' },
+      0,
+      'key-set',
+      'The token\'s groups claim "custom:groups" is not in its declared format json: it is not JSON',
+      'option "groupsClaimFormat"',
+    ],
+    [
+      'a JSON object',
+      { 'custom:tenant': '"acme"', 'custom:groups': '{"analyst":true}' },
+      0,
+      'key-set',
+      'The token\'s groups claim "custom:groups" is not in its declared format json: it is JSON that is neither a list nor a string',
+      'option "groupsClaimFormat"',
+    ],
+    [
+      'a tenant that is not JSON',
+      { 'custom:tenant': 'acme', roles: ['analyst'] },
+      undefined,
+      'shared-secret',
+      'The token\'s tenant claim "custom:tenant" is not in its declared format json: it is not JSON',
+      'option "tenantClaimFormat"',
+    ],
+    [
+      'a list where space wants a string',
+      { org: 'acme', scope: ['openid', 'analyst'] },
+      1,
+      'key-set',
+      'The token\'s groups claim "scope" is not in its declared format space: it is a list, not a string',
+      'option "providers" (issuer "https://b.idp.example/") field "groupsClaimFormat"',
+    ],
+  ])(
+    'refuses %s, ERR_CLAIM_FORMAT naming the claim and the setting, never the value',
+    (_, payload, index, path, message, option) => {
+      const error = refusal(FORMATS, payload, path, index);
+      expect(error).toMatchObject({
+        status: 403,
+        code: 'ERR_CLAIM_FORMAT',
+        path,
+        message,
+        detail: `${message} (${option})`,
+      });
+    },
+  );
+
+  it('refuses a text over the bound before parsing it', () => {
+    const payload = { 'custom:tenant': '"acme"', 'custom:groups': JSON.stringify(Array(3000).fill('analyst')) };
+    expect(refusal(FORMATS, payload, 'key-set', 0)).toMatchObject({
+      code: 'ERR_CLAIM_FORMAT',
+      message:
+        'The token\'s groups claim "custom:groups" is not in its declared format json: it is longer than 8192 characters',
+    });
+  });
+
+  it('checks what a format yields as any groups and tenant: names only, none reserved, one tenant', () => {
+    expect(
+      refusal(FORMATS, { 'custom:tenant': '"acme"', 'custom:groups': '["analyst", 7]' }, 'key-set', 0),
+    ).toMatchObject({
+      code: 'ERR_GROUPS_INVALID',
+      message: 'The token\'s groups claim "custom:groups" must list non-empty group names only, not a number',
+    });
+    expect(refusal(FORMATS, { org: 'acme', scope: 'openid embeddable' }, 'key-set', 1)).toMatchObject({
+      code: 'ERR_GROUPS_INVALID',
+      message:
+        'The token\'s groups claim "scope" names "embeddable", which this deployment gives by configuration only',
+    });
+    expect(refusal(FORMATS, { org: 'acme globex', scope: 'openid' }, 'key-set', 1)).toMatchObject({
+      code: 'ERR_TENANT_INVALID',
+      message: 'The token\'s tenant claim "org" must be a non-empty string, not a list',
+    });
+    expect(refusal(FORMATS, { 'custom:tenant': '""' }, 'shared-secret')).toMatchObject({ code: 'ERR_TENANT_INVALID' });
+  });
+});
+
 describe('withTenantAndGroups', () => {
   it("puts the hook's tenant and groups in place of the context's own, leaving the input alone", () => {
     const context = JSON.parse(

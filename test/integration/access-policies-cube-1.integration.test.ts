@@ -1,16 +1,29 @@
 // The README's Cube 1.x set-up, as a user follows it, in real Cube 1.7.43: examples/access-policies/ (cube.js is
 // `{ checkAuth, contextToGroups, logger }` and nothing else; the model's access policies), configured by the README's
-// environment for a Keycloak-style identity provider (test/support/readme-set-up.ts).
+// environment for a Keycloak-style identity provider (test/support/readme-set-up.ts). That provider is declared in
+// CUBE_DUAL_AUTH_PROVIDERS instead of CUBEJS_JWK_URL, beside a Cognito-shaped and an Okta-shaped issuer whose tokens
+// write their groups in other formats (docs/authorization.md#claim-formats): the same Cube start serves all three.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/ensure-cube.mjs';
 import type { CubeAnswer } from '../support/real-cube';
-import { readmeSetUp } from '../support/readme-set-up';
+import { AUDIENCE, readmeSetUp } from '../support/readme-set-up';
 import { rowsOf } from './real-cube-scenarios';
 
 const example = join(repoRoot, 'examples/access-policies');
+const COGNITO = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Ab12Cd34';
+const OKTA = 'https://acme.okta.example/oauth2/default';
 const setUp = readmeSetUp({
+  // The README's issuer and JWKS, as one provider of three; the other two are served by the same keys (signClaims).
+  environment: ({ CUBEJS_JWK_URL: jwksUri, CUBEJS_JWT_ISSUER: issuer, ...readme }) => ({
+    ...readme,
+    CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
+      { issuer, jwksUri },
+      { issuer: COGNITO, jwksUri, groupsClaim: 'custom:groups', groupsClaimFormat: 'json' },
+      { issuer: OKTA, jwksUri, groupsClaim: 'scope', groupsClaimFormat: 'space' },
+    ]),
+  }),
   line: '1',
   cubeJs: readFileSync(join(example, 'cube.js'), 'utf8'),
   modelDir: join(example, 'model'),
@@ -84,6 +97,70 @@ describe("Cube 1.7.43: the README's Cube 1.x set-up (examples/access-policies), 
     ]);
     expectDenied(await load(COUNT_BY_REGION, await asIdp('acme-viewer')));
     expectDenied(await load({ ...COUNT_OF_ORDER_3, measures: ['orders.order_count'] }, await asIdp('acme-viewer')));
+  });
+});
+
+describe('Cube 1.7.43: groups written in other formats reach the same access policies', () => {
+  const signed = (claims: Record<string, unknown>) => ({
+    Authorization: setUp.identityProvider().signClaims({ aud: AUDIENCE, ...claims }),
+  });
+  // Cognito's ID token: its own claims, the tenant and the groups as custom attributes, which Cognito keeps as strings.
+  const cognito = (groups: unknown) =>
+    signed({
+      iss: COGNITO,
+      sub: 'c0ffee00-1111-2222-3333-444455556666',
+      token_use: 'id',
+      'cognito:username': 'ana',
+      tenant_id: 'acme',
+      'custom:groups': groups,
+    });
+  // Okta's access token (cid, uid, scp), with the groups as an OAuth scope string (RFC 9068's `scope`).
+  const okta = (scope: unknown) =>
+    signed({
+      iss: OKTA,
+      sub: 'ana@acme.example',
+      cid: '0oa1b2c3',
+      uid: '00u1b2c3',
+      scp: ['openid'],
+      tenant_id: 'globex',
+      scope,
+    });
+
+  it('reads a Cognito JSON string and an Okta space-separated scope as groups, each to its own tenant', async () => {
+    expectRows(await load(COUNT_BY_REGION, cognito('["analyst"]')), ACME_COUNTS);
+    expectRows(await load(COUNT_BY_REGION, okta('openid profile analyst')), GLOBEX_COUNTS);
+    expectDenied(await load(TOTALS_BY_REGION, cognito('["analyst"]')));
+    expectRows(await load(TOTALS_BY_REGION, cognito('["viewer","admin"]')), [
+      { 'orders.tenant': 'acme', 'orders.region': 'amer', 'orders.total_amount': 320 },
+      { 'orders.tenant': 'acme', 'orders.region': 'emea', 'orders.total_amount': 200 },
+    ]);
+    expectRows(await load(ORDER_COUNT_BY_REGION, okta('openid viewer')), [
+      { 'orders.tenant': 'globex', 'orders.region': 'apac', 'orders.order_count': 1 },
+      { 'orders.tenant': 'globex', 'orders.region': 'emea', 'orders.order_count': 2 },
+    ]);
+    expectDenied(await load(COUNT_BY_REGION, okta('openid viewer')));
+  });
+
+  it.each<[string, () => Record<string, string>, string]>([
+    [
+      'a Cognito group not written as JSON',
+      () => cognito('analyst'),
+      'groups claim "custom:groups" is not in its declared format json: it is not JSON',
+    ],
+    [
+      'a Cognito list where a string is declared',
+      () => cognito(['analyst']),
+      'groups claim "custom:groups" is not in its declared format json: it is a list, not a string',
+    ],
+    [
+      'an Okta scope sent as a list',
+      () => okta(['analyst']),
+      'groups claim "scope" is not in its declared format space: it is a list, not a string',
+    ],
+  ])('refuses %s with 403 naming the claim, never reading it as one odd group', async (_, headers, message) => {
+    const answer = await load(COUNT_BY_REGION, headers());
+    expect(answer.status, answer.text).toBe(403);
+    expect(answer.body).toEqual({ error: `The token's ${message}` });
   });
 });
 

@@ -1,9 +1,15 @@
 // doctor in a real Cube 1.7.43 project (the example's cube.js, installed as a user installs the package, from
 // `npm pack`): it reads what that cube.js exports through Cube's own packages, finds Cube's line, and judges the
-// SQL API login by what cube.js really exports (build first).
-import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
-import { ensureCube } from '../../scripts/ensure-cube.mjs';
+// SQL API login by what cube.js really exports (build first). And a model whose access policy is keyed by `role:`, as
+// the embedding service's handbook writes it: Cube 1.7.43's own schema compiler refuses it (no Cube start), and
+// doctor fails it.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { jsonOf, runBin } from '../support/cli';
 import { randomSecret } from '../support/claims';
@@ -55,3 +61,93 @@ it('reads the example cube.js of Cube 1.7.43 through its real packages, and judg
   // contextToGroups nor contextToAppId, read from its files.
   expect(checks['cube-options']).toMatchObject({ status: 'ok', message: expect.stringMatching(/model/) as string });
 }, 60_000);
+
+/** The handbook's access-policies example (a view keyed by `role:`), on a cube of its own. */
+const handbookModel = (key: 'role' | 'group') => `cubes:
+  - name: customers
+    sql: SELECT 1 AS id, 123 AS user_id
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+      - name: user_id
+        sql: user_id
+        type: number
+views:
+  - name: customers_view
+    cubes:
+      - join_path: customers
+        includes: "*"
+    access_policy:
+      - ${key}: customer
+        member_level:
+          includes: "*"
+        row_level:
+          filters:
+            - member: user_id
+              operator: equals
+              values: ["{ securityContext.user_key }"]
+`;
+
+// Cube's own compiler, as cubejs-server compiles a model, in one process of its own (behind the preload for the native
+// parts): its verdict on each model file given, not a Cube start.
+const COMPILE = `
+const { readFileSync } = require('node:fs');
+const { prepareCompiler } = require('@cubejs-backend/schema-compiler');
+const verdict = (file) => {
+  const repository = { localPath: () => '.', dataSchemaFiles: async () => [{ fileName: 'customers.yml', content: readFileSync(file, 'utf8') }] };
+  return prepareCompiler(repository, { adapter: 'sqlite' }).compiler.compile().then(
+    () => 'compiled',
+    (error) => String(error.message).split('\\n').find((l) => l.includes('accessPolicy')) ?? String(error.message),
+  );
+};
+Promise.all(process.argv.slice(1).map(verdict)).then((verdicts) => console.log(JSON.stringify(verdicts)));
+`;
+
+const scratch = mkdtempSync(join(tmpdir(), 'doctor-role-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function compiledByCube(models: readonly string[]): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['-r', join(repoRoot, 'scripts/lib/cube-1-preload.cjs'), '-e', COMPILE, ...models],
+    { cwd: line.projectDir, timeout: 90_000 },
+  );
+  return JSON.parse(stdout) as string[];
+}
+
+/** The model directory of the handbook's example keyed by `key`. */
+function modelKeyedBy(key: 'role' | 'group'): string {
+  const dir = join(scratch, key, 'model');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'customers.yml'), handbookModel(key));
+  return dir;
+}
+
+it("fails a model keyed by role: on Cube 1.7.43, which Cube's own compiler refuses, and passes it keyed by group:", async () => {
+  const dirs = { role: modelKeyedBy('role'), group: modelKeyedBy('group') };
+  const [role, group] = await compiledByCube([join(dirs.role, 'customers.yml'), join(dirs.group, 'customers.yml')]);
+  expect(role).toContain('"accessPolicy[0].role" is not allowed');
+  expect(group).toBe('compiled');
+  const doctorOn = async (dir: string) => {
+    const result = await runBin(['doctor', '--json'], {
+      bin: join(line.projectDir, 'node_modules', 'cube-dual-auth', 'dist', 'cli', 'main.js'),
+      cwd: line.projectDir,
+      // Authorization off: the model fails to compile whatever the hook's configuration.
+      env: { CUBEJS_API_SECRET: SECRET, CUBEJS_SCHEMA_PATH: relative(line.projectDir, dir) },
+      secrets: [SECRET],
+    });
+    const json = jsonOf<DoctorJson>(result);
+    return { ok: json.ok, policies: json.checks.find((check) => check.id === 'access-policies') };
+  };
+  expect(await doctorOn(dirs.role)).toEqual({
+    ok: false,
+    policies: {
+      id: 'access-policies',
+      status: 'fail',
+      message: `${relative(line.projectDir, join(dirs.role, 'customers.yml'))} keys an access policy by role:, which Cube 1.7.43 refuses to compile ("accessPolicy[0].role" is not allowed: Cube 1.7.0 removed role): key it by group: (or groups: for several), which Cube matches against what contextToGroups returns`,
+    },
+  });
+  expect((await doctorOn(dirs.group)).policies).toBeUndefined();
+}, 240_000);

@@ -47,6 +47,7 @@ describe('createSecurityToken: extraFields', () => {
   test.each([
     ['expiryInSeconds', -5],
     ['savedVersion', '../x'],
+    ['user', ''],
   ])('extraFields.%s = %j, with the checked field left out, is refused and never sent', async (name, value) => {
     const message = await refused({ extraFields: { [name]: value } }, `extraFields.${name}`);
     expect(message).toBe(
@@ -60,9 +61,15 @@ describe('createSecurityToken: extraFields', () => {
     ['dataProvider', 'other'],
     ['savedVersion', 'v2'],
     ['expiryInSeconds', 60],
+    ['user', 'b@example.com'],
   ])('extraFields.%s is refused even when valid and when the request gives the field too', async (name, value) => {
     await refused(
-      { savedVersion: 'v1', expiryInSeconds: 30, extraFields: { user: 'a@example.com', [name]: value } },
+      {
+        savedVersion: 'v1',
+        expiryInSeconds: 30,
+        user: 'a@example.com',
+        extraFields: { customCanvasState: 'user-1-dashboard-7', [name]: value },
+      },
       `extraFields.${name}`,
     );
   });

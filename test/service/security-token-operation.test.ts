@@ -18,13 +18,14 @@ describe('security token', () => {
     }),
   );
 
-  test('sends embeddableId (one b), the context, the provider and the saved version; returns the token', async () => {
+  test('sends embeddableId (one b), the context, the provider, the saved version and the user; returns the token', async () => {
     const answer = await client.createSecurityToken({
       embeddableId: id,
       securityContext: { tenantId: 't-1', roles: ['viewer'] },
       dataProvider: 'main',
       savedVersion: 'production',
       expiryInSeconds: 3600,
+      user: 'ana@acme.example',
     });
     expect(answer.token).toMatch(/^tok_/);
     const request = server.requestsTo('POST', '/security-token')[0];
@@ -35,6 +36,7 @@ describe('security token', () => {
       dataProvider: 'main',
       savedVersion: 'production',
       expiryInSeconds: 3600,
+      user: 'ana@acme.example',
     });
   });
 
@@ -44,10 +46,10 @@ describe('security token', () => {
       securityContext: {},
       dataProvider: 'main',
       savedVersion: 'v3',
-      extraFields: { user: 'a@example.com', embbeddableId: id },
+      extraFields: { customCanvasState: 'user-1-dashboard-7', embbeddableId: id },
     });
     expect(server.requestsTo('POST', '/security-token')[0]?.body).toEqual({
-      user: 'a@example.com',
+      customCanvasState: 'user-1-dashboard-7',
       embbeddableId: id,
       embeddableId: id,
       securityContext: {},

@@ -170,6 +170,10 @@ describe('security token', () => {
     ['unknown saved version', { savedVersion: 'latest' }, 'savedVersion'],
     ['zero expiry', { expiryInSeconds: 0 }, 'expiryInSeconds'],
     ['fractional expiry', { expiryInSeconds: 1.5 }, 'expiryInSeconds'],
+    ['empty user', { user: '' }, 'user'],
+    ['user that is not a string', { user: 42 }, 'user'],
+    ['user with a trailing newline', { user: 'ana@acme.example\n' }, 'user'],
+    ['user with a control character', { user: 'ana\u0000@acme.example' }, 'user'],
     ['extraFields not an object', { extraFields: 'x' }, 'extraFields'],
   ])('%s is refused', async (_name, change, field) => {
     await refused(() => client.createSecurityToken({ ...good(), ...change } as never), field);

@@ -28,6 +28,8 @@ export interface ReadmeSetUpOptions<App extends string> {
   readonly modelDir: string;
   /** The identity provider's applications, by client id: the claims of the tokens it issues them. */
   readonly apps: Readonly<Record<App, KeycloakClaims>>;
+  /** Changes the README's environment (given whole, with the identity provider's URLs) before Cube starts. */
+  readonly environment?: (readme: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
 export interface ReadmeSetUp<App extends string> {
@@ -72,7 +74,9 @@ export function readmeSetUp<App extends string>(options: ReadmeSetUpOptions<App>
       projectDir: project.dir,
       cubeDir: installed.projectDir,
       line: installed.line,
-      env: readmeEnvironment(identityProvider, apiSecret, project.database),
+      env: (options.environment ?? ((readme) => ({ ...readme })))(
+        readmeEnvironment(identityProvider, apiSecret, project.database),
+      ),
       redact: (text: string) => text.split(apiSecret).join('[secret]'),
       onLine: (line: string) => lines.push(line),
     });

@@ -1,4 +1,5 @@
 import { EmbeddableValidationError } from '../../service';
+import { claimFormat, decodeTenant } from '../../config/claim-format';
 import { claimPointer, readClaim } from '../../config/claim-pointer';
 import { ENV, readEnv } from '../../config/env';
 import { forTerminal, jsonForTerminal } from '../../terminal-text';
@@ -33,6 +34,9 @@ Options:
   --saved-version <v>         a tag (development, staging, production: follows later publishes) or
                               a label such as v7 (pinned); not sent when omitted
   --expiry-seconds <n>        the token's lifetime in seconds; not sent when omitted
+  --user <id>                 the user the dashboard is shown to (an e-mail address or a user
+                              id), under which the service keeps their dashboard preferences; the
+                              handbook lists it as required; not sent when omitted
 ${connectionOptionsHelp(26)}
 
 Environment:
@@ -43,12 +47,16 @@ ${SERVICE_ENVIRONMENT_HELP}
                        without it (or whose tenant is not a non-empty string) gets a warning
                        on standard error, as the deployment would refuse the dashboard's
                        queries; the token is printed and the exit status kept all the same
+  ${ENV.tenantClaimFormat}
+                       how the deployment reads that claim (array, json, space): a tenant
+                       not written so gets the same warning
 
 ${serviceExitHelp()}
 
 Examples:
   cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 --region us \\
-    --data-provider cube-main --security-context '{"tenantId":"acme"}' --saved-version production
+    --data-provider cube-main --security-context '{"tenantId":"acme"}' --saved-version production \\
+    --user ana@acme.example
   echo '{"tenantId":"acme"}' | cube-dual-auth security-token 3f2a0c1e-8b9d-4e5f-a6b7-c8d9e0f1a2b3 \\
     --data-provider cube-preview --security-context - --json
 `;
@@ -59,6 +67,7 @@ const OPTIONS = {
   'security-context': { type: 'string' },
   'saved-version': { type: 'string' },
   'expiry-seconds': { type: 'string' },
+  user: { type: 'string' },
 } as const;
 
 function parsedSecurityContext(text: string): unknown {
@@ -86,10 +95,18 @@ function tenantWarning(context: unknown, variable: string, env: NodeJS.ProcessEn
   const claim = claimPointer(text, (why) => {
     throw new Error(why);
   });
-  const value = readClaim(context as Record<string, unknown>, claim);
+  const found = readClaim(context as Record<string, unknown>, claim);
   const name = `${jsonForTerminal(claim.text)} (${variable})`;
-  if (value === undefined)
+  if (found === undefined)
     return `the security context has no tenant claim ${name}: the deployment will refuse the dashboard's queries with ERR_TENANT_MISSING`;
+  // Read in the format the deployment declares for it (docs/authorization.md#claim-formats), as the hook reads it.
+  const format = claimFormat(readEnv(env, ENV.tenantClaimFormat) ?? 'array', (why) => {
+    throw new Error(why);
+  });
+  const decoded = decodeTenant(found, format);
+  if (!('value' in decoded))
+    return `the security context's tenant claim ${name} is not written as ${format} (${ENV.tenantClaimFormat}): the deployment will refuse the dashboard's queries with ERR_CLAIM_FORMAT`;
+  const value = decoded.value;
   if (typeof value !== 'string' || value.trim() === '')
     return `the security context's tenant claim ${name} is not a non-empty string: the deployment will refuse the dashboard's queries with ERR_TENANT_INVALID`;
   return undefined;
@@ -102,7 +119,7 @@ function warnAboutTenant(context: unknown, io: CliIO): void {
   try {
     warning = tenantWarning(context, variable, io.env);
   } catch {
-    warning = `${variable} is not a claim name or a JSON Pointer: the deployment will not start with it, so the tenant of the security context was not checked`;
+    warning = `${variable} is not a claim name or a JSON Pointer, or ${ENV.tenantClaimFormat} no claim format: the deployment will not start with it, so the tenant of the security context was not checked`;
   }
   if (warning !== undefined) io.stderr.write(`cube-dual-auth security-token: warning: ${forTerminal(warning)}\n`);
 }
@@ -123,6 +140,7 @@ export const securityToken: Command = {
         dataProvider,
         ...(values['saved-version'] !== undefined && { savedVersion: values['saved-version'] }),
         ...(expiry !== undefined && { expiryInSeconds: Number(expiry) }),
+        ...(values.user !== undefined && { user: values.user }),
       });
       // The token is the service's answer: a real one has nothing to escape.
       const { token } = answer;

@@ -3,6 +3,7 @@
  * functions (docs/cli-output.md#doctors-checks, `example-token`).
  */
 import type { Authorization, ClaimRules } from '../../config/authorization';
+import type { ClaimFormat } from '../../config/claim-format';
 import { ENV } from '../../config/env';
 import type { IdentityProvider } from '../../config/identity-providers';
 import { DualAuthError, type AuthPath } from '../../errors';
@@ -10,16 +11,23 @@ import { providerByIssuer } from '../../hook/paths/key-set';
 import { tenantAndGroupsOf } from '../../hook/tenant-and-groups';
 import { decodeToken, type DecodedToken } from '../../hook/token';
 import { check, type Check } from '../check';
+import { listed, type ProjectModel } from '../cube-options';
 
 /** Names and group lists as a message shows them: JSON strings, escaped (the operator's text, but a variable's). */
 const quoted = (values: readonly string[]): string => values.map((value) => JSON.stringify(value)).join(', ');
 
 /** One path's (or provider's) claims: where the tenant and the groups are read, and the groups configuration adds. */
 function describeRules(rules: ClaimRules): string {
+  // The default format goes unsaid; another is said with the claim it reads (docs/authorization.md#claim-formats).
+  const format = (name: ClaimFormat, option: string): string =>
+    name === 'array' ? '' : ` written as ${name} (${option})`;
   const tenant =
-    rules.tenantClaim === undefined ? 'no tenant claim' : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}`;
+    rules.tenantClaim === undefined
+      ? 'no tenant claim'
+      : `tenant claim ${JSON.stringify(rules.tenantClaim.text)}${format(rules.tenantFormat, rules.tenantFormatOption)}`;
   const fixed = rules.fixedGroups.length === 0 ? '' : `, plus groups ${quoted(rules.fixedGroups)}`;
-  return `${tenant}, groups claim ${JSON.stringify(rules.groupsClaim.text)}${fixed}`;
+  const groups = `groups claim ${JSON.stringify(rules.groupsClaim.text)}${format(rules.groupsFormat, rules.groupsFormatOption)}`;
+  return `${tenant}, ${groups}${fixed}`;
 }
 
 /** The authorization in force: off, or the claims read on each path (per identity provider) and the groups given. */
@@ -32,7 +40,7 @@ export function authorizationCheck(
     return check(
       'authorization',
       'ok',
-      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups} (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's`,
+      `off: none of ${ENV.tenantClaim}, ${ENV.serviceTenantClaim}, ${ENV.groupsClaim}, ${ENV.serviceGroupsClaim}, ${ENV.defaultGroups}, ${ENV.serviceGroups}, ${ENV.tenantClaimFormat}, ${ENV.groupsClaimFormat} (nor a provider's tenantClaim, groupsClaim, groups, tenantClaimFormat, groupsClaimFormat) is set, so the security context carries no tenant or groups of the hook's`,
     );
   }
   const keySet = several
@@ -131,5 +139,29 @@ export function exampleTokenCheck(
     'example-token',
     'ok',
     `${named} passes the authorization step: ${tenant}; it gets ${count}${fixed} (${NOT_VERIFIED})`,
+  );
+}
+
+/** The first Cube version that refuses an access policy keyed by `role` (cube-js/cube PR #11055). */
+const ROLE_REMOVED = [1, 7] as const;
+
+function removesRole(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > ROLE_REMOVED[0] || (major === ROLE_REMOVED[0] && minor >= ROLE_REMOVED[1]);
+}
+
+/**
+ * `access-policies`: on Cube 1.7 and later a policy keyed by `role:` stops the model compiling (cube-js/cube issue
+ * #11273), though the embedding service's handbook still shows it. Nothing on earlier lines (0.33 has no policies).
+ */
+export function accessPolicyCheck({ cubeVersion, model }: ProjectModel): Check | undefined {
+  if (cubeVersion === undefined || !removesRole(cubeVersion) || model.kind !== 'read') return undefined;
+  const files = model.rolePolicies;
+  if (files.length === 0) return undefined;
+  const keys = files.length === 1 ? 'keys' : 'key';
+  return check(
+    'access-policies',
+    'fail',
+    `${listed(files)} ${keys} an access policy by role:, which Cube ${cubeVersion} refuses to compile ("accessPolicy[0].role" is not allowed: Cube 1.7.0 removed role): key it by group: (or groups: for several), which Cube matches against what contextToGroups returns`,
   );
 }

@@ -11,7 +11,7 @@ const { cli, env } = serviceCommandsBed((bed) => ({ server, id } = bed));
 describe('security-token', () => {
   beforeEach(() => cli(CREATE_MAIN));
 
-  test('prints the token alone, and sends embeddableId with the context and provider', async () => {
+  test('prints the token alone, and sends embeddableId with the context, provider and user', async () => {
     const result = await cli([
       'security-token',
       id,
@@ -23,6 +23,8 @@ describe('security-token', () => {
       'production',
       '--expiry-seconds',
       '600',
+      '--user',
+      'ana@acme.example',
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^tok_[0-9a-f]+\n$/);
@@ -32,6 +34,7 @@ describe('security-token', () => {
       dataProvider: 'cube-main',
       savedVersion: 'production',
       expiryInSeconds: 600,
+      user: 'ana@acme.example',
     });
   });
 
@@ -51,6 +54,8 @@ describe('security-token', () => {
     [['--security-context', '[]'], 'securityContext: must be an object'],
     [['--security-context', '{}', '--saved-version', 'latest'], 'savedVersion: must be a tag'],
     [['--security-context', '{}', '--expiry-seconds', 'soon'], 'expiryInSeconds: must be a positive whole number'],
+    [['--security-context', '{}', '--user', ''], 'user: must be a non-empty string'],
+    [['--security-context', '{}', '--user', ' ana@acme.example'], 'user: must not start or end with whitespace'],
   ])('%j is a validation error (exit 1)', async (args, message) => {
     const before = server.requests.length;
     const result = await cli(['security-token', id, '--data-provider', 'cube-main', ...args]);
@@ -111,6 +116,19 @@ describe('security-token: the deployment tenant claim', () => {
     expect(invalid.stderr).not.toContain('42');
     expect((await request('{"tenant_id":"acme"}', { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id' })).stderr).toBe('');
     expect((await request('{"tenantId":"acme"}', {})).stderr).toBe('');
+  });
+
+  test('reads the tenant in the format CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT declares, as the hook does', async () => {
+    const json = { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT: 'json' };
+    expect((await request('{"tenant_id":"\\"acme\\""}', json)).stderr).toBe('');
+    const plain = await request('{"tenant_id":"acme"}', json);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toBe(
+      'cube-dual-auth security-token: warning: the security context\'s tenant claim "tenant_id" (CUBE_DUAL_AUTH_TENANT_CLAIM) is not written as json (CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT): the deployment will refuse the dashboard\'s queries with ERR_CLAIM_FORMAT\n',
+    );
+    const space = { CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant_id', CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT: 'space' };
+    expect((await request('{"tenant_id":"acme"}', space)).stderr).toBe('');
+    expect((await request('{"tenant_id":"acme globex"}', space)).stderr).toContain('ERR_TENANT_INVALID');
   });
 
   test("reads CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM before CUBE_DUAL_AUTH_TENANT_CLAIM, as the hook reads a service token's tenant", async () => {

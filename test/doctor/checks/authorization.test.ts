@@ -32,7 +32,7 @@ describe('authorizationCheck', () => {
       id: 'authorization',
       status: 'ok',
       message:
-        "off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM, CUBE_DUAL_AUTH_DEFAULT_GROUPS, CUBE_DUAL_AUTH_SERVICE_GROUPS (nor a provider's tenantClaim, groupsClaim, groups) is set, so the security context carries no tenant or groups of the hook's",
+        "off: none of CUBE_DUAL_AUTH_TENANT_CLAIM, CUBE_DUAL_AUTH_SERVICE_TENANT_CLAIM, CUBE_DUAL_AUTH_GROUPS_CLAIM, CUBE_DUAL_AUTH_SERVICE_GROUPS_CLAIM, CUBE_DUAL_AUTH_DEFAULT_GROUPS, CUBE_DUAL_AUTH_SERVICE_GROUPS, CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT, CUBE_DUAL_AUTH_GROUPS_CLAIM_FORMAT (nor a provider's tenantClaim, groupsClaim, groups, tenantClaimFormat, groupsClaimFormat) is set, so the security context carries no tenant or groups of the hook's",
     });
   });
 
@@ -43,6 +43,52 @@ describe('authorizationCheck', () => {
       status: 'ok',
       message:
         'service tokens: no tenant claim, groups claim "roles"; identity provider "https://a.example/": tenant claim "org", groups claim "groups", plus groups "g1"; identity provider "https://b.example/": no tenant claim, groups claim "groups"; default groups "viewer"',
+    });
+  });
+});
+
+describe('authorizationCheck on claim formats', () => {
+  const env = {
+    CUBE_DUAL_AUTH_TENANT_CLAIM: 'org',
+    CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT: 'json',
+    CUBE_DUAL_AUTH_PROVIDERS: JSON.stringify([
+      {
+        issuer: 'https://cognito.example/',
+        jwksUri: 'https://cognito.example/jwks',
+        groupsClaim: 'custom:groups',
+        groupsClaimFormat: 'json',
+      },
+      {
+        issuer: 'https://okta.example/',
+        jwksUri: 'https://okta.example/jwks',
+        groupsClaim: 'scope',
+        groupsClaimFormat: 'space',
+        tenantClaimFormat: 'array',
+      },
+    ]),
+  };
+
+  it("names each path's formats where they are not array, and the setting that says so", () => {
+    expect(linesOf(env).authorization.message).toBe(
+      'service tokens: tenant claim "org" written as json (CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT), groups claim "roles"; ' +
+        'identity provider "https://cognito.example/": tenant claim "org" written as json (CUBE_DUAL_AUTH_TENANT_CLAIM_FORMAT), groups claim "custom:groups" written as json (CUBE_DUAL_AUTH_PROVIDERS (issuer "https://cognito.example/") field "groupsClaimFormat"); ' +
+        'identity provider "https://okta.example/": tenant claim "org", groups claim "scope" written as space (CUBE_DUAL_AUTH_PROVIDERS (issuer "https://okta.example/") field "groupsClaimFormat"); no default groups',
+    );
+  });
+
+  it('judges an example token by the formats, refusing one not in its format with ERR_CLAIM_FORMAT', () => {
+    const good = signToken({ iss: 'https://okta.example/', org: 'acme', scope: 'openid analyst' }, { key: PAIR });
+    expect(linesOf(env, good).example?.message).toBe(
+      `an identity-provider token (key-set path) of identity provider "https://okta.example/" passes the authorization step: carries the tenant claim "org" (CUBE_DUAL_AUTH_TENANT_CLAIM); it gets 2 groups ${NOT_VERIFIED}`,
+    );
+    const bad = signToken(
+      { iss: 'https://cognito.example/', org: '"acme"', 'custom:groups': 'analyst' },
+      { key: PAIR },
+    );
+    expect(linesOf(env, bad).example).toEqual({
+      id: 'example-token',
+      status: 'fail',
+      message: `an identity-provider token (key-set path) of identity provider "https://cognito.example/" is refused with ERR_CLAIM_FORMAT: The token's groups claim "custom:groups" is not in its declared format json: it is not JSON (CUBE_DUAL_AUTH_PROVIDERS (issuer "https://cognito.example/") field "groupsClaimFormat") ${NOT_VERIFIED}`,
     });
   });
 });
