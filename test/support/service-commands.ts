@@ -58,6 +58,7 @@ export function contractServerPerFile(options: ContractServerOptions, use: (serv
     server.faults.length = 0;
     server.streamed.length = 0;
     server.dataProviders.clear();
+    server.coreRequiresJwt = false;
   });
 }
 
