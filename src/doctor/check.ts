@@ -34,6 +34,7 @@ export type CheckId =
   | 'cube-gateway'
   | 'cube-js'
   | 'logger'
-  | 'cube-options';
+  | 'cube-options'
+  | 'service-connections';
 
 export const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ id, status, message });
