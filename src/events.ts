@@ -116,10 +116,7 @@ export interface SecretReloadEvent {
 /** What a standing service credential is: cube-dual-auth's own (by its `jti`'s form), or any token without `exp`. */
 export type StandingTokenKind = 'package' | 'no-exp';
 
-/**
- * A standing service credential was accepted on the shared-secret path for the first time (docs/embeddable.md): every
- * request it carries gets one and the same security context. Told once per distinct token.
- */
+/** A standing service credential was first accepted, told once per token (docs/embeddable.md). */
 export interface StandingTokenEvent {
   readonly type: 'standing-token';
   readonly kind: StandingTokenKind;

@@ -1,8 +1,4 @@
-/**
- * Standing service credentials: a token the service holds and sends as it is, for its Cube Core connection
- * (docs/embeddable.md). Every request such a token carries gets one and the same security context. The package's own
- * (minted by `provider create|update|upsert|rotate-secret --credential token`) is known by its `jti`'s form.
- */
+/** Standing service credentials, the service's Cube Core connection (docs/embeddable.md): known by shape, not trusted. */
 import { createHash, randomBytes } from 'node:crypto';
 import { SHARED_SECRET_ALGORITHM } from '../algorithms';
 import { emit, type AuthEventListener, type StandingTokenKind } from '../events';
@@ -28,8 +24,7 @@ export function newStandingJti(): string {
 }
 
 /**
- * Whether `jti` has the form of the package's standing token. The form only routes and names the token: the HS256
- * signature with the API secret decides trust (docs/security.md, "The service's standing token").
+ * Whether `jti` has the package's form, which routes and names a token; its signature decides (docs/security.md).
  * @example
  * isStandingJti(newStandingJti()); // true
  */
@@ -60,10 +55,7 @@ export function standingKindOf(payload: Readonly<Record<string, unknown>>): Stan
 /** Distinct standing tokens remembered, so that each is logged once: a bound no caller can grow past. */
 const MAX_REMEMBERED = 1_000;
 
-/**
- * Logs each distinct standing token once and tells the event listener (the metric counts it), by a digest of the
- * token, never the token. Past {@link MAX_REMEMBERED} distinct tokens, the oldest is forgotten.
- */
+/** Logs and tells each distinct standing token once, by a digest of it; past {@link MAX_REMEMBERED}, forgets the oldest. */
 export class StandingTokenWatch {
   private readonly seen = new Set<string>();
 
