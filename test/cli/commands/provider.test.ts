@@ -19,7 +19,10 @@ describe('provider', () => {
     expect(result.code).toBe(0);
     expect(jsonOf(result)).toMatchObject({
       name: 'cube-main',
-      response: { type: 'cube', credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.cubecloudapp.dev' } },
+      response: {
+        type: 'cube',
+        credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.cubecloudapp.dev' },
+      },
     });
     expect(server.requests[0]?.body).toEqual({
       name: 'cube-main',
