@@ -113,6 +113,17 @@ export interface SecretReloadEvent {
   readonly values?: number;
 }
 
+/** What a standing service credential is: cube-dual-auth's own (by its `jti`'s form), or any token without `exp`. */
+export type StandingTokenKind = 'package' | 'no-exp';
+
+/** A standing service credential was first accepted, told once per token (docs/embeddable.md). */
+export interface StandingTokenEvent {
+  readonly type: 'standing-token';
+  readonly kind: StandingTokenKind;
+  /** `header` when the request carried `Request-Origin`; `none` when routed by the token's shape (opt-in). */
+  readonly origin: 'header' | 'none';
+}
+
 /** A fault inside cube-dual-auth or in a user-supplied `securityContext` function. */
 export interface InternalErrorEvent {
   readonly type: 'internal-error';
@@ -130,6 +141,7 @@ export type AuthEvent =
   | SqlReauthenticatedEvent
   | SqlReauthenticationRefusedEvent
   | SecretReloadEvent
+  | StandingTokenEvent
   | InternalErrorEvent;
 
 /** Receives {@link AuthEvent}s for the operator's logs or metrics. Must not throw; a throw is ignored. */

@@ -11,7 +11,7 @@ function hints(origin: string): Record<RejectionCode, string | Record<AuthPath, 
       'Pass the compact JWT (header.payload.signature) without quotes, spaces or line breaks; a "Bearer " prefix is fine.',
     ERR_PAYLOAD_NOT_OBJECT: "The token's payload must be a JSON object of claims: fix whatever issues the token.",
     ERR_ALG_NOT_ALLOWED: {
-      'key-set': `If this is a service token (HS256), send it with "Request-Origin: ${origin}" (--origin); if the identity provider signs with another algorithm, add it to ${ENV.algorithms}.`,
+      'key-set': `If this is a service token (HS256), send it with "Request-Origin: ${origin}" (--origin); an HS256 token without that header is most likely the service's Cube Core connection (docs/embeddable.md); if the identity provider signs with another algorithm, add it to ${ENV.algorithms}.`,
       'shared-secret': `Only HS256 tokens signed with the API secret use "Request-Origin: ${origin}": send identity-provider tokens without that header (--no-origin).`,
     },
     ERR_ISSUER_UNKNOWN: `The token's "iss" must be exactly the issuer of one of the identity providers in ${ENV.providers}: add its provider there, or use a token of a configured one.`,

@@ -54,6 +54,8 @@ export interface VerifyReport {
    */
   readonly authorization: { readonly tenant: string | null; readonly groups: readonly string[] } | null;
   readonly securityContext: Record<string, unknown> | null;
+  /** Set when the token was accepted as a standing service credential: what it is and what that means. */
+  readonly standingServiceCredential: Explanation['standingServiceCredential'] | null;
   readonly error: { readonly code: RejectionCode; readonly message: string; readonly hint: string } | null;
 }
 
@@ -138,6 +140,7 @@ function report(
     key: keyInfo(explanation, secrets),
     authorization: explanation.accepted ? reportedAuthorization(explanation.securityContext, authorizing) : null,
     securityContext: explanation.securityContext ?? null,
+    standingServiceCredential: explanation.standingServiceCredential ?? null,
     error: error
       ? {
           ...error,
@@ -171,6 +174,7 @@ function configurationReport(args: VerifyRequest, error: DualAuthConfigError): V
     key: null,
     authorization: null,
     securityContext: null,
+    standingServiceCredential: null,
     error: { code: error.code, message: error.message, hint: hintFor(error.code, undefined, DEFAULTS.origin) },
   };
 }

@@ -141,8 +141,15 @@ function logListener(env: NodeJS.ProcessEnv, name: string): AuthEventListener | 
     level = 'rejected';
   }
   const all = level === 'all';
-  // A failed discovery is logged with the fetch that fails with it; a reload logs its own line (reload.ts).
-  const quiet = new Set<AuthEvent['type']>(['accepted', 'jwks-refreshed', 'discovery', 'secret-reload']);
+  // A failed discovery is logged with the fetch that fails with it; a reload and a standing token log their own line
+  // (reload.ts, hook/standing-token.ts).
+  const quiet = new Set<AuthEvent['type']>([
+    'accepted',
+    'jwks-refreshed',
+    'discovery',
+    'secret-reload',
+    'standing-token',
+  ]);
   return (event) => {
     if (all || !(quiet.has(event.type) || (event.type === 'sql-login' && event.outcome === 'accepted')))
       process.stderr.write(

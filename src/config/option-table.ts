@@ -159,6 +159,12 @@ export const OPTIONS = {
     default: 'embeddable',
     check: (value, fail) => nonEmptyString(value, fail).trim().toLowerCase(),
   },
+  standingTokenWithoutOrigin: {
+    env: ['CUBE_DUAL_AUTH_STANDING_TOKEN_WITHOUT_ORIGIN'],
+    format: 'boolean',
+    default: false,
+    check: bool,
+  },
   algorithms: {
     env: ['CUBEJS_JWT_ALGS'],
     format: 'list',

@@ -37,6 +37,11 @@ export interface DualAuthOptions {
   providers?: readonly IdentityProviderOptions[];
   /** `Request-Origin` of the shared-secret path (any case). Env: `CUBE_DUAL_AUTH_ORIGIN`. @default 'embeddable' */
   origin?: string;
+  /**
+   * Verifies the package's own standing service token (by its `jti`'s form) on the shared-secret path without
+   * `Request-Origin` (docs/embeddable.md). Env: `CUBE_DUAL_AUTH_STANDING_TOKEN_WITHOUT_ORIGIN`. @default false
+   */
+  standingTokenWithoutOrigin?: boolean;
   /** Key-set path algorithms, asymmetric only. Env: `CUBEJS_JWT_ALGS`. @default ['RS256'] */
   algorithms?: readonly KeySetAlgorithm[];
   /** Required `aud` on the key-set path (any one). Env: `CUBEJS_JWT_AUDIENCE`. @default not checked */

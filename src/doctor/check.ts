@@ -36,6 +36,7 @@ export type CheckId =
   | 'logger'
   | 'cube-options'
   | 'cube-start'
-  | 'access-policies';
+  | 'access-policies'
+  | 'service-connections';
 
 export const check = (id: CheckId, status: CheckStatus, message: string): Check => ({ id, status, message });

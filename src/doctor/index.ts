@@ -17,6 +17,7 @@ import { issuerCheck, jwksUrlCheck, providerChecks } from './checks/key-set';
 import { accessPolicyCheck, authorizationCheck, exampleTokenCheck } from './checks/authorization';
 import { sqlApiCheck, sqlApiPort, sqlKeyCheck, withSqlAuthOfCubeJs } from './checks/sql';
 import { metricsCheck } from './checks/metrics';
+import { serviceConnectionsCheck, withStandingNote } from './checks/connections';
 import { cubeJsChecks, gatewayCheck, refreshWorkerCheck } from './checks/cube';
 import { cubeStartCheck } from './checks/cube-start';
 
@@ -73,13 +74,20 @@ async function configuredChecks(resolved: ResolvedOptions, context: Context): Pr
   const sql = sqlApiCheck(env, resolved, providers, cwd);
   if (sql !== undefined) checks.push(withSqlAuthOfCubeJs(sql, await reading, sqlApiPort(env) !== undefined));
   const optional = [
+    serviceConnectionsCheck(resolved),
     sqlKeyCheck(env, resolved),
     metricsCheck(env, resolved),
     refreshWorkerCheck(env, resolved.authorization),
   ];
   checks.push(...optional.filter((line) => line !== undefined));
   if (exampleToken !== undefined)
-    checks.push(exampleTokenCheck(exampleToken, resolved.authorization, providers, several));
+    checks.push(
+      withStandingNote(
+        exampleTokenCheck(exampleToken, resolved.authorization, providers, several),
+        exampleToken,
+        resolved,
+      ),
+    );
   return checks;
 }
 

@@ -11,7 +11,8 @@ import { keyFactsOf } from '../keys/key-facts';
 import { KeySetPath } from './paths/key-set';
 import type { ProviderChoice, Verified, VerificationPath } from './paths/path';
 import { SharedSecretPath } from './paths/shared-secret';
-import { extractToken, pathChooser, type PathChoice } from './request';
+import { extractToken, pathChooser, readHeader, type PathChoice } from './request';
+import { hasStandingShape, StandingTokenWatch, standingKindOf, type StandingTokenKind } from './standing-token';
 import { SECRET_ADVICE } from '../config/secret-strength';
 import { securityContextShaper, type SecurityContext } from './security-context';
 import { decodeToken, own, type DecodedToken, type TokenHeader } from './token';
@@ -32,6 +33,8 @@ interface Reported {
    */
   readonly header?: TokenHeader;
   readonly payload?: Record<string, unknown>;
+  /** Accepted on the shared-secret path as a standing service credential (docs/embeddable.md). */
+  readonly standing?: StandingTokenKind;
 }
 
 /** What is known of a request while it is verified. */
@@ -41,6 +44,8 @@ interface Seen extends Omit<Reported, 'payload' | 'kid' | 'provider'> {
   readonly now?: number;
   /** The secrets in force when the token was verified: a token verified before a reload is not cached after it. */
   readonly secrets?: SecretsSnapshot;
+  /** False for `explain`, which logs and counts nothing. */
+  readonly live?: boolean;
 }
 
 interface Accepted extends Reported {
@@ -73,6 +78,7 @@ export class Authenticator {
   private readonly sharedSecret: VerificationPath;
   private readonly cache: TokenCache | undefined;
   private readonly shape: ReturnType<typeof securityContextShaper>;
+  private readonly standingTokens: StandingTokenWatch;
 
   /**
    * @param clock epoch milliseconds, for every time a token (and a SQL key) is judged by, and the SQL
@@ -108,6 +114,24 @@ export class Authenticator {
       console.warn(`cube-dual-auth: ${options.secretWeakness}: ${SECRET_ADVICE} (RFC 7518 3.2)`);
     }
     this.shape = securityContextShaper(options);
+    this.standingTokens = new StandingTokenWatch(onEvent);
+  }
+
+  /**
+   * The path of a request: by `Request-Origin`, or, with `standingTokenWithoutOrigin` and no such header, the
+   * shared-secret path for a token of the package's standing token's shape (docs/security.md).
+   */
+  private route(req: unknown, token: string | undefined): PathChoice {
+    const choice = this.choosePath(req);
+    if (!this.options.standingTokenWithoutOrigin || token === undefined || choice.path !== 'key-set') return choice;
+    if (readHeader(req, 'request-origin') !== undefined) return choice;
+    let shaped = false;
+    try {
+      shaped = hasStandingShape(decodeToken(token));
+    } catch {
+      // Malformed: the key-set path refuses it as it would have.
+    }
+    return shaped ? BY_SHAPE : choice;
   }
 
   /**
@@ -115,8 +139,8 @@ export class Authenticator {
    * hot path creates no promise of its own. Never throws: every failure is a {@link Refused} outcome.
    */
   authenticate(req: unknown, auth: unknown, { useCache }: AuthenticateOptions): Outcome | Promise<Outcome> {
-    const { path, reason: pathReason } = this.choosePath(req);
     const token = extractToken(req, auth);
+    const { path, reason: pathReason } = this.route(req, token);
     if (token === undefined)
       return { accepted: false, pathReason, error: new DualAuthError('ERR_TOKEN_MISSING', TOKEN_MISSING_MESSAGE) };
     const cache = useCache ? this.cache : undefined;
@@ -139,7 +163,15 @@ export class Authenticator {
     } catch (error) {
       return this.refuse(error, { path, pathReason });
     }
-    const seen: Seen = { path, pathReason, header: decoded.header, decoded, now, secrets: this.secrets.current };
+    const seen: Seen = {
+      path,
+      pathReason,
+      header: decoded.header,
+      decoded,
+      now,
+      secrets: this.secrets.current,
+      live: useCache,
+    };
     // Its signature would fail on either path too (its secrets are no API secret, HS256 is never a key-set algorithm);
     // refused by its header first so that the message says what it is (docs/security.md, "SQL keys").
     if (isSqlKeyHeader(decoded.header)) return this.refuse(sqlKeyOnRest(path), seen);
@@ -198,6 +230,9 @@ export class Authenticator {
         this.options.securityContext === undefined && this.options.authorization === undefined ? undefined : context,
       );
     const { kid, provider, payload, thumbprint } = verified;
+    const standing = path === 'shared-secret' ? standingKindOf(payload) : undefined;
+    if (standing !== undefined && seen.live === true)
+      this.standingTokens.sighted(token, standing, seen.pathReason !== BY_SHAPE.reason);
     return {
       accepted: true,
       path,
@@ -209,6 +244,7 @@ export class Authenticator {
       cached: false,
       header: seen.header,
       payload,
+      ...(standing !== undefined && { standing }),
     };
   }
 
@@ -246,6 +282,13 @@ export class Authenticator {
     return { accepted: false, error: refusal, path, pathReason, header, payload, kid, provider };
   }
 }
+
+/** The route of a token of the standing token's shape on a request without `Request-Origin` (opt-in). */
+const BY_SHAPE: PathChoice = Object.freeze({
+  path: 'shared-secret',
+  reason:
+    "no Request-Origin header, but the token has the shape of cube-dual-auth's standing service token: the shared-secret path (CUBE_DUAL_AUTH_STANDING_TOKEN_WITHOUT_ORIGIN)",
+});
 
 /** The refusal of a SQL key sent to the REST API: each path's own code, and a message that says what the token is. */
 function sqlKeyOnRest(path: AuthPath): DualAuthError {

@@ -11,6 +11,7 @@ import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
 import { reportOutcome, reportStart } from './outcome-report';
 import { SecretsReload } from '../config/reload';
+import { STANDING_MEANING, type StandingTokenKind } from './standing-token';
 
 export type { SecurityContext } from './security-context';
 
@@ -37,6 +38,8 @@ export interface Explanation {
   };
   /** The key-set path's JWKS URL: the chosen provider's, or the only one's even when refused before a choice. */
   readonly jwksUri?: string;
+  /** Set when the token was accepted as a standing service credential (docs/embeddable.md). */
+  readonly standingServiceCredential?: { readonly kind: StandingTokenKind; readonly meaning: string };
   /** Why the token was refused. */
   readonly error?: { readonly code: DualAuthError['code']; readonly message: string };
 }
@@ -151,7 +154,14 @@ function explainerOf(
     };
     if (outcome.accepted) {
       try {
-        return { ...verdict, accepted: true, securityContext: forCube(outcome.context) };
+        const { standing } = outcome;
+        const credential = standing === undefined ? undefined : { kind: standing, meaning: STANDING_MEANING };
+        return {
+          ...verdict,
+          accepted: true,
+          securityContext: forCube(outcome.context),
+          ...(credential && { standingServiceCredential: credential }),
+        };
       } catch (error) {
         const { code, detail } = unexpected(error, path, onEvent);
         return { ...verdict, accepted: false, error: { code, message: detail } };

@@ -117,6 +117,12 @@ export const METRICS = {
     help: 'SQL API logins and re-authentications refused to keep one user name to one identity, by reason (protocol, ambiguous, drift, capacity, superuser), protocol (postgres, xmla, other) and method (password, ntlm, kerberos, token, other).',
     labels: ['reason', 'protocol', 'method'],
   },
+  standingTokens: {
+    name: 'cube_dual_auth_standing_tokens_total',
+    kind: 'counter',
+    help: 'Distinct standing service credentials accepted on the shared-secret path, each counted once, by kind (package: minted by cube-dual-auth; no-exp: another HS256 token without exp) and origin (header, or none when routed by shape): every request one carries gets one and the same security context.',
+    labels: ['kind', 'origin'],
+  },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
 
 export type MetricName = keyof typeof METRICS;

@@ -132,6 +132,9 @@ export class MetricsRecorder {
       case 'secret-reload':
         instruments.record('secretReloads', event.file, event.outcome, 1);
         return;
+      case 'standing-token':
+        instruments.record('standingTokens', event.kind, event.origin, 1);
+        return;
       case 'internal-error':
         // Counted where it is answered: a refusal with ERR_INTERNAL.
         return;

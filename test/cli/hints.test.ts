@@ -11,7 +11,7 @@ describe('hintFor: the one-line fix verify prints under a rejection', () => {
 
   it('gives a code whose fix depends on the path the fix of that path, with the configured origin', () => {
     expect(hintFor('ERR_ALG_NOT_ALLOWED', 'key-set', 'partner')).toBe(
-      'If this is a service token (HS256), send it with "Request-Origin: partner" (--origin); if the identity provider signs with another algorithm, add it to CUBEJS_JWT_ALGS.',
+      'If this is a service token (HS256), send it with "Request-Origin: partner" (--origin); an HS256 token without that header is most likely the service\'s Cube Core connection (docs/embeddable.md); if the identity provider signs with another algorithm, add it to CUBEJS_JWT_ALGS.',
     );
     expect(hintFor('ERR_ALG_NOT_ALLOWED', 'shared-secret', 'partner')).toBe(
       'Only HS256 tokens signed with the API secret use "Request-Origin: partner": send identity-provider tokens without that header (--no-origin).',

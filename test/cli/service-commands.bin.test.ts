@@ -97,7 +97,7 @@ describe('provider upsert, spawned', () => {
     '--name',
     'cube-pr-17',
     '--instance-url',
-    'https://pr-17.example.com/cubejs-api/v1',
+    'https://pr-17--acme.cubecloudapp.dev/cubejs-api/v1',
     '--secret-env',
     'PREVIEW_SECRET',
   ];
@@ -110,7 +110,7 @@ describe('provider upsert, spawned', () => {
     expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST', 'PUT']);
     expect(server.dataProviders.get('cube-pr-17')).toMatchObject({
       version: 'v1.0.1',
-      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://pr-17.example.com' },
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://pr-17--acme.cubecloudapp.dev' },
     });
   });
 

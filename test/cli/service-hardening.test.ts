@@ -111,7 +111,7 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
     name,
     type: 'cube',
     version,
-    credentials: { secretKey: 'not-echoed-0123456789', instanceUrl: 'https://x.example.com' },
+    credentials: { secretKey: 'not-echoed-0123456789', instanceUrl: 'https://x.cubecloudapp.dev' },
   });
 
   test('provider list --json: a name and a version from the service', async () => {
@@ -125,7 +125,7 @@ describe('answers carrying what a terminal acts on are printed escaped, --json i
         name: `cube${HOSTILE}`,
         type: 'cube',
         version: `v1.0.0${HOSTILE}`,
-        credentials: { instanceUrl: 'https://x.example.com' },
+        credentials: { instanceUrl: 'https://x.cubecloudapp.dev' },
       },
     ]);
   });
@@ -239,7 +239,7 @@ describe('provider create and upsert register the secret the deployment signs wi
     '--name',
     'cube-main',
     '--instance-url',
-    'https://main.example.com',
+    'https://main.cubecloudapp.dev',
     '--provider-version',
     'v1.0.0',
   ];
@@ -249,7 +249,7 @@ describe('provider create and upsert register the secret the deployment signs wi
     '--name',
     'cube-main',
     '--instance-url',
-    'https://main.example.com',
+    'https://main.cubecloudapp.dev',
     '--provider-version',
     'v1.0.0',
   ];

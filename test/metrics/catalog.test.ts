@@ -36,6 +36,7 @@ describe('the metrics catalog', () => {
       'issuer',
       'kind',
       'method',
+      'origin',
       'outcome',
       'path',
       'protocol',

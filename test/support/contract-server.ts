@@ -15,6 +15,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sign } from 'jsonwebtoken';
 
 export const TAGS = ['development', 'staging', 'production'] as const;
 type Tag = (typeof TAGS)[number];
@@ -91,6 +92,28 @@ export interface DataProvider {
   credentials: { secretKey: string; instanceUrl: string };
 }
 
+/** How the service reaches a Cube on its Core connection: the handbook does not say whether it sends Request-Origin. */
+export interface CubeQuery {
+  /** Send `Request-Origin: embeddable` with a standing token too (default true). */
+  readonly origin?: boolean;
+  /** The security context of a Cloud connection's per-request token (default `{}`). */
+  readonly securityContext?: Record<string, unknown>;
+}
+
+/** A JWT's shape: three base64url parts, the first a JSON header naming `alg`. */
+function isJwtShaped(value: string): boolean {
+  const parts = value.split('.');
+  if (parts.length !== 3) return false;
+  try {
+    return typeof JSON.parse(Buffer.from(parts[0] as string, 'base64url').toString('utf8')).alg === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Cube Cloud's API hosts, as docs/embeddable.md lists them. */
+const CUBE_CLOUD_HOST = /\.(cubecloudapp|cubecloud)\.dev$/i;
+
 export interface ContractServerOptions {
   /** The one valid workspace API key. */
   readonly apiKey: string;
@@ -151,6 +174,11 @@ export class ContractServer {
   /** One per streamed answer, in order; each settles when its connection is done with. */
   readonly streamed: Array<Promise<StreamOutcome>> = [];
   baseUrl = '';
+  /**
+   * The handbook's Cube Core page: "Embeddable requires a JWT, not the raw CUBEJS_API_SECRET". When true, a data
+   * provider whose instanceUrl is not Cube Cloud's must be given a JWT-shaped secretKey (ASSUMED: 400 otherwise).
+   */
+  coreRequiresJwt = false;
   private readonly server: Server;
 
   constructor(private readonly options: ContractServerOptions) {
@@ -328,6 +356,7 @@ export class ContractServer {
   private providerProblem(body: Record<string, unknown>, creating: boolean): string | undefined {
     if (typeof body.version !== 'string' || !SEMVER_WITH_V.test(body.version))
       return 'version is missing or not vMAJOR.MINOR.PATCH';
+    if (this.coreProblem(body)) return 'credentials.secretKey must be a JWT for Cube Core, not the raw API secret';
     if (!creating) return undefined;
     if (typeof body.name !== 'string' || body.name === '') return 'name is required';
     if (body.type !== 'cube') return 'type is required';
@@ -341,6 +370,36 @@ export class ContractServer {
     }
     if (credentials.instanceUrl.includes('/cubejs-api')) return 'instanceUrl must leave out the API path suffix';
     return undefined;
+  }
+
+  /** A secretKey that is not a JWT, for a Cube outside Cube Cloud, while {@link coreRequiresJwt} holds. */
+  private coreProblem(body: Record<string, unknown>): boolean {
+    const credentials = isObject(body.credentials) ? body.credentials : undefined;
+    const name = typeof body.name === 'string' ? body.name : undefined;
+    const url =
+      credentials?.instanceUrl ??
+      (name === undefined ? undefined : this.dataProviders.get(name)?.credentials.instanceUrl);
+    if (!this.coreRequiresJwt || typeof credentials?.secretKey !== 'string' || typeof url !== 'string') return false;
+    return !CUBE_CLOUD_HOST.test(new URL(url).hostname) && !isJwtShaped(credentials.secretKey);
+  }
+
+  /**
+   * What the service's backend sends the Cube of data provider `name` on the connection its record holds: on Cube
+   * Cloud's (a secret), a token it signs per request with it, 60 s, with `Request-Origin: embeddable`; on Cube Core's
+   * (a JWT), that token as it is, with the header unless `origin` is false. Resolves to the Cube's status.
+   */
+  async queryCube(name: string, { origin = true, securityContext = {} }: CubeQuery = {}): Promise<number> {
+    const provider = this.dataProviders.get(name);
+    if (!provider) throw new Error(`no data provider ${name}`);
+    const { secretKey, instanceUrl } = provider.credentials;
+    const core = isJwtShaped(secretKey);
+    const token = core ? secretKey : sign(securityContext, secretKey, { algorithm: 'HS256', expiresIn: 60 });
+    const response = await fetch(`${instanceUrl}/cubejs-api/v1/meta`, {
+      headers: { authorization: token, ...((!core || origin) && { 'request-origin': 'embeddable' }) },
+      signal: AbortSignal.timeout(5_000),
+    });
+    await response.arrayBuffer();
+    return response.status;
   }
 
   private record(provider: DataProvider): Record<string, unknown> {
@@ -360,7 +419,7 @@ export class ContractServer {
 
   private updateProvider(name: string, body: unknown, res: ServerResponse): void {
     const fields = isObject(body) ? body : {};
-    const problem = this.providerProblem(fields, false);
+    const problem = this.providerProblem({ ...fields, name }, false);
     if (problem) return refuse(res, 400, problem);
     const existing = this.dataProviders.get(name);
     if (!existing) return refuse(res, 404, 'no such data provider'); // ASSUMED

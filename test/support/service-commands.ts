@@ -25,7 +25,7 @@ export const createProvider = (name: string, instanceUrl: string, version: strin
 ];
 
 /** `provider create` of the main deployment, whose secret is CUBEJS_API_SECRET. */
-export const CREATE_MAIN = createProvider('cube-main', 'https://main.example.com/cubejs-api/v1', 'v1.0.0');
+export const CREATE_MAIN = createProvider('cube-main', 'https://main.cubecloudapp.dev/cubejs-api/v1', 'v1.0.0');
 
 export interface ServiceCommandsBed {
   /** The contract server. It echoes `secretKey` in its records: the commands must still never print it. */
@@ -58,6 +58,7 @@ export function contractServerPerFile(options: ContractServerOptions, use: (serv
     server.faults.length = 0;
     server.streamed.length = 0;
     server.dataProviders.clear();
+    server.coreRequiresJwt = false;
   });
 }
 

@@ -5,6 +5,15 @@ import { CUBE_DATA_PROVIDER_TYPE, type DataProviderRecord } from '../../service'
 import { forTerminal } from '../../terminal-text';
 import { UsageError, type CliIO, type Command } from '../io';
 import { required } from '../args';
+import { parseClaims } from '../cube-call';
+import {
+  CREDENTIAL_OPTION,
+  credentialKind,
+  instanceUrlOf,
+  mintStandingToken,
+  secretKeyShape,
+  type CredentialKind,
+} from '../rotate-secret/credential';
 import { rotateSecret, RETRY_MS } from '../rotate-secret/action';
 import { CLOCK_TOLERANCE_ENV, DEFAULT_WAIT_MS, MAX_REPLICAS, MAX_TOKEN_AGE_ENV } from '../rotate-secret/inputs';
 import {
@@ -36,6 +45,8 @@ const WRITE_OPTIONS = {
   'instance-url': { type: 'string' },
   'provider-version': { type: 'string' },
   'secret-env': { type: 'string' },
+  ...CREDENTIAL_OPTION,
+  claims: { type: 'string' },
 } as const;
 
 const help = `Usage: cube-dual-auth provider <action> [options]
@@ -51,7 +62,7 @@ Actions:
       variable --secret-env names; --instance-url may end in /cubejs-api/v1: the suffix is
       trimmed, as the service requires
   update --name <name> --provider-version <vX.Y.Z> [--instance-url <url>] [--secret-env <VAR>]
-      update a deployment; the secret is sent only when --secret-env is given
+      update a deployment; the credential is sent only when --secret-env or --credential is given
   upsert --name <name> --instance-url <url> --provider-version <vX.Y.Z> [--secret-env <VAR>]
       update the deployment when it exists, create it otherwise (a preview-branch deployment
       created from CI): sends the update, and the create when the service answers 404; the
@@ -73,6 +84,15 @@ Actions:
 
 Options:
 ${connectionOptionsHelp()}
+
+  credential options (create, update, upsert, rotate-secret; docs/embeddable.md):
+  --credential secret|token  what credentials.secretKey carries: the API secret (the service's
+                            Cube Cloud connection), or a service token signed HS256 with it, with
+                            no "exp" and a jti of cube-dual-auth's form (its Cube Core connection);
+                            default secret for a *.cubecloudapp.dev or *.cubecloud.dev URL, required
+                            for any other (exit 2 before anything is sent)
+  --claims <json>           the token's claims, e.g. '{"tenant":"acme"}' (token only; default
+                            {"sub":"embeddable-service"}): every request it carries gets this context
 
   rotation options (rotate-secret):
   --cube <cube-api-url>     the Cube to ask, as probe takes it (https://cube.example.com)
@@ -144,14 +164,28 @@ function fullRecordArgs(args: readonly string[], io: CliIO) {
   const name = required(values.name, '--name');
   const instanceUrl = required(values['instance-url'], '--instance-url');
   const version = required(values['provider-version'], '--provider-version');
-  return {
-    values,
-    input: { name, version, credentials: { instanceUrl, secretKey: registeredSecret(io, values['secret-env']) } },
-  };
+  const kind = credentialKind(values.credential, instanceUrl);
+  const secret = registeredSecret(io, values['secret-env']);
+  const secretKey = credentialOf(kind, secret, values.claims, io);
+  return { values, secret, input: { name, version, credentials: { instanceUrl, secretKey } } };
+}
+
+/**
+ * What `secretKey` carries: the API secret, or a standing service token signed with it (docs/embeddable.md), which
+ * the run's scrubber holds like the secret.
+ */
+function credentialOf(kind: CredentialKind, secret: string, claims: string | undefined, io: CliIO): string {
+  if (kind === 'secret') {
+    if (claims !== undefined) throw new UsageError('--claims is for --credential token: the secret carries no claims');
+    return secret;
+  }
+  const token = mintStandingToken(secret, claims === undefined ? {} : parseClaims(claims));
+  io.scrubber?.holdToken(token);
+  return token;
 }
 
 async function create(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, input } = fullRecordArgs(args, io);
+  const { values, input, secret } = fullRecordArgs(args, io);
   return runService(
     'provider create',
     io,
@@ -162,12 +196,12 @@ async function create(args: readonly string[], io: CliIO): Promise<number> {
         describeRecord(record, input.name, 'Created'),
       );
     },
-    [input.credentials.secretKey],
+    [input.credentials.secretKey, secret],
   );
 }
 
 async function upsert(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, input } = fullRecordArgs(args, io);
+  const { values, input, secret } = fullRecordArgs(args, io);
   return runService(
     'provider upsert',
     io,
@@ -178,7 +212,7 @@ async function upsert(args: readonly string[], io: CliIO): Promise<number> {
         describeRecord(record, input.name, action === 'created' ? 'Created' : 'Updated'),
       );
     },
-    [input.credentials.secretKey],
+    [input.credentials.secretKey, secret],
   );
 }
 
@@ -186,27 +220,34 @@ async function update(args: readonly string[], io: CliIO): Promise<number> {
   const { values } = parseServiceArgs(args, WRITE_OPTIONS, []);
   const name = required(values.name, '--name');
   const version = required(values['provider-version'], '--provider-version');
-  const secretKey =
-    values['secret-env'] === undefined
-      ? undefined
-      : secretFrom(deploymentOf({ env: io.env, cwd: io.cwd }).env, values['secret-env']);
+  const sends = values['secret-env'] !== undefined || values.credential !== undefined;
+  const secret = !sends ? undefined : registeredSecret(io, values['secret-env']);
   const instanceUrl = values['instance-url'];
-  const credentials = {
-    ...(secretKey !== undefined && { secretKey }),
-    ...(instanceUrl !== undefined && { instanceUrl }),
-  };
+  // Known before anything is sent: the URL given, or for none the one the service's record holds (asked first).
+  if (sends && instanceUrl !== undefined) credentialKind(values.credential, instanceUrl);
+  const sent: string[] = [];
   return runService(
     'provider update',
     io,
     values,
     async (client, output) => {
+      const url = instanceUrl ?? (sends ? instanceUrlOf(await client.getDataProvider(name)) : undefined);
+      const secretKey =
+        secret === undefined
+          ? undefined
+          : credentialOf(credentialKind(values.credential, url), secret, values.claims, io);
+      if (secretKey !== undefined) sent.push(secretKey);
+      const credentials = {
+        ...(secretKey !== undefined && { secretKey }),
+        ...(instanceUrl !== undefined && { instanceUrl }),
+      };
       const record = await client.updateDataProvider(name, {
         version,
         ...(Object.keys(credentials).length > 0 && { credentials }),
       });
       output.result({ name, response: record ?? null }, () => describeRecord(record, name, 'Updated'));
     },
-    [secretKey],
+    [secret, ...sent],
   );
 }
 
@@ -231,8 +272,11 @@ async function show(args: readonly string[], io: CliIO): Promise<number> {
   const name = required(values.name, '--name');
   return runService('provider show', io, values, async (client, output) => {
     const record = await client.getDataProvider(name);
-    // The record's fields are not shown in the interface, so its text form is its JSON too.
-    output.result(record);
+    const credentials = record.credentials as { secretKey?: unknown } | undefined;
+    const shape = secretKeyShape(typeof credentials === 'object' ? credentials?.secretKey : undefined);
+    // The record's fields are not shown in the interface, so its text form is its JSON too; and what secretKey holds.
+    const shown = shape === undefined ? record : { ...record, secretKeyHolds: shape };
+    output.result(shown);
   });
 }
 

@@ -38,7 +38,7 @@ Options:
   --sql-user <name>  a SQL key only: the user name a BI tool signs in with (default: the key's)
   --json             print the result as JSON: {"accepted", "token", "requestOrigin", "path",
                      "pathReason", "header", "claims", "times", "key", "authorization",
-                     "securityContext", "error"}
+                     "securityContext", "standingServiceCredential", "error"}
 
 Exit status:
   0  accepted
@@ -173,6 +173,12 @@ function printReport(result: VerifyReport, io: CliIO, severalProviders: boolean)
       entries.push(['Groups', groups.length === 0 ? 'none' : groups.map((group) => jsonForTerminal(group)).join(', ')]);
     }
     entries.push(['Context', jsonForTerminal(result.securityContext, 2)]);
+    const standing = result.standingServiceCredential;
+    if (standing)
+      entries.push([
+        'Standing',
+        `${standing.kind === 'package' ? "cube-dual-auth's service token" : 'an HS256 token without "exp"'}: ${standing.meaning} (docs/embeddable.md)`,
+      ]);
   }
   io.stdout.write(rows(entries, paint));
 }

@@ -23,6 +23,7 @@ import {
   type TokenLifetime,
 } from './inputs';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
+import { CREDENTIAL_OPTION, credentialKind, instanceUrlOf, mintStandingToken, type CredentialKind } from './credential';
 
 const COMMAND = 'provider rotate-secret';
 /** The pause between two questions to the Cube. */
@@ -39,6 +40,7 @@ export const ROTATE_SECRET_OPTIONS = {
   'token-lifetime': { type: 'string' },
   claims: { type: 'string' },
   origin: { type: 'string' },
+  ...CREDENTIAL_OPTION,
 } as const;
 
 /** Where an operator keeps the API secrets a Cube verifies with (docs/rotation.md). */
@@ -55,6 +57,8 @@ interface Rotation {
   readonly version: string | undefined;
   readonly lifetime: TokenLifetime;
   readonly dryRun: boolean;
+  /** `--credential` as given: the kind is known once the service's record shows the Cube's URL. */
+  readonly credential: string | undefined;
 }
 
 function parse(args: readonly string[], io: CliIO) {
@@ -71,27 +75,39 @@ function parse(args: readonly string[], io: CliIO) {
     version: values['provider-version'],
     lifetime: tokenLifetime(values['token-lifetime'], env),
     dryRun: values['dry-run'],
+    credential: values.credential,
   };
   return { values, rotation, file: required(values['new-secret-file'], '--new-secret-file') };
 }
 
-/** The version the update sends: `--provider-version`, else the one the service's record holds. */
-async function versionToSend(client: EmbeddableClient, rotation: Rotation): Promise<string> {
-  if (rotation.version !== undefined) return providerVersion(rotation.version, 'updateDataProvider');
+/**
+ * What the update sends, from the service's record: the version (`--provider-version`, else the record's) and the
+ * kind of credential (`--credential`, else by the record's Cube URL: docs/embeddable.md).
+ */
+async function fromRecord(
+  client: EmbeddableClient,
+  rotation: Rotation,
+): Promise<{ version: string; kind: CredentialKind }> {
+  const given = rotation.version === undefined ? undefined : providerVersion(rotation.version, 'updateDataProvider');
+  // Both given: nothing to read.
+  if (given !== undefined && rotation.credential !== undefined)
+    return { version: given, kind: credentialKind(rotation.credential, undefined) };
   const record: DataProviderRecord = await client.getDataProvider(rotation.name);
+  const kind = credentialKind(rotation.credential, instanceUrlOf(record));
+  if (given !== undefined) return { version: given, kind };
   if (typeof record.version !== 'string')
     throw new UsageError(
       `the service's record of ${JSON.stringify(rotation.name)} shows no version: give --provider-version`,
     );
-  return providerVersion(record.version, 'getDataProvider');
+  return { version: providerVersion(record.version, 'getDataProvider'), kind };
 }
 
 /**
- * One attempt: `rotation.replicas` questions in a row, each with a fresh service token signed with `secret` and on a
- * connection of its own (probe closes each), all within `timeoutMs`; the first refusal ends it.
+ * One attempt: `rotation.replicas` questions in a row, each with the token `question` gives (a fresh service token
+ * signed with the new secret, or the very token to be sent) and on a connection of its own (probe closes each), all
+ * within `timeoutMs`; the first refusal ends it.
  */
-async function askInARow(rotation: Rotation, secret: string, io: CliIO, clock: Clock, timeoutMs: number) {
-  const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
+async function askInARow(rotation: Rotation, question: () => string, io: CliIO, clock: Clock, timeoutMs: number) {
   const end = clock.now() + timeoutMs;
   let check: CheckResult | undefined;
   for (let asked = 0; asked < rotation.replicas && (check === undefined || check.verdict === 'PASS'); asked++) {
@@ -101,16 +117,21 @@ async function askInARow(rotation: Rotation, secret: string, io: CliIO, clock: C
       timeoutMs: Math.max(1, Math.floor(end - clock.now())),
       env: io.env,
       now: () => clock.now(),
-      serviceToken: signServiceToken(secret, rotation.claims, expiresIn),
+      serviceToken: question(),
     });
   }
   return check as CheckResult;
 }
 
 /** Asks the Cube until it accepts the new secret or the wait is over. */
-function waitForCube(rotation: Rotation, secret: string, io: CliIO, clock: Clock): Promise<WaitOutcome<CheckResult>> {
+function waitForCube(
+  rotation: Rotation,
+  question: () => string,
+  io: CliIO,
+  clock: Clock,
+): Promise<WaitOutcome<CheckResult>> {
   return waitUntilAccepted({
-    attempt: (timeoutMs) => askInARow(rotation, secret, io, clock, timeoutMs),
+    attempt: (timeoutMs) => askInARow(rotation, question, io, clock, timeoutMs),
     accepted: (check) => check.verdict === 'PASS',
     waitMs: rotation.waitMs,
     retryMs: RETRY_MS,
@@ -125,6 +146,34 @@ on every replica.\n`,
       );
     },
   });
+}
+
+/** What `credentials.secretKey` is to carry, and the token each question asks the Cube with. */
+interface Credential {
+  readonly kind: CredentialKind;
+  readonly secretKey: string;
+  readonly question: () => string;
+  /** In words: "the new secret", or "a service token signed with the new secret". */
+  readonly said: string;
+}
+
+/**
+ * With `token`, the standing token minted once with the new secret: the Cube is asked with exactly the token the
+ * service will hold (docs/embeddable.md); with `secret`, a fresh short-lived service token per question.
+ */
+function credentialFor(kind: CredentialKind, secret: string, rotation: Rotation, io: CliIO): Credential {
+  if (kind === 'token') {
+    const token = mintStandingToken(secret, rotation.claims);
+    io.scrubber?.holdToken(token);
+    return { kind, secretKey: token, question: () => token, said: 'a service token signed with the new secret' };
+  }
+  const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
+  return {
+    kind,
+    secretKey: secret,
+    question: () => signServiceToken(secret, rotation.claims, expiresIn),
+    said: 'the new secret',
+  };
 }
 
 /** The Cube's answer in words: probe's reason, which names the status of a refusal. */
@@ -143,7 +192,14 @@ function seconds(ms: number): string {
 }
 
 /** The step left to the operator once the service signs with the new secret, and from when it is safe. */
-function lastStep(lifetime: TokenLifetime, clock: Clock): { text: string; after: string | null } {
+function lastStep(lifetime: TokenLifetime, clock: Clock, kind: CredentialKind): { text: string; after: string | null } {
+  // The service holds no secret to sign with: the old token was its only one, and it has stopped sending it.
+  if (kind === 'token')
+    return {
+      text: `Last step: the service no longer holds the old token, the only one signed with the old secret it had; \
+remove the old secret from ${SECRET_LISTS} on every replica now, which also refuses the old token from then on.`,
+      after: new Date(clock.epochMs()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
   const start = `Last step: the service's tokens signed with the old secret stay in use until they expire; then \
 remove the old secret from ${SECRET_LISTS} on every replica.`;
   if (lifetime.seconds === undefined)
@@ -181,11 +237,14 @@ Nothing was changed at the service. Add the new secret to ${SECRET_LISTS} on eve
 async function update(
   rotation: Rotation,
   { client, output, io, clock }: { client: EmbeddableClient; output: Output; io: CliIO; clock: Clock },
-  { secret, version, asked }: { secret: string; version: string; asked: Asked },
+  { credential, version, asked }: { credential: Credential; version: string; asked: Asked },
 ): Promise<number> {
   let record: DataProviderRecord | undefined;
   try {
-    record = await client.updateDataProvider(rotation.name, { version, credentials: { secretKey: secret } });
+    record = await client.updateDataProvider(rotation.name, {
+      version,
+      credentials: { secretKey: credential.secretKey },
+    });
   } catch (error) {
     if (!(error instanceof EmbeddableError)) throw error;
     const status = output.refused(COMMAND, error);
@@ -194,13 +253,22 @@ async function update(
     );
     return status;
   }
-  const step = lastStep(rotation.lifetime, clock);
+  const step = lastStep(rotation.lifetime, clock, credential.kind);
   const lifetime = { removeOldSecretAfter: step.after, tokenLifetimeSeconds: rotation.lifetime.seconds ?? null };
   output.result(
-    { ...asked, accepted: true, dryRun: false, updated: true, version, response: record ?? null, lastStep: lifetime },
+    {
+      ...asked,
+      accepted: true,
+      dryRun: false,
+      updated: true,
+      version,
+      credential: credential.kind,
+      response: record ?? null,
+      lastStep: lifetime,
+    },
     () => `${acceptance(rotation, asked.check)}
-Updated data provider ${rotation.name}: credentials.secretKey to the new secret, version ${version}. The service \
-signs with the new secret from now on.
+Updated data provider ${rotation.name}: credentials.secretKey to ${credential.said}, version ${version}. The service \
+${credential.kind === 'token' ? 'sends the new token' : 'signs with the new secret'} from now on.
 
 ${step.text}
 `,
@@ -219,17 +287,24 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
     io,
     values,
     async (client, output) => {
-      const version = await versionToSend(client, rotation);
-      const waited = await waitForCube(rotation, secret, io, clock);
+      const { version, kind } = await fromRecord(client, rotation);
+      const credential = credentialFor(kind, secret, rotation, io);
+      const waited = await waitForCube(rotation, credential.question, io, clock);
       const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
       if (!waited.accepted) status = neverAccepted(rotation, waited, asked, io, output);
       else if (!rotation.dryRun)
-        status = await update(rotation, { client, output, io, clock }, { secret, version, asked });
+        status = await update(rotation, { client, output, io, clock }, { credential, version, asked });
       else
         output.result(
-          { ...asked, accepted: true, dryRun: true, updated: false, wouldUpdate: { version, secretKey: true } },
+          {
+            ...asked,
+            accepted: true,
+            dryRun: true,
+            updated: false,
+            wouldUpdate: { version, secretKey: true, credential: kind },
+          },
           () => `${acceptance(rotation, waited.last)}
-Dry run: would update data provider ${rotation.name}: credentials.secretKey to the new secret, version ${version}. \
+Dry run: would update data provider ${rotation.name}: credentials.secretKey to ${credential.said}, version ${version}. \
 Nothing was changed.
 `,
         );

@@ -6,6 +6,7 @@ import type { LiveSecrets } from '../../config/secrets-snapshot';
 import { DualAuthError, quote } from '../../errors';
 import type { DecodedToken } from '../token';
 import { TokenVerifier } from '../verification';
+import { hasStandingShape } from '../standing-token';
 import type { Verified, VerificationPath } from './path';
 
 const PATH = 'shared-secret';
@@ -16,6 +17,8 @@ const PATH = 'shared-secret';
  */
 export class SharedSecretPath implements VerificationPath {
   private readonly verifier: TokenVerifier;
+  /** For the package's standing token: the same checks but the maximum token age (docs/embeddable.md). */
+  private readonly standingVerifier: TokenVerifier;
 
   /** @param secrets the API secrets in force, read once per token: a reload swaps them whole */
   constructor(
@@ -23,6 +26,9 @@ export class SharedSecretPath implements VerificationPath {
     private readonly secrets: LiveSecrets,
   ) {
     this.verifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, claimPolicy(options), invalidSignature);
+    // Its life is the API secret's, which rotation ends; an age bound would refuse it for good once passed.
+    const standingPolicy = { ...claimPolicy(options), maxTokenAge: undefined };
+    this.standingVerifier = new TokenVerifier(SHARED_SECRET_ALGORITHM, standingPolicy, invalidSignature);
   }
 
   /**
@@ -48,9 +54,10 @@ export class SharedSecretPath implements VerificationPath {
         `${refused}: a request with "Request-Origin: ${this.options.origin}" must carry a token signed with the API secret`,
       );
     }
+    const verifier = hasStandingShape(token) ? this.standingVerifier : this.verifier;
     for (let i = 0; ; i++) {
       try {
-        const { payload, refusedFrom } = this.verifier.verify(token, keys[i] as KeyObject, now);
+        const { payload, refusedFrom } = verifier.verify(token, keys[i] as KeyObject, now);
         // The secret's thumbprint files the token in the cache, which drops it when the secret is removed.
         return { context: payload, payload, kid: undefined, thumbprint: secretThumbprints[i], refusedFrom };
       } catch (error) {

@@ -19,19 +19,22 @@ describe('provider', () => {
     expect(result.code).toBe(0);
     expect(jsonOf(result)).toMatchObject({
       name: 'cube-main',
-      response: { type: 'cube', credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.example.com' } },
+      response: {
+        type: 'cube',
+        credentials: { secretKey: '[redacted]', instanceUrl: 'https://main.cubecloudapp.dev' },
+      },
     });
     expect(server.requests[0]?.body).toEqual({
       name: 'cube-main',
       type: 'cube',
       version: 'v1.0.0',
-      credentials: { secretKey: SECRET, instanceUrl: 'https://main.example.com' },
+      credentials: { secretKey: SECRET, instanceUrl: 'https://main.cubecloudapp.dev' },
     });
   });
 
   test('create reads the secret from the variable named by --secret-env', async () => {
     const result = await cli([
-      ...createProvider('cube-preview', 'https://preview.example.com', 'v1.0.0'),
+      ...createProvider('cube-preview', 'https://preview.cubecloudapp.dev', 'v1.0.0'),
       '--secret-env',
       'PREVIEW_SECRET',
     ]);
@@ -62,7 +65,7 @@ describe('provider', () => {
   );
 
   test('a bad provider version is refused before sending (exit 1)', async () => {
-    const result = await cli(createProvider('x', 'https://x.example.com', '1.0'));
+    const result = await cli(createProvider('x', 'https://x.cubecloudapp.dev', '1.0'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('version: must be vMAJOR.MINOR.PATCH');
     expect(server.requests).toHaveLength(0);
@@ -110,7 +113,7 @@ describe('provider', () => {
       '--provider-version',
       'v2.0.0',
       '--instance-url',
-      'https://new.example.com/cubejs-api/v1/',
+      'https://new.cubecloudapp.dev/cubejs-api/v1/',
       '--secret-env',
       'PREVIEW_SECRET',
     ]);
@@ -118,7 +121,7 @@ describe('provider', () => {
     expect(server.requests.at(-1)?.body).toEqual({
       type: 'cube',
       version: 'v2.0.0',
-      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://new.example.com' },
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://new.cubecloudapp.dev' },
     });
   });
 
@@ -142,7 +145,7 @@ describe('provider upsert', () => {
     '--name',
     'cube-preview-42',
     '--instance-url',
-    'https://preview-42.example.com/cubejs-api/v1',
+    'https://preview-42--acme.cubecloudapp.dev/cubejs-api/v1',
     '--provider-version',
     'v1.0.0',
     '--secret-env',
@@ -154,7 +157,7 @@ describe('provider upsert', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'Created data provider cube-preview-42 (version v1.0.0).\n' });
     expect(server.requests.map((r) => r.method)).toEqual(['PUT', 'POST']);
     expect(server.dataProviders.get('cube-preview-42')).toMatchObject({
-      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://preview-42.example.com' },
+      credentials: { secretKey: PREVIEW_SECRET, instanceUrl: 'https://preview-42--acme.cubecloudapp.dev' },
     });
   });
 
@@ -176,7 +179,7 @@ describe('provider upsert', () => {
   test.each([
     [['provider', 'upsert', '--name', 'x', '--provider-version', 'v1.0.0'], '--instance-url is required'],
     [
-      ['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.example.com'],
+      ['provider', 'upsert', '--name', 'x', '--instance-url', 'https://x.cubecloudapp.dev'],
       '--provider-version is required',
     ],
     [
@@ -186,7 +189,7 @@ describe('provider upsert', () => {
         '--name',
         'x',
         '--instance-url',
-        'https://x.example.com',
+        'https://x.cubecloudapp.dev',
         '--provider-version',
         'v1.0.0',
         '--secret-env',

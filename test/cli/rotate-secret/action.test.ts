@@ -84,7 +84,7 @@ beforeEach(() => {
     name: NAME,
     type: 'cube',
     version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.example.com' },
+    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
   });
 });
 
@@ -135,7 +135,7 @@ describe('provider rotate-secret', () => {
     ]);
     expect(server.dataProviders.get(NAME)?.credentials).toEqual({
       secretKey: NEW,
-      instanceUrl: 'https://main.example.com',
+      instanceUrl: 'https://main.cubecloudapp.dev',
     });
   });
 
@@ -282,8 +282,8 @@ describe('provider rotate-secret', () => {
         'Nothing was changed.\n',
     );
     expect(cube.answers).toEqual(['accepted']);
-    // The version given is sent as it is: the record is not read, nothing is written.
-    expect(server.requests).toEqual([]);
+    // The version given is sent as it is; the record is read for the Cube's URL alone, nothing is written.
+    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
   });
 
