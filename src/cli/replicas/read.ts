@@ -65,7 +65,9 @@ export function readReplicas(
         return {
           url: name,
           unreachable:
-            answer.reason === NOT_CHECKED ? `no answer within the deadline (${deadline.ms} ms)` : answer.reason,
+            answer.reason === NOT_CHECKED || deadline.passed
+              ? `no answer within the deadline (${deadline.ms} ms)`
+              : answer.reason,
         };
       if (answer.status !== 200) return { url: name, unreachable: `its metrics endpoint answered ${answer.status}` };
       const held = heldOf(answer.text);
