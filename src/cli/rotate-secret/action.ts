@@ -21,6 +21,7 @@ import {
   tokenLifetime,
   type TokenLifetime,
 } from './inputs';
+import { differingOf, REPLICA_OPTIONS, replicaWatch, syncStep, waitForReplicas, type ReplicaWatch } from './replicas';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
 
 const COMMAND = 'provider rotate-secret';
@@ -38,6 +39,7 @@ export const ROTATE_SECRET_OPTIONS = {
   'token-lifetime': { type: 'string' },
   claims: { type: 'string' },
   origin: { type: 'string' },
+  ...REPLICA_OPTIONS,
 } as const;
 
 /** Where an operator keeps the API secrets a Cube verifies with (docs/rotation.md). */
@@ -54,6 +56,8 @@ interface Rotation {
   readonly version: string | undefined;
   readonly lifetime: TokenLifetime;
   readonly dryRun: boolean;
+  /** `--replica-metrics` and `--k8s-selector` (replicas.ts). */
+  readonly watch: ReplicaWatch;
 }
 
 function parse(args: readonly string[], io: CliIO) {
@@ -68,6 +72,7 @@ function parse(args: readonly string[], io: CliIO) {
     version: values['provider-version'],
     lifetime: tokenLifetime(values['token-lifetime'], io.env),
     dryRun: values['dry-run'],
+    watch: replicaWatch(values),
   };
   return { values, rotation, file: required(values['new-secret-file'], '--new-secret-file') };
 }
@@ -153,6 +158,12 @@ give --token-lifetime <duration>, or set ${MAX_TOKEN_AGE_ENV} on the deployment,
   return { text: `${start} That is in ${lifetime.seconds} s (${lifetime.source}): after ${after}.`, after };
 }
 
+/** With `--k8s-selector`, the annotation patch that brings the change to every pod at once. */
+function syncLine(rotation: Rotation, clock: Clock): string {
+  const sync = syncStep(rotation.watch, clock.epochMs());
+  return sync === '' ? '' : `\nOnce the Secret is changed, have kubelet sync it into every pod now: ${sync}\n`;
+}
+
 type Output = Parameters<Parameters<typeof runService>[3]>[1];
 
 /** What the command found out before changing anything: printed with every outcome. */
@@ -170,6 +181,22 @@ function neverAccepted(rotation: Rotation, waited: WaitOutcome<CheckResult>, ask
     `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube at ${cube} did not accept a service token signed with the \
 new secret within ${seconds(rotation.waitMs)} (${plural(waited.attempts, 'attempt')}; last: ${answerOf(waited.last)}).`)}
 Nothing was changed at the service. Add the new secret to ${SECRET_LISTS} on every replica, then run this again.\n`,
+  );
+  return EXIT_REFUSED;
+}
+
+/** Replicas that do not all hold the same api-secrets: nothing is changed at the service. */
+function notEverywhere(
+  rotation: Rotation,
+  verdict: Parameters<typeof differingOf>[0],
+  asked: Asked,
+  { io, output, clock }: { io: CliIO; output: Output; clock: Clock },
+) {
+  output.result({ ...asked, accepted: true, replicasAgree: false, dryRun: rotation.dryRun, updated: false }, () => '');
+  io.stderr.write(
+    `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube accepts the new secret, but within ${seconds(rotation.waitMs)} not every \
+replica held the same api-secrets: ${differingOf(verdict)}.`)}
+Nothing was changed at the service. Put the new secret in ${SECRET_LISTS} on every replica, then run this again.\n${syncLine(rotation, clock)}`,
   );
   return EXIT_REFUSED;
 }
@@ -200,7 +227,7 @@ Updated data provider ${rotation.name}: credentials.secretKey to the new secret,
 signs with the new secret from now on.
 
 ${step.text}
-`,
+${syncLine(rotation, clock)}`,
   );
   return EXIT_OK;
 }
@@ -219,7 +246,11 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
       const version = await versionToSend(client, rotation);
       const waited = await waitForCube(rotation, secret, io, clock);
       const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
+      const held = waited.accepted
+        ? await waitForReplicas(rotation.watch, { io, clock, waitMs: rotation.waitMs })
+        : undefined;
       if (!waited.accepted) status = neverAccepted(rotation, waited, asked, io, output);
+      else if (held?.agree === false) status = notEverywhere(rotation, held.verdict, asked, { io, output, clock });
       else if (!rotation.dryRun)
         status = await update(rotation, { client, output, io, clock }, { secret, version, asked });
       else
