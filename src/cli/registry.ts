@@ -42,6 +42,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./commands/access.js')).access,
   },
   {
+    name: 'replicas',
+    summary: 'compare what each running replica holds of the secrets files, from their metrics',
+    load: async () => (await import('./commands/replicas.js')).replicas,
+  },
+  {
     name: 'provider',
     summary: 'register and update the Cube deployments the service queries (data providers)',
     load: async () => (await import('./commands/provider.js')).provider,

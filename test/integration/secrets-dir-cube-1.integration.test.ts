@@ -3,6 +3,7 @@
 // writer lays a mounted Secret, while both callers send a steady load round-robin across them. Cube's SQL API server
 // is its Rust binary, which cannot run here: each Cube's cube.js replays the native server's calls of `checkSqlAuth`
 // (login with the password, re-authentication with null) on a port of its own, with the arguments auth.rs passes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { OPTIONS } from '../../src/config/option-table';
 import { SECRETS_SETTLE_MS } from '../../src/config/reload';
 import { mintSqlKey } from '../../src/hook/sql-login/sql-key';
 import { randomSecret, timed } from '../support/claims';
+import { jsonOf, runCli } from '../support/cli';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
 import { watchLateness } from '../support/lateness';
@@ -206,6 +208,11 @@ async function timeToInForce(
   return { ms, lateness: lateness.stop() };
 }
 
+/** Resolves once `holds` does, asked every PROBE_EVERY_MS: bounded by the scenario's timeout, not a verdict on time. */
+async function until(holds: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await holds())) await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+}
+
 /** Every measured time-to-in-force, printed once for docs/performance.md. */
 const measured: { step: string; ms: number[]; lateness: number }[] = [];
 
@@ -336,11 +343,16 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
       }
       expect(load.answers.filter(({ answer }) => answer.status !== 200)).toEqual([]);
       for (const { cube } of replicas) await expect(Promise.race([cube.exited, 'running'])).resolves.toBe('running');
-      // Each replica counted the rotation's two changes and the weak secret it kept out.
+      // The file put back at the content in force: one line each, and an applied, so an alert on the others clears.
+      const again = `${secretsRoot}/api-secrets applied again: back at the content in force, 1 value`;
+      await until(() => replicas.every(({ lines }) => lines.some((line) => line.includes(again))));
+      // Each replica counted the rotation's two changes, the weak secret it kept out, and the return.
       for (const { metricsPort } of replicas) {
         const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        expect(text).toContain('cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="applied"} 2');
+        expect(text).toContain('cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="applied"} 3');
         expect(text).toContain('cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="invalid"} 1');
+        expect(text).toContain('cube_dual_auth_secret_kept{file="api-secrets"} 0');
+        expect(text).toContain('cube_dual_auth_secret_generation{file="api-secrets"} 2');
       }
     },
   );
@@ -483,6 +495,143 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
         expect(await sqlAuth(replica, 'dave', dave.key)).toEqual({
           error: `The SQL key "${dave.id}" is revoked: ask for a new one`,
         });
+    },
+  );
+});
+
+/** `replicas --json`, as its help documents it. */
+interface ReplicasJson {
+  readonly ok: boolean;
+  readonly files: readonly {
+    readonly file: string;
+    readonly agree: boolean;
+    readonly inForce: { readonly source: string; readonly fingerprint: string; readonly generation: number | null };
+    readonly agreeing: readonly string[];
+    readonly differing: readonly { readonly url: string; readonly how: string; readonly words: string }[];
+  }[];
+}
+
+/** `cube-dual-auth replicas` on `urls`, asked again until `done` holds of its answer (fingerprints take a moment). */
+async function replicasUntil(urls: readonly string[], done: (json: ReplicasJson) => boolean) {
+  // Past a minute the assertions on the last answer fail, saying what it was, rather than the scenario's timeout.
+  const end = performance.now() + 60_000;
+  for (;;) {
+    const result = await runCli(['replicas', ...urls, '--json'], { secrets: [oldSecret, newSecret, keySecret] });
+    const json = jsonOf<ReplicasJson>(result);
+    if (done(json) || performance.now() > end)
+      return { code: result.code, json, text: (await runCli(['replicas', ...urls])).stdout };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A fourth replica: the hook in a Node process of its own (no fourth Cube start), loaded from the package installed
+ * in the Cube project as cube.js loads it (taking `checkAuth` builds the hook), with metrics on, over a directory whose
+ * Secret lacks api-secrets.
+ */
+function startHookProcess(dir: string, metricsPort: number): ChildProcess {
+  const child = spawn(process.execPath, ['-e', "require('cube-dual-auth').checkAuth; setInterval(() => {}, 60_000);"], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      CUBE_DUAL_AUTH_SECRETS_DIR: dir,
+      CUBEJS_API_SECRET: oldSecret,
+      CUBE_DUAL_AUTH_TENANT_CLAIM: 'tenant',
+      CUBE_DUAL_AUTH_METRICS_PORT: String(metricsPort),
+    },
+    stdio: 'ignore',
+  });
+  return child;
+}
+
+describe('every replica in view: cube-dual-auth replicas on the three Cubes and a fourth hook', () => {
+  it(
+    'says all agree after a swap, names the fourth as in force from the environment, and a broken file as kept until fixed',
+    { timeout: SCENARIO_TIMEOUT_MS },
+    async () => {
+      const urls = replicas.map(({ metricsPort }) => `http://127.0.0.1:${metricsPort}/metrics`);
+      const files = {
+        'api-secrets': `${newSecret}\n`,
+        'sql-key-secrets': `${keySecret}\n`,
+        'sql-keys-revoked': 'swapped-in-id\n',
+      };
+      writer.write(files);
+      const swapped = await replicasUntil(urls, (json) => json.ok);
+      expect(swapped.code).toBe(0);
+      expect(swapped.json.files.map(({ file, agree, inForce }) => [file, agree, inForce.source])).toEqual([
+        ['api-secrets', true, 'file'],
+        ['sql-key-secrets', true, 'file'],
+        ['sql-keys-revoked', true, 'file'],
+        ['sql-password', true, 'none'],
+      ]);
+      expect(swapped.text).toMatch(
+        /^ {2}OK {4}sql-keys-revoked {2}all agree \(file, fingerprint [0-9a-f]{16}, generation \d+\)$/m,
+      );
+      expect(swapped.text).not.toContain(newSecret);
+
+      // The fourth: started while its Secret had no api-secrets, so CUBEJS_API_SECRET is in force there.
+      const fourthDir = mkdtempSync(join(tmpdir(), 'cube-dual-auth-fourth-'));
+      const fourthPort = await freePort();
+      new AtomicWriterDir(fourthDir).write({
+        'sql-key-secrets': files['sql-key-secrets'],
+        'sql-keys-revoked': files['sql-keys-revoked'],
+      });
+      const fourth = startHookProcess(fourthDir, fourthPort);
+      try {
+        const fourthUrl = `http://127.0.0.1:${fourthPort}/metrics`;
+        const named = await replicasUntil([...urls, fourthUrl], (json) =>
+          json.files.every(({ differing }) =>
+            differing.every(({ how }) => how !== 'unreachable' && how !== 'computing'),
+          ),
+        );
+        expect(named.code).toBe(1);
+        const [api, ...others] = named.json.files;
+        expect(api?.differing).toEqual([
+          {
+            url: `127.0.0.1:${fourthPort}`,
+            how: 'source',
+            source: 'environment',
+            expected: 'file',
+            words: 'in force from the environment rather than the file',
+          },
+        ]);
+        expect(api?.agreeing).toHaveLength(REPLICAS);
+        for (const file of others) expect(file.agree, file.file).toBe(true);
+        expect(named.text).toContain(`127.0.0.1:${fourthPort}: in force from the environment rather than the file`);
+      } finally {
+        fourth.kill();
+        rmSync(fourthDir, { recursive: true, force: true });
+      }
+
+      // A broken file: every replica keeps its last good content, says since when, until it is fixed.
+      const before = Math.floor(Date.now() / 1000);
+      writer.write({ ...files, 'sql-keys-revoked': 'user alice before last week\n' });
+      const kept = await replicasUntil(urls, (json) => json.files[2]?.differing.length === REPLICAS);
+      expect(kept.code).toBe(1);
+      for (const { how, words } of kept.json.files[2]?.differing ?? []) {
+        expect(how).toBe('kept');
+        expect(words).toMatch(/^kept at its last good content since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+        const since = Date.parse(words.slice(-20)) / 1000;
+        expect(since).toBeGreaterThanOrEqual(before);
+      }
+      expect(kept.text).toMatch(/DIFF {2}sql-keys-revoked/);
+      const applied = /^cube_dual_auth_secret_reloads_total\{file="sql-keys-revoked",outcome="applied"\} (\d+)$/m;
+      const appliedOf = async (port: number) =>
+        Number(applied.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1]);
+      const appliedBefore = await Promise.all(replicas.map(({ metricsPort }) => appliedOf(metricsPort)));
+      writer.write(files);
+      const fixed = await replicasUntil(urls, (json) => json.ok);
+      expect(fixed.code).toBe(0);
+      for (const [i, { metricsPort, lines }] of replicas.entries()) {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(Number(applied.exec(text)?.[1])).toBe((appliedBefore[i] as number) + 1);
+        expect(text).toContain('cube_dual_auth_secret_kept{file="sql-keys-revoked"} 0');
+        expect(text).toContain('cube_dual_auth_secret_kept_since_seconds{file="sql-keys-revoked"} 0');
+        expect(text).toMatch(/^cube_dual_auth_secret_reloads_total\{file="sql-keys-revoked",outcome="invalid"\} 1$/m);
+        expect(lines.join('\n')).toContain(
+          `${secretsRoot}/sql-keys-revoked applied again: back at the content in force, 1 value`,
+        );
+      }
     },
   );
 });

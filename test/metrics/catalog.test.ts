@@ -33,6 +33,7 @@ describe('the metrics catalog', () => {
     expect([...labels].sort()).toEqual([
       'code',
       'file',
+      'fingerprint',
       'issuer',
       'kind',
       'method',
@@ -42,6 +43,7 @@ describe('the metrics catalog', () => {
       'protocol',
       'reason',
       'result',
+      'source',
     ]);
   });
 });

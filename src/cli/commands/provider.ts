@@ -101,6 +101,11 @@ ${connectionOptionsHelp()}
   --wait <duration>         how long to keep asking: 1500ms, 90s, 2m (default ${DEFAULT_WAIT_MS / 1000}s, at most 60m)
   --replicas <n>            answers in a row that must accept, each on a connection of its own: the
                             replicas behind --cube's load balancer (default 1, at most ${MAX_REPLICAS})
+  --replica-metrics <url>   a replica's metrics URL, once per replica (as replicas takes them): once the
+                            Cube accepts, waits up to --wait until every replica holds the same
+                            api-secrets, none kept at its last good content, before the service changes
+  --k8s-selector <s>        the Cube pods' label selector (app=cube-api): prints the kubectl annotate that
+                            makes kubelet sync the Secret into every pod at once (docs/rotation.md)
   --provider-version <v>    the version to send, vX.Y.Z (default: the one the service's record holds)
   --token-lifetime <d>      how long the service's tokens live (30s, 15m, 1h), which its interface
                             does not show: with ${MAX_TOKEN_AGE_ENV}, the shorter one sets
@@ -130,6 +135,9 @@ Examples:
   cube-dual-auth provider list --region us --json
   cube-dual-auth provider rotate-secret cube-main --region us --cube https://cube.example.com \\
     --new-secret-file ./new-api-secret --dry-run
+  cube-dual-auth provider rotate-secret cube-main --region us --cube https://cube.example.com \\
+    --new-secret-file ./new-api-secret --k8s-selector app=cube-api \\
+    --replica-metrics http://10.0.0.7:9464 --replica-metrics http://10.0.0.8:9464
 `;
 
 /** The secret registered by create and upsert: from `--secret-env` when given, else the deployment's main secret. */

@@ -22,6 +22,7 @@ import {
   tokenLifetime,
   type TokenLifetime,
 } from './inputs';
+import { differingOf, REPLICA_OPTIONS, replicaWatch, syncStep, waitForReplicas, type ReplicaWatch } from './replicas';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
 import { CREDENTIAL_OPTION, credentialKind, instanceUrlOf, mintStandingToken, type CredentialKind } from './credential';
 
@@ -41,6 +42,7 @@ export const ROTATE_SECRET_OPTIONS = {
   claims: { type: 'string' },
   origin: { type: 'string' },
   ...CREDENTIAL_OPTION,
+  ...REPLICA_OPTIONS,
 } as const;
 
 /** Where an operator keeps the API secrets a Cube verifies with (docs/rotation.md). */
@@ -59,6 +61,8 @@ interface Rotation {
   readonly dryRun: boolean;
   /** `--credential` as given: the kind is known once the service's record shows the Cube's URL. */
   readonly credential: string | undefined;
+  /** `--replica-metrics` and `--k8s-selector` (replicas.ts). */
+  readonly watch: ReplicaWatch;
 }
 
 function parse(args: readonly string[], io: CliIO) {
@@ -76,6 +80,7 @@ function parse(args: readonly string[], io: CliIO) {
     lifetime: tokenLifetime(values['token-lifetime'], env),
     dryRun: values['dry-run'],
     credential: values.credential,
+    watch: replicaWatch(values),
   };
   return { values, rotation, file: required(values['new-secret-file'], '--new-secret-file') };
 }
@@ -212,6 +217,12 @@ give --token-lifetime <duration>, or set ${MAX_TOKEN_AGE_ENV} on the deployment,
   return { text: `${start} That is in ${lifetime.seconds} s (${lifetime.source}): after ${after}.`, after };
 }
 
+/** With `--k8s-selector`, the annotation patch that brings the change to every pod at once. */
+function syncLine(rotation: Rotation, clock: Clock): string {
+  const sync = syncStep(rotation.watch, clock.epochMs());
+  return sync === '' ? '' : `\nOnce the Secret is changed, have kubelet sync it into every pod now: ${sync}\n`;
+}
+
 type Output = Parameters<Parameters<typeof runService>[3]>[1];
 
 /** What the command found out before changing anything: printed with every outcome. */
@@ -229,6 +240,22 @@ function neverAccepted(rotation: Rotation, waited: WaitOutcome<CheckResult>, ask
     `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube at ${cube} did not accept a service token signed with the \
 new secret within ${seconds(rotation.waitMs)} (${plural(waited.attempts, 'attempt')}; last: ${answerOf(waited.last)}).`)}
 Nothing was changed at the service. Add the new secret to ${SECRET_LISTS} on every replica, then run this again.\n`,
+  );
+  return EXIT_REFUSED;
+}
+
+/** Replicas that do not all hold the same api-secrets: nothing is changed at the service. */
+function notEverywhere(
+  rotation: Rotation,
+  verdict: Parameters<typeof differingOf>[0],
+  asked: Asked,
+  { io, output, clock }: { io: CliIO; output: Output; clock: Clock },
+) {
+  output.result({ ...asked, accepted: true, replicasAgree: false, dryRun: rotation.dryRun, updated: false }, () => '');
+  io.stderr.write(
+    `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube accepts the new secret, but within ${seconds(rotation.waitMs)} not every \
+replica held the same api-secrets: ${differingOf(verdict)}.`)}
+Nothing was changed at the service. Put the new secret in ${SECRET_LISTS} on every replica, then run this again.\n${syncLine(rotation, clock)}`,
   );
   return EXIT_REFUSED;
 }
@@ -271,7 +298,7 @@ Updated data provider ${rotation.name}: credentials.secretKey to ${credential.sa
 ${credential.kind === 'token' ? 'sends the new token' : 'signs with the new secret'} from now on.
 
 ${step.text}
-`,
+${syncLine(rotation, clock)}`,
   );
   return EXIT_OK;
 }
@@ -291,7 +318,11 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
       const credential = credentialFor(kind, secret, rotation, io);
       const waited = await waitForCube(rotation, credential.question, io, clock);
       const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
+      const held = waited.accepted
+        ? await waitForReplicas(rotation.watch, { io, clock, waitMs: rotation.waitMs })
+        : undefined;
       if (!waited.accepted) status = neverAccepted(rotation, waited, asked, io, output);
+      else if (held?.agree === false) status = notEverywhere(rotation, held.verdict, asked, { io, output, clock });
       else if (!rotation.dryRun)
         status = await update(rotation, { client, output, io, clock }, { credential, version, asked });
       else
