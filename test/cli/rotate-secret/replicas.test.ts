@@ -44,7 +44,7 @@ beforeEach(async () => {
     name: NAME,
     type: 'cube',
     version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.example.com' },
+    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
   });
   hook = createCheckAuth({ apiSecret: [NEW, OLD] });
   cube = await startDeployment(cubeGateway((req, token) => hook(req, token)));
