@@ -219,3 +219,71 @@ describe('deploy/compose.yaml', () => {
     await expectProbeAccepts(command, { ...env, [ENV_NAMES.secretsDir]: secretsDirOf(stringData, true) });
   });
 });
+
+describe('deploy/grafana/cube-dual-auth.json', () => {
+  interface GrafanaPanel {
+    readonly id: number;
+    readonly type: string;
+    readonly title: string;
+    readonly datasource?: { type: string; uid: string };
+    readonly gridPos: { x: number; y: number; w: number; h: number };
+    readonly targets?: ReadonlyArray<{ expr: string; datasource: { uid: string } }>;
+  }
+  const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'cube-dual-auth.json'), 'utf8')) as {
+    uid: string;
+    panels: GrafanaPanel[];
+    templating: { list: ReadonlyArray<{ name: string; type: string }> };
+  };
+  const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
+
+  it('imports anywhere: its data source and job are variables, and every panel has a place of its own', () => {
+    expect(dashboard.uid).toBe('cube-dual-auth');
+    expect(dashboard.templating.list.map(({ name, type }) => `${name}:${type}`)).toEqual([
+      'datasource:datasource',
+      'job:query',
+    ]);
+    expect(new Set(dashboard.panels.map((panel) => panel.id)).size).toBe(dashboard.panels.length);
+    for (const { title, gridPos } of dashboard.panels) expect(gridPos.x + gridPos.w, title).toBeLessThanOrEqual(24);
+    const cells = dashboard.panels.map(({ gridPos }) => `${gridPos.x},${gridPos.y}`);
+    expect(new Set(cells).size).toBe(cells.length);
+  });
+
+  it('queries the chosen data source, and every metric of the chosen jobs only', () => {
+    for (const panel of panels) {
+      expect(panel.datasource?.uid, panel.title).toBe('${datasource}');
+      expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+      for (const { expr, datasource } of panel.targets ?? []) {
+        expect(datasource.uid, panel.title).toBe('${datasource}');
+        const selectors = [...expr.matchAll(/\b(cube_dual_auth_\w+)(\{[^}]*\})?/g)];
+        expect(selectors.length, expr).toBeGreaterThan(0);
+        for (const [whole, , labels] of selectors) expect(labels ?? '', whole).toMatch(/^\{job=~"\$job"/);
+      }
+    }
+  });
+
+  it('shows requests by path and reason, the key sets, what each replica holds, and the SQL API', () => {
+    const rows = dashboard.panels.filter((panel) => panel.type === 'row').map((panel) => panel.title);
+    expect(rows).toEqual([
+      'Requests',
+      "Identity providers' key sets",
+      'Secrets directory: what each replica holds',
+      'SQL API',
+    ]);
+    const queried = panels.flatMap((panel) => (panel.targets ?? []).map(({ expr }) => expr)).join('\n');
+    for (const shown of [
+      'sum by (path, outcome) (rate(cube_dual_auth_requests_total',
+      'sum by (path, code) (rate(cube_dual_auth_refusals_total',
+      'cube_dual_auth_key_set_age_seconds',
+      'cube_dual_auth_key_set_serving_stale',
+      'cube_dual_auth_key_set_fetches_total',
+      'cube_dual_auth_secret_reloads_total',
+      'max by (instance, file, source, fingerprint) (cube_dual_auth_secret_in_force',
+      'cube_dual_auth_secret_kept',
+      'cube_dual_auth_secret_generation',
+      'cube_dual_auth_sql_logins_total',
+      'cube_dual_auth_sql_reauthentications_total',
+      'cube_dual_auth_sql_refusals_total',
+    ])
+      expect(queried).toContain(shown);
+  });
+});
