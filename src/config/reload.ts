@@ -20,6 +20,7 @@ import {
   type SecretFileValues,
   type SecretOption,
 } from './secrets-dir';
+import { SecretStates } from './secret-state';
 import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 
 /** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
@@ -33,6 +34,8 @@ export interface SecretsReloadSetting {
   readonly dir: string;
   /** Where each reload's one line goes. @default console.error */
   readonly log?: (line: string) => void;
+  /** Epoch ms, for the time since which a file is kept at its last good content. @default Date.now */
+  readonly clock?: () => number;
 }
 
 /** What `doctor` and the events say of one file: counts and reasons, never content. */
@@ -64,6 +67,8 @@ function signatureOf(reading: SecretFileReading): string {
 export class SecretsReload {
   /** The secrets in force, which each applied change replaces whole. */
   readonly secrets: LiveSecrets;
+  /** What each file holds, for the metrics (secret-state.ts). */
+  readonly states: SecretStates;
   private readonly log: (line: string) => void;
   /** The last reading of each file, reported once. */
   private readonly seen: Record<SecretOption, string>;
@@ -86,6 +91,8 @@ export class SecretsReload {
     this.log = setting.log ?? ((line) => console.error(line));
     this.values = values;
     this.secrets = new LiveSecrets(snapshotOf(resolved));
+    const fromFiles = new Set(SECRET_OPTIONS.filter((option) => Object.hasOwn(values, option)));
+    this.states = new SecretStates({ secrets: resolved, fromFiles, clock: setting.clock ?? Date.now });
     const signatures = () =>
       Object.fromEntries(SECRET_OPTIONS.map((option) => [option, signatureOf(readings[option])])) as Record<
         SecretOption,
@@ -173,12 +180,15 @@ export class SecretsReload {
     let values = this.values;
     let resolved: ResolvedOptions | undefined;
     const applied: SecretOption[] = [];
+    const restored: SecretOption[] = [];
     for (const option of SECRET_OPTIONS) {
       const reading = readings[option];
       const signature = signatureOf(reading);
       const news = signature !== this.seen[option];
       this.seen[option] = signature;
       if (signature === this.inForce[option]) {
+        // Back at the content in force after being kept out: counted and logged as applied, so alerts clear.
+        if (this.kept[option] !== undefined) restored.push(option);
         delete this.kept[option];
         continue;
       }
@@ -204,14 +214,32 @@ export class SecretsReload {
         }
       }
       this.kept[option] = reason;
+      this.states.kept(option);
       if (news) this.report(option, reading.state === 'absent' ? 'vanished' : 'invalid', reason);
     }
+    for (const option of restored) this.restore(option);
     if (resolved === undefined) return;
     this.values = values;
     this.secrets.swap(snapshotOf(resolved));
-    for (const option of applied) this.report(option, 'applied', undefined, countOf(values[option]));
+    for (const option of applied) {
+      this.states.applied(option, resolved, true);
+      this.report(option, 'applied', undefined, countOf(values[option]));
+    }
     if (resolved.secretWeakness !== undefined)
       this.log(`cube-dual-auth: ${resolved.secretWeakness}: for a test set-up only (allowWeakSecret)`);
+  }
+
+  /** A file back at the content in force after it was kept out: one line, and an `applied` that clears alerts. */
+  private restore(option: SecretOption): void {
+    const values = countOf(this.values[option]);
+    const file = secretFileName(this.setting.dir, option);
+    this.states.current(option);
+    this.log(
+      Object.hasOwn(this.values, option)
+        ? `cube-dual-auth: ${file} applied again: back at the content in force, ${values} ${values === 1 ? 'value' : 'values'}`
+        : `cube-dual-auth: ${file} applied again: gone, as at start; the environment's value stays in force`,
+    );
+    emit(this.onEvent, { type: 'secret-reload', file: SECRET_FILES[option], outcome: 'applied', values });
   }
 
   /** One event and one log line per change of a file: its name and the reason, never its content. */

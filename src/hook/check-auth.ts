@@ -11,6 +11,7 @@ import { hookMetrics, type HookMetrics } from '../metrics';
 import { sqlAuthOf, type SqlAuth } from './sql-login';
 import { reportOutcome, reportStart } from './outcome-report';
 import { SecretsReload } from '../config/reload';
+import { SecretStates } from '../config/secret-state';
 
 export type { SecurityContext } from './security-context';
 
@@ -283,9 +284,13 @@ export function createNamedCheckAuth(
   const dir =
     typeof options?.secretsDir === 'string' && options.secretsDir.trim() !== '' ? options.secretsDir : undefined;
   const reload =
-    dir === undefined ? undefined : SecretsReload.start({ options, names: { ...OPTION_NAMES, ...names }, dir });
+    dir === undefined ? undefined : SecretsReload.start({ options, names: { ...OPTION_NAMES, ...names }, dir, clock });
   const resolved = reload?.resolved ?? resolveOptions(options, names);
-  const metrics = withMetrics ? hookMetrics(resolved) : undefined;
+  // Without a directory, the environment's secrets are what the metrics show in force.
+  const secrets = withMetrics
+    ? (reload?.states ?? new SecretStates({ secrets: resolved, fromFiles: new Set(), clock: clock ?? Date.now }))
+    : undefined;
+  const metrics = secrets === undefined ? undefined : hookMetrics(resolved, { secrets });
   // The metrics hear every event first, so that a listener of the operator's that throws cannot keep one from them.
   const { onEvent } = resolved;
   const measured: AuthEventListener | undefined =

@@ -2,7 +2,8 @@
  * Every metric the hook records, described once: the Prometheus and the OpenTelemetry side create their instruments
  * from this table, and the table of docs/metrics.md lists the same rows (test/metrics/catalog.test.ts holds them together).
  * Labels take only values the operator configured or the package defines (paths, outcomes, rejection codes,
- * configured issuers): nothing read from a token ever becomes one, so no caller can add a series.
+ * configured issuers): nothing read from a token ever becomes one, so no caller can add a series. A secrets file's
+ * fingerprint is one series per file, read from the operator's own files.
  */
 
 /** The Prometheus text exposition format, as prom-client writes it. */
@@ -116,6 +117,30 @@ export const METRICS = {
     kind: 'counter',
     help: 'SQL API logins and re-authentications refused to keep one user name to one identity, by reason (protocol, ambiguous, drift, capacity, superuser), protocol (postgres, xmla, other) and method (password, ntlm, kerberos, token, other).',
     labels: ['reason', 'protocol', 'method'],
+  },
+  secretInForce: {
+    name: 'cube_dual_auth_secret_in_force',
+    kind: 'gauge',
+    help: "1 for each secrets file (api-secrets, sql-key-secrets, sql-keys-revoked, sql-password), labelled with where its value in force comes from (file, environment, none) and the content's fingerprint (a scrypt of it, 16 hex digits, equal on replicas that hold the same content; empty with none).",
+    labels: ['file', 'source', 'fingerprint'],
+  },
+  secretKept: {
+    name: 'cube_dual_auth_secret_kept',
+    kind: 'gauge',
+    help: 'By secrets file: 1 while the file is kept at its last good content (invalid or vanished), else 0.',
+    labels: ['file'],
+  },
+  secretKeptSince: {
+    name: 'cube_dual_auth_secret_kept_since_seconds',
+    kind: 'gauge',
+    help: 'By secrets file: the Unix time since which the file is kept at its last good content; 0 while it is current.',
+    labels: ['file'],
+  },
+  secretGeneration: {
+    name: 'cube_dual_auth_secret_generation',
+    kind: 'gauge',
+    help: 'By secrets file: how many changes of it were applied since the hook started (0 at start).',
+    labels: ['file'],
   },
 } as const satisfies Readonly<Record<string, MetricSpec>>;
 

@@ -3,6 +3,7 @@
  * loaded; with metrics off nothing here is loaded past this file, and no listener is installed.
  */
 import type { ResolvedOptions } from '../config/options';
+import type { SecretStates } from '../config/secret-state';
 import type { AuthEventListener } from '../events';
 import { PROMETHEUS_CONTENT_TYPE, type GaugeName, type Sink } from './catalog';
 import { openTelemetrySink } from './open-telemetry';
@@ -50,12 +51,24 @@ function issuerLabels(options: ResolvedOptions): Map<string, string> {
 
 const monotonicSeconds = (): number => performance.now() / 1000;
 
+/** What a hook's metrics read besides its events. */
+export interface HookMetricsSetting {
+  /** Monotonic seconds, for the age of key sets. */
+  readonly clock?: () => number;
+  /** What each secrets file holds: its fingerprints are computed from the start of the metrics on. */
+  readonly secrets?: SecretStates;
+}
+
 /**
  * Starts a hook's metrics when its options turn them on (and its listener, with `metricsPort`); undefined when they
  * are off. Throws a `DualAuthConfigError` naming the port's or host's option when the listener cannot bind.
- * @param clock monotonic seconds, for the age of key sets
+ * @example
+ * const metrics = hookMetrics(resolved, { secrets: reload.states });
  */
-export function hookMetrics(options: ResolvedOptions, clock: () => number = monotonicSeconds): HookMetrics | undefined {
+export function hookMetrics(
+  options: ResolvedOptions,
+  { clock = monotonicSeconds, secrets }: HookMetricsSetting = {},
+): HookMetrics | undefined {
   const { metricsPort, metricsHost, names } = options;
   if (!options.metrics && metricsPort === undefined) return undefined;
   let listener: MetricsListener | undefined;
@@ -71,7 +84,9 @@ export function hookMetrics(options: ResolvedOptions, clock: () => number = mono
     issuers: issuerLabels(options),
     tokenCache: options.tokenCacheSize > 0,
     clock,
+    ...(secrets !== undefined && { secrets }),
   });
+  secrets?.computeFingerprints();
   recording.add(recorder);
   return {
     listener: recorder.listener,

@@ -1,4 +1,5 @@
 /** Events of one hook turned into the metrics of the catalog. */
+import type { SecretFileState } from '../config/secret-state';
 import type { AuthEvent, AuthEventListener } from '../events';
 import type { GaugeName, GaugeReading, RecordedName, Sink } from './catalog';
 
@@ -53,7 +54,18 @@ interface RecorderOptions {
   readonly tokenCache: boolean;
   /** Monotonic seconds, read for the age of key sets (tests move a fake one). */
   readonly clock: () => number;
+  /** What each secrets file holds (config/secret-state.ts), read when the metrics are collected. */
+  readonly secrets?: { readings(): readonly SecretFileState[] };
 }
+
+/** The gauges of the secrets files, by the state each reads. */
+const SECRET_GAUGES: Partial<Record<GaugeName, (state: SecretFileState) => GaugeReading | undefined>> = {
+  secretInForce: ({ file, source, fingerprint }) =>
+    fingerprint === undefined ? undefined : { labels: [file, source, fingerprint], value: 1 },
+  secretKept: ({ file, keptSince }) => ({ labels: [file], value: keptSince === undefined ? 0 : 1 }),
+  secretKeptSince: ({ file, keptSince }) => ({ labels: [file], value: keptSince ?? 0 }),
+  secretGeneration: ({ file, generation }) => ({ labels: [file], value: generation }),
+};
 
 const OUTCOME_OK = 'ok';
 /** The path label of a request that had no token, so no path was chosen. */
@@ -138,8 +150,13 @@ export class MetricsRecorder {
     }
   }
 
-  /** The gauge's readings for this hook's identity providers, read when the metrics are collected. */
+  /** The gauge's readings for this hook's identity providers or secrets files, read when the metrics are collected. */
   readings(metric: GaugeName): GaugeReading[] {
+    const secret = SECRET_GAUGES[metric];
+    if (secret !== undefined) {
+      const states = this.options.secrets?.readings() ?? [];
+      return states.flatMap((state) => secret(state) ?? []);
+    }
     const now = this.options.clock();
     return [...this.keySets].flatMap(([label, state]): GaugeReading[] => {
       if (metric === 'keySetKeys') return [{ labels: [label], value: state.keys }];

@@ -33,6 +33,7 @@ describe('the metrics catalog', () => {
     expect([...labels].sort()).toEqual([
       'code',
       'file',
+      'fingerprint',
       'issuer',
       'kind',
       'method',
@@ -41,6 +42,7 @@ describe('the metrics catalog', () => {
       'protocol',
       'reason',
       'result',
+      'source',
     ]);
   });
 });

@@ -61,7 +61,8 @@ describe('metrics through OpenTelemetry', () => {
     await checkAuth(service, token);
     await checkAuth({}, undefined).catch(() => undefined);
 
-    expect(await points()).toEqual({
+    const recorded = Object.entries(await points()).filter(([name]) => !name.startsWith('cube_dual_auth_secret_'));
+    expect(Object.fromEntries(recorded)).toEqual({
       'cube_dual_auth_requests{path="shared-secret",outcome="accepted"}': 2,
       'cube_dual_auth_requests{path="none",outcome="refused"}': 1,
       'cube_dual_auth_refusals{path="none",code="ERR_TOKEN_MISSING"}': 1,
@@ -72,6 +73,25 @@ describe('metrics through OpenTelemetry', () => {
     });
     const prometheus = await metrics.text();
     expect(prometheus).toMatch(/^cube_dual_auth_requests_total\{path="shared-secret",outcome="accepted"\} 2$/m);
+  });
+
+  it('reports what each secrets file holds, as the Prometheus side does', async () => {
+    // The API secret's fingerprint is a scrypt on the thread pool: its series comes once it is computed.
+    const inForce =
+      /^cube_dual_auth_secret_in_force\{file="api-secrets",source="environment",fingerprint="([0-9a-f]{16})"\} 1$/m;
+    let prometheus = await metrics.text();
+    while (!inForce.test(prometheus)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      prometheus = await metrics.text();
+    }
+    const fingerprint = inForce.exec(prometheus)?.[1];
+    expect(await points()).toMatchObject({
+      [`cube_dual_auth_secret_in_force{file="api-secrets",source="environment",fingerprint="${fingerprint}"}`]: 1,
+      'cube_dual_auth_secret_in_force{file="sql-password",source="none",fingerprint=""}': 1,
+      'cube_dual_auth_secret_kept{file="api-secrets"}': 0,
+      'cube_dual_auth_secret_kept_since_seconds{file="api-secrets"}': 0,
+      'cube_dual_auth_secret_generation{file="api-secrets"}': 0,
+    });
   });
 
   it("reports an identity provider's key set: its fetches, their duration, the keys held, and its gauges", async () => {
