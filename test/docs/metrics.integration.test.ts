@@ -54,11 +54,18 @@ const SCRAPED_WITHIN_MS = 30_000;
 const REPLICAS = 3;
 const service = { headers: { 'request-origin': 'embeddable' } };
 
-/** Polls `check` until it holds, or fails naming `what` after {@link SCRAPED_WITHIN_MS}. */
-async function eventually(what: string, check: () => Promise<boolean>, meanwhile?: () => Promise<unknown>) {
+/**
+ * Polls `check` until it holds, or fails naming `what` after {@link SCRAPED_WITHIN_MS}, with what `state` says then.
+ */
+async function eventually(
+  what: string,
+  check: () => Promise<boolean>,
+  { meanwhile, state }: { meanwhile?: () => Promise<unknown>; state?: () => Promise<unknown> } = {},
+) {
   const deadline = Date.now() + SCRAPED_WITHIN_MS;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${SCRAPED_WITHIN_MS} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${SCRAPED_WITHIN_MS} ms; then ${JSON.stringify(await state?.())}`);
     await meanwhile?.();
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -92,6 +99,15 @@ describe('deploy/prometheus and deploy/grafana, against a real Prometheus scrapi
   async function alerting(alert: string): Promise<Sample[]> {
     return prometheus.query(`ALERTS{alertname="${alert}"}`);
   }
+
+  /** What Prometheus and the replicas hold of api-secrets, for a failure's message. */
+  const secretsState = async () => ({
+    alerts: (await prometheus.query('ALERTS')).map(({ labels }) => labels),
+    held: await prometheus.query(
+      '{__name__=~"cube_dual_auth_secret_(in_force|kept|reloads_total)",file="api-secrets"}',
+    ),
+    logs: replicas.map((replica) => replica.output().slice(-400)),
+  });
 
   beforeAll(async () => {
     jwksServer = await startJwksServer(jwks(idpKey));
@@ -176,7 +192,7 @@ describe('deploy/prometheus and deploy/grafana, against a real Prometheus scrapi
     await eventually(
       'CubeDualAuthServiceTokensRefused',
       async () => (await alerting('CubeDualAuthServiceTokensRefused')).length > 0,
-      () => Promise.all(replicas.map((replica) => replica.checkAuth(service, signedWithAnother()))),
+      { meanwhile: () => Promise.all(replicas.map((replica) => replica.checkAuth(service, signedWithAnother()))) },
     );
     await eventually(
       'CubeDualAuthKeySetServedStale',
@@ -201,11 +217,15 @@ describe('deploy/prometheus and deploy/grafana, against a real Prometheus scrapi
     targets.push(`127.0.0.1:${fourthPort}`);
 
     const instances = (samples: Sample[]) => samples.map(({ labels }) => labels.instance).sort();
-    await eventually('the vanished file is kept on the three replicas', async () => {
-      const kept = await alerting('CubeDualAuthSecretKept');
-      const notApplied = await alerting('CubeDualAuthSecretNotApplied');
-      return instances(kept).length === REPLICAS && instances(notApplied).length === REPLICAS;
-    });
+    await eventually(
+      'the vanished file is kept on the three replicas',
+      async () => {
+        const kept = await alerting('CubeDualAuthSecretKept');
+        const notApplied = await alerting('CubeDualAuthSecretNotApplied');
+        return instances(kept).length === REPLICAS && instances(notApplied).length === REPLICAS;
+      },
+      { state: secretsState },
+    );
     expect(instances(await alerting('CubeDualAuthSecretKept'))).toEqual(targets.slice(0, REPLICAS).sort());
     expect((await alerting('CubeDualAuthSecretKept')).map(({ labels }) => labels.alertstate)).toEqual([
       'pending',
@@ -215,16 +235,21 @@ describe('deploy/prometheus and deploy/grafana, against a real Prometheus scrapi
     await eventually(
       'the fourth replica disagrees',
       async () => (await alerting('CubeDualAuthReplicasDisagree')).length > 0,
+      { state: secretsState },
     );
     expect((await alerting('CubeDualAuthReplicasDisagree')).map(({ labels }) => labels.file)).toEqual(['api-secrets']);
 
     writer.write(files);
-    await eventually('every alert of the secrets directory clears', async () => {
-      const left = await Promise.all(
-        ['CubeDualAuthSecretNotApplied', 'CubeDualAuthSecretKept', 'CubeDualAuthReplicasDisagree'].map(alerting),
-      );
-      return left.every((samples) => samples.length === 0);
-    });
+    await eventually(
+      'every alert of the secrets directory clears',
+      async () => {
+        const left = await Promise.all(
+          ['CubeDualAuthSecretNotApplied', 'CubeDualAuthSecretKept', 'CubeDualAuthReplicasDisagree'].map(alerting),
+        );
+        return left.every((samples) => samples.length === 0);
+      },
+      { state: secretsState },
+    );
     // The return to good content is counted as applied on each of the three, and the fourth took the file.
     const appliedAfter = await prometheus.query(
       'sum by (instance) (cube_dual_auth_secret_reloads_total{file="api-secrets",outcome="applied"})',
