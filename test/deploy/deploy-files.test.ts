@@ -8,11 +8,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { ENV_NAMES, OPTIONS } from '../../src/config/option-table';
 import { optionsFromEnv } from '../../src/config/env';
 import { resolveAtStart, SECRET_FILES } from '../../src/config/secrets-dir';
 import { DualAuthConfigError } from '../../src/errors';
+import { METRICS } from '../../src/metrics/catalog';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { randomSecret } from '../support/claims';
 import { runCli } from '../support/cli';
@@ -82,6 +83,15 @@ function only<T>(items: T[], what: string): T {
   expect(items, what).toHaveLength(1);
   return items[0] as T;
 }
+
+/** The series names the catalog's metrics are scraped as: a histogram's `_bucket`, `_sum` and `_count`. */
+const scraped = new Set(
+  Object.values(METRICS).flatMap(({ name, kind }) =>
+    kind === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name],
+  ),
+);
+/** The package's metric names an expression reads. */
+const metricsOf = (expr: string) => [...expr.matchAll(/\bcube_dual_auth_\w+/g)].map(([name]) => name);
 
 const variables = new Set(Object.values(OPTIONS).flatMap((spec) => spec.env));
 const secretFiles: string[] = Object.values(SECRET_FILES);
@@ -256,6 +266,7 @@ describe('deploy/grafana/cube-dual-auth.json', () => {
         expect(datasource.uid, panel.title).toBe('${datasource}');
         const selectors = [...expr.matchAll(/\b(cube_dual_auth_\w+)(\{[^}]*\})?/g)];
         expect(selectors.length, expr).toBeGreaterThan(0);
+        for (const name of metricsOf(expr)) expect(scraped, panel.title).toContain(name);
         for (const [whole, , labels] of selectors) expect(labels ?? '', whole).toMatch(/^\{job=~"\$job"/);
       }
     }
@@ -285,5 +296,50 @@ describe('deploy/grafana/cube-dual-auth.json', () => {
       'cube_dual_auth_sql_refusals_total',
     ])
       expect(queried).toContain(shown);
+  });
+});
+
+describe('deploy/prometheus', () => {
+  interface Rule {
+    readonly alert: string;
+    readonly expr: string;
+    readonly for?: string;
+    readonly labels: { severity: string };
+    readonly annotations: { summary: string; description?: string };
+  }
+  const read = (file: string) => readFileSync(join(root, 'deploy', 'prometheus', file), 'utf8');
+  const rules = (parse(read('cube-dual-auth.rules.yml')) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap(
+    (group) => group.rules,
+  );
+  const tests = parse(read('cube-dual-auth.rules.test.yml')) as {
+    rule_files: string[];
+    tests: Array<{ alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }> }>;
+  };
+
+  it('has alerts on metrics of the catalog, each with a severity and a summary', () => {
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect(rule.alert).toMatch(/^CubeDualAuth[A-Z]\w+$/);
+      expect(['warning', 'critical'], rule.alert).toContain(rule.labels.severity);
+      expect(rule.annotations.summary, rule.alert).toBeTruthy();
+      expect(metricsOf(rule.expr).length, rule.alert).toBeGreaterThan(0);
+      for (const name of metricsOf(rule.expr)) expect(scraped, rule.alert).toContain(name);
+    }
+  });
+
+  it('has unit tests of its own rules file in which every alert fires once and is quiet once', () => {
+    expect(tests.rule_files).toEqual(['cube-dual-auth.rules.yml']);
+    const cases = tests.tests.flatMap((test) => test.alert_rule_test);
+    for (const { alert } of rules) {
+      const own = cases.filter(({ alertname }) => alertname === alert);
+      expect(
+        own.some(({ exp_alerts }) => exp_alerts.length > 0),
+        `${alert} fires`,
+      ).toBe(true);
+      expect(
+        own.some(({ exp_alerts }) => exp_alerts.length === 0),
+        `${alert} is quiet`,
+      ).toBe(true);
+    }
   });
 });
