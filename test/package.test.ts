@@ -145,7 +145,7 @@ describe('the published package', () => {
     expect(load('cube-dual-auth').requireExports.filter((name) => service.requireExports.includes(name))).toEqual([]);
   });
 
-  it('packs exactly the intended files: dist, the docs, README, LICENSE, CHANGELOG and SECURITY', () => {
+  it('packs exactly the intended files: dist, the docs, the operations files of deploy/, README, LICENSE, CHANGELOG and SECURITY', () => {
     const files = packedFiles();
     const compiled = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
@@ -158,11 +158,15 @@ describe('the published package', () => {
       ...Object.values<string>(manifest.bin).map((f) => f.replace(/^\.\//, '')),
     ];
     const docs = readdirSync(join(root, 'docs')).map((f) => `docs/${f}`);
+    const deploy = readdirSync(join(root, 'deploy'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).split(sep).join('/'));
     const intended = [
       ...new Set([
         ...compiled,
         ...named,
         ...docs,
+        ...deploy,
         'README.md',
         'LICENSE',
         'CHANGELOG.md',
@@ -171,6 +175,18 @@ describe('the published package', () => {
       ]),
     ];
     expect(docs.filter((f) => !f.endsWith('.md'))).toEqual([]);
+    // The operations files docs/deploying.md, docs/rotation.md and docs/metrics.md point at.
+    expect(deploy).toEqual(
+      expect.arrayContaining([
+        'deploy/prometheus/cube-dual-auth.rules.yml',
+        'deploy/prometheus/cube-dual-auth.rules.test.yml',
+        'deploy/grafana/cube-dual-auth.json',
+        'deploy/kubernetes/deployment.yaml',
+        'deploy/kubernetes/secret.yaml',
+        'deploy/kubernetes/service.yaml',
+        'deploy/compose.yaml',
+      ]),
+    );
     expect(named).toEqual(
       expect.arrayContaining(['dist/service/index.mjs', 'dist/service/index.d.mts', 'dist/cli/main.js']),
     );

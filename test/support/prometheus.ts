@@ -26,8 +26,18 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
+export interface PrometheusSettings {
+  /** How often each target is scraped, and the rules evaluated; default 1 s. */
+  readonly scrapeSeconds?: number;
+  /** Rule files to load (absolute paths), evaluated every `scrapeSeconds`: their alerts show in `ALERTS`. */
+  readonly ruleFiles?: readonly string[];
+}
+
 /** Starts Prometheus scraping `targets` (host:port, path /metrics) every `scrapeSeconds`; resolves once it is ready. */
-export async function startPrometheus(targets: readonly string[], scrapeSeconds = 1): Promise<RunningPrometheus> {
+export async function startPrometheus(
+  targets: readonly string[],
+  { scrapeSeconds = 1, ruleFiles = [] }: PrometheusSettings = {},
+): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'cda-prometheus-'));
   const config = join(dir, 'prometheus.yml');
   writeFileSync(
@@ -36,6 +46,8 @@ export async function startPrometheus(targets: readonly string[], scrapeSeconds 
       'global:',
       `  scrape_interval: ${scrapeSeconds}s`,
       `  scrape_timeout: ${scrapeSeconds}s`,
+      `  evaluation_interval: ${scrapeSeconds}s`,
+      ...(ruleFiles.length === 0 ? [] : ['rule_files:', ...ruleFiles.map((file) => `  - ${JSON.stringify(file)}`)]),
       'scrape_configs:',
       '  - job_name: cube',
       '    static_configs:',
