@@ -203,7 +203,8 @@ async function verifyWith(
 }
 
 /**
- * Judges `token` as the hook configured from `env` (a deployment's: config/deployment.ts) would, and reports it as `verify` does (also for `access`);
+ * Judges `token` as the hook configured from `env` (a deployment's: config/deployment.ts) would, and reports it as
+ * `verify` does (also for `access`);
  * a configuration error is reported as the verdict, never thrown. `origin` is as {@link VerifyRequest} takes it.
  */
 export async function verifyToken(

@@ -1,7 +1,6 @@
 /**
- * How a token writes the value of its tenant or groups claim (docs/authorization.md#claim-formats): as JSON values
- * (`array`), as a string holding JSON (`json`, Cognito's custom attributes), or as a space-separated string (`space`,
- * OAuth's `scope`). Declared per identity provider; a value not in the declared format refuses the token.
+ * How a token writes its tenant or groups claim (docs/authorization.md#claim-formats): JSON values (`array`), a string
+ * holding JSON (`json`, Cognito), or a space-separated string (`space`, OAuth's `scope`). Declared per provider.
  */
 import type { Fail } from './option-checks';
 
@@ -11,10 +10,7 @@ export const CLAIM_FORMATS = ['array', 'json', 'space'] as const;
 /** How a claim's value is written. */
 export type ClaimFormat = (typeof CLAIM_FORMATS)[number];
 
-/**
- * The longest claim text parsed as JSON or split into names: a claim is a few group names, and a token's whole header
- * line is a few kilobytes behind most proxies, so a longer one is no claim an identity provider wrote.
- */
+/** The longest claim text read as JSON or names: a claim is a few names, a header line a few KB behind proxies. */
 export const MAX_CLAIM_TEXT_CHARS = 8192;
 
 /** Checks a configured format (any case): one of {@link CLAIM_FORMATS}. */
@@ -38,7 +34,6 @@ function boundedText(value: unknown): DecodedClaim {
 /**
  * Reads a claim's value in its declared format: `array` leaves it as it is; `json` parses a string into a list or a
  * string; `space` splits a string at white space into a list (an empty string: an empty list).
- *
  * @example
  * ```ts
  * decodeClaim('["analyst","admin"]', 'json'); // { value: ['analyst', 'admin'] }
@@ -69,7 +64,6 @@ export function decodeClaim(value: unknown, format: ClaimFormat): DecodedClaim {
 /**
  * Reads a tenant claim's value in its declared format: as {@link decodeClaim}, and a list of one name that `json` or
  * `space` makes is that one tenant (a list of several stays a list, which no tenant is).
- *
  * @example
  * ```ts
  * decodeTenant('acme', 'space'); // { value: 'acme' }

@@ -47,7 +47,6 @@ export interface UnusableSecretFile {
 export interface SecretsOfDeployment {
   /** The API secrets in the order the hook tries them; the first signs (unless only additional ones are set). */
   readonly apiSecrets: readonly ApiSecret[];
-  /** The SQL key secrets, the first signing. */
   readonly sqlKeySecrets: readonly ApiSecret[];
   readonly sqlPassword: ApiSecret | undefined;
   /** Unusable files: what they replace is not known here (the running Cube keeps its last good content). */

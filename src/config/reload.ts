@@ -28,10 +28,7 @@ import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 /** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
 const EVENT_BURST_MS = 50;
 
-/**
- * A changed file is acted on once two reads this far apart agree on its content, inode, size and modification time:
- * a file still being written in place is never in force half-written (docs/rotation.md#only-a-whole-file-is-applied).
- */
+/** A change is acted on once two reads this far apart agree: never half-written (docs/rotation.md#only-a-whole-file-is-applied). */
 export const SECRETS_SETTLE_MS = 500;
 
 /** How often the directory itself is checked: removed, replaced or mounted over, the new one is watched. */
@@ -74,10 +71,7 @@ function signatureOf(reading: SecretFileReading): string {
 const stampOf = (reading: SecretFileReading): string =>
   `${reading.state === 'absent' ? '' : (reading.identity ?? '')}|${signatureOf(reading)}`;
 
-/**
- * The directory's device, inode and birth time, which a removal, a replacement or a mount over it changes (a new
- * directory often reuses the inode number of the one removed); undefined if gone.
- */
+/** The directory's device, inode and birth time (a new directory often reuses the old inode); undefined if gone. */
 function directoryIdentity(dir: string): string | undefined {
   try {
     const stats = statSync(dir);
@@ -178,10 +172,7 @@ export class SecretsReload {
     }
   }
 
-  /**
-   * Watches the directory (Kubernetes swaps `..data`), checks every {@link DIRECTORY_CHECK_MS} that it is still the one
-   * watched, and polls every `pollMs`; keeps no process alive.
-   */
+  /** Watches the directory (Kubernetes swaps `..data`), and that it stays the one watched; polls; no process kept. */
   watch(onEvent: AuthEventListener | undefined, pollMs: number): void {
     this.onEvent = onEvent;
     this.keepWatching();

@@ -47,7 +47,8 @@ function sqlKeySecretKeys(
   names: OptionNames,
 ): readonly KeyObject[] {
   const playground = process.env[PLAYGROUND_SECRET]?.trim();
-  // A set, not a list: two files of 64 KiB hold a thousand secrets each (docs/performance.md#a-reload-blocks-the-event-loop-for).
+  // A set, not a list: two files of 64 KiB hold a thousand secrets each
+  // (docs/performance.md#a-reload-blocks-the-event-loop-for).
   const api = new Set(apiSecrets);
   secrets.forEach((secret, i) => {
     const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';

@@ -12,7 +12,7 @@ export interface Revocations {
 
 /** An ISO-8601 time with a date, a time and a zone: a moment everyone reads the same, whatever the server's zone. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-/** A user name as written: bare when it holds no space and starts with no quote, else a JSON string in double quotes. */
+/** A user name as written: bare when it holds no space and starts with no quote, else a JSON string in quotes. */
 const USER_ENTRY = /^user\s+("(?:[^"\\]|\\.)*"|[^\s"]\S*)\s+before\s+(\S+)$/;
 /** What a user name never holds, quoted or not: control characters and line separators. */
 const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029]/u;
@@ -54,7 +54,7 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
   return { ids, users, size: value.length };
 }
 
-/** The user name of an entry: as written, or the JSON string it is in quotes; never empty, never a control character. */
+/** The user name of an entry: as written, or the JSON string in its quotes; never empty, no control character. */
 function userName(written: string, fail: Fail): string {
   let name: unknown = written;
   if (written.startsWith('"')) {

@@ -8,8 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Sta
 export const MAX_SECRET_FILE_BYTES = 65_536;
 
 /**
- * A FIFO opened for reading without O_NONBLOCK waits for a writer, and a terminal must not become ours: the open returns
- * at once whatever the path names (O_NONBLOCK does nothing to a regular file's reads).
+ * A FIFO opened for reading without O_NONBLOCK waits for a writer, and a terminal must not become ours: the open
+ * returns at once whatever the path names (O_NONBLOCK does nothing to a regular file's reads).
  */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 

@@ -1,7 +1,8 @@
 /**
  * What the data model asks of `cube.js`, read from its files as text (never run): whether it reads `COMPILE_CONTEXT`,
  * which Cube evaluates once per app id (and refuses without `contextToAppId`), and which files hold access policies by
- * group, matched on Cube 1.x through `contextToGroups`, or by `role`, which Cube 1.7 no longer compiles. `securityContext` in SQL and access policies is compiled into
+ * group, matched on Cube 1.x through `contextToGroups`, or by `role`, which Cube 1.7 no longer compiles.
+ * `securityContext` in SQL and access policies is compiled into
  * functions of each query's context, so it needs neither (docs/cli-output.md, "How doctor reads the data model").
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

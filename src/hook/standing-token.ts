@@ -1,4 +1,4 @@
-/** Standing service credentials, the service's Cube Core connection (docs/embeddable.md): known by shape, not trusted. */
+/** Standing service credentials, the service's Cube Core connection (docs/embeddable.md): known by shape. */
 import { createHash, randomBytes } from 'node:crypto';
 import { SHARED_SECRET_ALGORITHM } from '../algorithms';
 import { emit, type AuthEventListener, type StandingTokenKind } from '../events';
@@ -55,7 +55,7 @@ export function standingKindOf(payload: Readonly<Record<string, unknown>>): Stan
 /** Distinct standing tokens remembered, so that each is logged once: a bound no caller can grow past. */
 const MAX_REMEMBERED = 1_000;
 
-/** Logs and tells each distinct standing token once, by a digest of it; past {@link MAX_REMEMBERED}, forgets the oldest. */
+/** Logs and tells each distinct standing token once, by a digest; past {@link MAX_REMEMBERED}, forgets the oldest. */
 export class StandingTokenWatch {
   private readonly seen = new Set<string>();
 

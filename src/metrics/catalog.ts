@@ -1,6 +1,7 @@
 /**
  * Every metric the hook records, described once: the Prometheus and the OpenTelemetry side create their instruments
- * from this table, and the table of docs/metrics.md lists the same rows (test/metrics/catalog.test.ts holds them together).
+ * from this table, and the table of docs/metrics.md lists the same rows (test/metrics/catalog.test.ts holds them
+ * together).
  * Labels take only values the operator configured or the package defines (paths, outcomes, rejection codes,
  * configured issuers): nothing read from a token ever becomes one, so no caller can add a series. A secrets file's
  * fingerprint is one series per file, read from the operator's own files.
