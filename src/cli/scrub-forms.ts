@@ -1,0 +1,155 @@
+/**
+ * How the scrubber finds a held value in printed text in any form a service or a Cube may echo it (docs/cli.md,
+ * "Faults and limits"): text and value are both read as a skeleton (white space and its escapes left out, `%XX`
+ * decoded, ASCII folded to lower case), and every 16-character window of a value's skeleton is looked up in one map,
+ * so the work is one lookup per character of text however many values are held.
+ */
+
+/** Windows this long are looked up; a value's part this long or longer is found wherever it is printed. */
+export const WINDOW = 16;
+
+/** Printed text as matching reads it: its characters kept, and where each came from in the text. */
+interface Skeleton {
+  readonly text: string;
+  /** For each character kept, the index in the text where it starts, and where it ends. */
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+}
+
+const HEX = /^[0-9a-f]{2}$/i;
+/** `\u0009` to `\u000d` and `\u0020`, as JSON and terminal-text.ts escape white space. */
+const ESCAPED_SPACE = /^u00(?:0[9a-d]|20)$/i;
+
+const isSpace = (code: number): boolean => code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0;
+const fold = (code: number): number => (code >= 0x41 && code <= 0x5a ? code + 0x20 : code);
+
+/** How many characters of `text` from `i` are an escaped white space (`\n`, `\\n`, `\u000a`...); 0 if none. */
+function escapedSpaceAt(text: string, i: number): number {
+  let j = i;
+  while (text.charCodeAt(j) === 0x5c) j++;
+  const next = text[j];
+  if (next === 'n' || next === 'r' || next === 't') return j + 1 - i;
+  return next === 'u' && ESCAPED_SPACE.test(text.slice(j, j + 5)) ? j + 5 - i : 0;
+}
+
+/** The skeleton of `text`, in one pass. */
+function skeletonOf(text: string): Skeleton {
+  const codes: number[] = [];
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
+  for (let i = 0; i < text.length; ) {
+    let code = text.charCodeAt(i);
+    let width = 1;
+    if (code === 0x5c) {
+      const escaped = escapedSpaceAt(text, i);
+      if (escaped > 0) {
+        i += escaped;
+        continue;
+      }
+    } else if (code === 0x25 && HEX.test(text.slice(i + 1, i + 3))) {
+      const decoded = parseInt(text.slice(i + 1, i + 3), 16);
+      // Beyond ASCII a byte is part of a UTF-8 sequence: the value's URL-encoded form is held for that.
+      if (decoded < 0x80) [code, width] = [decoded, 3];
+    }
+    if (!isSpace(code)) {
+      start[codes.length] = i;
+      end[codes.length] = i + width;
+      codes.push(fold(code));
+    }
+    i += width;
+  }
+  let kept = '';
+  // In slices: String.fromCharCode takes its arguments on the stack.
+  for (let i = 0; i < codes.length; i += 8192) kept += String.fromCharCode(...codes.slice(i, i + 8192));
+  return { text: kept, start, end };
+}
+
+/** The base64 of `bytes` at each of the three alignments in a longer text: only the characters they alone decide. */
+function base64Cores(bytes: Buffer): string[] {
+  return [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    // A last group that is not whole shares its last character with what follows.
+    const last = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    return encoded.slice([0, 2, 3][offset], last);
+  });
+}
+
+/** A value's encodings a service may echo: base64 and base64url at every alignment, hex, URL-encoding. */
+export function encodedForms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const base64 = base64Cores(bytes);
+  const forms = [...base64, ...base64.map((core) => core.replace(/\+/g, '-').replace(/\//g, '_'))];
+  forms.push(bytes.toString('hex'), encodeURIComponent(value));
+  return [...new Set(forms)].filter((form) => form !== value);
+}
+
+/** A part of the text to mask, by index, and what it is shown as. */
+export interface Found {
+  readonly start: number;
+  readonly end: number;
+  readonly shownAs: string;
+}
+
+interface Entry {
+  readonly shownAs: string;
+  /** A value found only whole: its skeleton, which starts with the window. */
+  readonly whole?: string;
+}
+
+/**
+ * Held forms, by the skeleton windows that find them.
+ * @example `index.add('s3cr3t…', { shownAs: '[secret]', parts: true })`, then `index.find(text)`
+ */
+export class FormIndex {
+  private readonly windows = new Map<string, Entry[]>();
+  /** Forms shorter than a window, found whole by search. */
+  private readonly short = new Map<string, string>();
+
+  /** Holds `form`: whole, and with `parts` each part of {@link WINDOW} characters or more. */
+  add(form: string, { shownAs, parts, minLength }: { shownAs: string; parts: boolean; minLength: number }): void {
+    const kept = skeletonOf(form).text;
+    if (kept.length < minLength) return;
+    if (kept.length < WINDOW) {
+      if (!this.short.has(kept)) this.short.set(kept, shownAs);
+      return;
+    }
+    const entry: Entry = parts ? { shownAs } : { shownAs, whole: kept };
+    const keys = parts ? kept.length - WINDOW + 1 : 1;
+    for (let i = 0; i < keys; i++) {
+      const key = kept.slice(i, i + WINDOW);
+      const entries = this.windows.get(key);
+      if (entries === undefined) this.windows.set(key, [entry]);
+      else if (!entries.some((held) => held.whole === entry.whole)) entries.push(entry);
+    }
+  }
+
+  /** The parts of `text` that hold a held form, by index in `text`, overlapping ones merged, in order. */
+  find(text: string): Found[] {
+    if (this.windows.size === 0 && this.short.size === 0) return [];
+    const skeleton = skeletonOf(text);
+    const kept = skeleton.text;
+    const spans: { start: number; end: number; shownAs: string }[] = [];
+    for (let i = 0; i + WINDOW <= kept.length; i++) {
+      const entries = this.windows.get(kept.slice(i, i + WINDOW));
+      if (entries === undefined) continue;
+      for (const { shownAs, whole } of entries)
+        if (whole === undefined) spans.push({ start: i, end: i + WINDOW, shownAs });
+        else if (kept.startsWith(whole, i)) spans.push({ start: i, end: i + whole.length, shownAs });
+    }
+    for (const [form, shownAs] of this.short)
+      for (let at = kept.indexOf(form); at !== -1; at = kept.indexOf(form, at + 1))
+        spans.push({ start: at, end: at + form.length, shownAs });
+    spans.sort((a, b) => a.start - b.start);
+    const merged: { start: number; end: number; shownAs: string }[] = [];
+    for (const span of spans) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && span.start < last.end) last.end = Math.max(last.end, span.end);
+      else merged.push({ ...span });
+    }
+    return merged.map(({ start, end, shownAs }) => ({
+      start: skeleton.start[start] as number,
+      end: skeleton.end[end - 1] as number,
+      shownAs,
+    }));
+  }
+}
