@@ -37,7 +37,7 @@ function skeletonOf(text: string): Skeleton {
   const codes: number[] = [];
   const start = new Int32Array(text.length);
   const end = new Int32Array(text.length);
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let code = text.charCodeAt(i);
     let width = 1;
     if (code === 0x5c) {
@@ -67,7 +67,9 @@ function skeletonOf(text: string): Skeleton {
 /** The base64 of `bytes` at each of the three alignments in a longer text: only the characters they alone decide. */
 function base64Cores(bytes: Buffer): string[] {
   return [0, 1, 2].map((offset) => {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     // A last group that is not whole shares its last character with what follows.
     const last = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
     return encoded.slice([0, 2, 3][offset], last);
