@@ -8,7 +8,7 @@ import { providerVersion } from '../../service/validate';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
 import { plural } from '../format';
-import { DEFAULT_TIMEOUT_MS, SERVICE_TOKEN_SECONDS, parseClaims, parseOrigin, signServiceToken } from '../cube-call';
+import { DEFAULT_TIMEOUT_MS, mintServiceToken, parseClaims, parseOrigin } from '../cube-call';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO } from '../io';
 import { askServiceToken, type CheckResult } from '../probe/checks';
 import { apiBaseUrl } from '../probe/target';
@@ -21,6 +21,8 @@ import {
   tokenLifetime,
   type TokenLifetime,
 } from './inputs';
+import { askWithRandomSecret, doesNotJudge, unanswered } from './negative-control';
+import { mayHaveArrived, unknownOutcome } from './unanswered-update';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
 
 const COMMAND = 'provider rotate-secret';
@@ -88,7 +90,6 @@ async function versionToSend(client: EmbeddableClient, rotation: Rotation): Prom
  * connection of its own (probe closes each), all within `timeoutMs`; the first refusal ends it.
  */
 async function askInARow(rotation: Rotation, secret: string, io: CliIO, clock: Clock, timeoutMs: number) {
-  const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
   const end = clock.now() + timeoutMs;
   let check: CheckResult | undefined;
   for (let asked = 0; asked < rotation.replicas && (check === undefined || check.verdict === 'PASS'); asked++) {
@@ -98,7 +99,7 @@ async function askInARow(rotation: Rotation, secret: string, io: CliIO, clock: C
       timeoutMs: Math.max(1, Math.floor(end - clock.now())),
       env: io.env,
       now: () => clock.now(),
-      serviceToken: signServiceToken(secret, rotation.claims, expiresIn),
+      serviceToken: mintServiceToken(secret, rotation.claims, io),
     });
   }
   return check as CheckResult;
@@ -161,6 +162,8 @@ interface Asked {
   readonly cube: string;
   readonly attempts: number;
   readonly check: CheckResult;
+  /** The Cube's answer to a service token signed with a random secret (negative-control.ts). */
+  readonly control: CheckResult;
 }
 
 function neverAccepted(rotation: Rotation, waited: WaitOutcome<CheckResult>, asked: Asked, io: CliIO, output: Output) {
@@ -172,6 +175,13 @@ new secret within ${seconds(rotation.waitMs)} (${plural(waited.attempts, 'attemp
 Nothing was changed at the service. Add the new secret to ${SECRET_LISTS} on every replica, then run this again.\n`,
   );
   return EXIT_REFUSED;
+}
+
+/** The stop when the URL accepted a token of a random secret: `--json` says so too; exit 1. */
+function refuseControl(rotation: Rotation, control: CheckResult, io: CliIO, output: Output): number {
+  const judged = { name: rotation.name, cube: rotation.base.href, control, judgesTokens: false };
+  output.result({ ...judged, accepted: false, dryRun: rotation.dryRun, updated: false }, () => '');
+  return doesNotJudge(rotation, control, io, COMMAND);
 }
 
 /** Sends the new secret to the service, then prints the last step; exit 1 when the service refuses. */
@@ -186,6 +196,7 @@ async function update(
   } catch (error) {
     if (!(error instanceof EmbeddableError)) throw error;
     const status = output.refused(COMMAND, error);
+    if (mayHaveArrived(error)) return unknownOutcome(rotation.name, SECRET_LISTS, io);
     io.stderr.write(
       `The Cube accepts the new secret, but the service still signs with the old one: keep both in ${SECRET_LISTS}.\n`,
     );
@@ -217,8 +228,20 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
     values,
     async (client, output) => {
       const version = await versionToSend(client, rotation);
+      const ask = { ...rotation, clock };
+      let control = await askWithRandomSecret(ask, io);
+      if (control.verdict === 'PASS') return void (status = refuseControl(rotation, control, io, output));
       const waited = await waitForCube(rotation, secret, io, clock);
-      const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
+      // A Cube that did not answer at first is asked again once it does: before anything changes.
+      if (waited.accepted && unanswered(control)) control = await askWithRandomSecret(ask, io);
+      if (control.verdict === 'PASS') return void (status = refuseControl(rotation, control, io, output));
+      const asked = {
+        name: rotation.name,
+        cube: rotation.base.href,
+        attempts: waited.attempts,
+        check: waited.last,
+        control,
+      };
       if (!waited.accepted) status = neverAccepted(rotation, waited, asked, io, output);
       else if (!rotation.dryRun)
         status = await update(rotation, { client, output, io, clock }, { secret, version, asked });
