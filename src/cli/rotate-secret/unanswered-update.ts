@@ -22,7 +22,8 @@ function causeCode(error: EmbeddableNetworkError): unknown {
  */
 export function mayHaveArrived(error: EmbeddableError): boolean {
   if (!(error instanceof EmbeddableNetworkError)) return false;
-  return error.code === 'ERR_TIMEOUT' || !NOT_CONNECTED.has(causeCode(error) as string);
+  // A timeout's cause is the abort, which names no failed connection.
+  return !NOT_CONNECTED.has(causeCode(error) as string);
 }
 
 /** What the operator is told after the service's error line: look, keep both secrets; exit {@link EXIT_UNKNOWN}. */
