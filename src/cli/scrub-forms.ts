@@ -76,13 +76,37 @@ function base64Cores(bytes: Buffer): string[] {
   });
 }
 
+/** An encoding of a value, and how many characters of the encoding around it it shares (a base64 group's). */
+export interface EncodedForm {
+  readonly form: string;
+  readonly spill: number;
+}
+
 /** A value's encodings a service may echo: base64 and base64url at every alignment, hex, URL-encoding. */
-export function encodedForms(value: string): string[] {
+export function encodedForms(value: string): EncodedForm[] {
   const bytes = Buffer.from(value, 'utf8');
   const base64 = base64Cores(bytes);
-  const forms = [...base64, ...base64.map((core) => core.replace(/\+/g, '-').replace(/\//g, '_'))];
-  forms.push(bytes.toString('hex'), encodeURIComponent(value));
-  return [...new Set(forms)].filter((form) => form !== value);
+  const cores = [...base64, ...base64.map((core) => core.replace(/\+/g, '-').replace(/\//g, '_'))];
+  const forms = [...new Set(cores)].map((form) => ({ form, spill: BASE64_SPILL }));
+  for (const form of new Set([bytes.toString('hex'), encodeURIComponent(value)]))
+    if (form !== value) forms.push({ form, spill: 0 });
+  return forms;
+}
+
+/** Characters of a base64 text next to a value's core that still hold bits of it: the group's rest, its padding. */
+const BASE64_SPILL = 3;
+/** The base64 and base64url alphabets and padding, folded to lower case as the skeleton is. */
+const BASE64_CHAR = /[a-z0-9+/=_-]/;
+
+/** `start` and `end` widened by up to `spill` base64 characters each way, next to each other in the text. */
+function widened(skeleton: Skeleton, start: number, end: number, spill: number): { start: number; end: number } {
+  const { text: kept } = skeleton;
+  const joined = (i: number): boolean => skeleton.end[i - 1] === skeleton.start[i] && BASE64_CHAR.test(kept[i] ?? '');
+  let from = start;
+  let to = end;
+  while (from > start - spill && from > 0 && joined(from) && BASE64_CHAR.test(kept[from - 1] as string)) from--;
+  while (to < end + spill && to < kept.length && to > 0 && joined(to)) to++;
+  return { start: from, end: to };
 }
 
 /** A part of the text to mask, by index, and what it is shown as. */
@@ -94,8 +118,17 @@ export interface Found {
 
 interface Entry {
   readonly shownAs: string;
+  readonly spill: number;
   /** A value found only whole: its skeleton, which starts with the window. */
   readonly whole?: string;
+}
+
+/** How a form is held: what it is shown as, whether its parts count, its least length, its {@link EncodedForm.spill}. */
+interface HoldOptions {
+  readonly shownAs: string;
+  readonly parts: boolean;
+  readonly minLength: number;
+  readonly spill?: number;
 }
 
 /**
@@ -108,14 +141,14 @@ export class FormIndex {
   private readonly short = new Map<string, string>();
 
   /** Holds `form`: whole, and with `parts` each part of {@link WINDOW} characters or more. */
-  add(form: string, { shownAs, parts, minLength }: { shownAs: string; parts: boolean; minLength: number }): void {
+  add(form: string, { shownAs, parts, minLength, spill = 0 }: HoldOptions): void {
     const kept = skeletonOf(form).text;
     if (kept.length < minLength) return;
     if (kept.length < WINDOW) {
       if (!this.short.has(kept)) this.short.set(kept, shownAs);
       return;
     }
-    const entry: Entry = parts ? { shownAs } : { shownAs, whole: kept };
+    const entry: Entry = parts ? { shownAs, spill } : { shownAs, spill, whole: kept };
     const keys = parts ? kept.length - WINDOW + 1 : 1;
     for (let i = 0; i < keys; i++) {
       const key = kept.slice(i, i + WINDOW);
@@ -134,9 +167,11 @@ export class FormIndex {
     for (let i = 0; i + WINDOW <= kept.length; i++) {
       const entries = this.windows.get(kept.slice(i, i + WINDOW));
       if (entries === undefined) continue;
-      for (const { shownAs, whole } of entries)
-        if (whole === undefined) spans.push({ start: i, end: i + WINDOW, shownAs });
-        else if (kept.startsWith(whole, i)) spans.push({ start: i, end: i + whole.length, shownAs });
+      for (const { shownAs, whole, spill } of entries) {
+        if (whole !== undefined && !kept.startsWith(whole, i)) continue;
+        const end = whole === undefined ? i + WINDOW : i + whole.length;
+        spans.push({ ...widened(skeleton, i, end, spill), shownAs });
+      }
     }
     for (const [form, shownAs] of this.short)
       for (let at = kept.indexOf(form); at !== -1; at = kept.indexOf(form, at + 1))

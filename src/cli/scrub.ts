@@ -76,7 +76,8 @@ export class Scrubber {
     this.held.add(`${shownAs}${parts}${value}`);
     const inParts = parts && value.length <= MAX_PARTS_LENGTH;
     for (const form of printedForms(value)) this.index.add(form, { shownAs, parts: inParts, minLength });
-    for (const form of encodedForms(value)) this.index.add(form, { shownAs, parts: inParts, minLength: WINDOW });
+    for (const { form, spill } of encodedForms(value))
+      this.index.add(form, { shownAs, parts: inParts, minLength: WINDOW, spill });
   }
 
   /** Holds a token (a JWS): whole, and each of its header, payload and signature, each whole in any form. */
