@@ -76,6 +76,12 @@ function base64Cores(bytes: Buffer): string[] {
   });
 }
 
+/**
+ * Windows held at most, about 14 MB: past them a value is held whole only. The secrets in force are held first; a
+ * token takes some 1,500 (its forms), so a command's first 60 or so tokens are held in parts too.
+ */
+const MAX_WINDOWS = 100_000;
+
 /** An encoding of a value, and how many characters of the encoding around it it shares (a base64 group's). */
 export interface EncodedForm {
   readonly form: string;
@@ -140,7 +146,7 @@ export class FormIndex {
   /** Forms shorter than a window, found whole by search. */
   private readonly short = new Map<string, string>();
 
-  /** Holds `form`: whole, and with `parts` each part of {@link WINDOW} characters or more. */
+  /** Holds `form`: whole, and with `parts` (while under {@link MAX_WINDOWS}) each part of {@link WINDOW} or more. */
   add(form: string, { shownAs, parts, minLength, spill = 0 }: HoldOptions): void {
     const kept = skeletonOf(form).text;
     if (kept.length < minLength) return;
@@ -148,8 +154,9 @@ export class FormIndex {
       if (!this.short.has(kept)) this.short.set(kept, shownAs);
       return;
     }
-    const entry: Entry = parts ? { shownAs, spill } : { shownAs, spill, whole: kept };
-    const keys = parts ? kept.length - WINDOW + 1 : 1;
+    const inParts = parts && this.windows.size < MAX_WINDOWS;
+    const entry: Entry = inParts ? { shownAs, spill } : { shownAs, spill, whole: kept };
+    const keys = inParts ? kept.length - WINDOW + 1 : 1;
     for (let i = 0; i < keys; i++) {
       const key = kept.slice(i, i + WINDOW);
       const entries = this.windows.get(key);

@@ -80,11 +80,11 @@ export class Scrubber {
       this.index.add(form, { shownAs, parts: inParts, minLength: WINDOW, spill });
   }
 
-  /** Holds a token (a JWS): whole, and each of its header, payload and signature, each whole in any form. */
+  /** Holds a token (a JWS): whole, each of its header, payload and signature, and any part of 16 characters or more. */
   holdToken(token: string): void {
     const whole = token.trim();
-    this.hold(whole, { shownAs: TOKEN, minLength: MIN_SECRET_LENGTH, parts: false });
-    for (const part of whole.split('.')) this.hold(part, { shownAs: TOKEN, minLength: MIN_PART_LENGTH, parts: false });
+    this.hold(whole, { shownAs: TOKEN, minLength: MIN_SECRET_LENGTH, parts: true });
+    for (const part of whole.split('.')) this.hold(part, { shownAs: TOKEN, minLength: MIN_PART_LENGTH, parts: true });
   }
 
   /** Holds a secret in force: whole, each item of a comma-separated list, and any part of 16 characters or more. */
