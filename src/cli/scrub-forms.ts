@@ -11,12 +11,19 @@ export const WINDOW = 16;
 /** Printed text as matching reads it: its characters kept, and where each came from in the text. */
 interface Skeleton {
   readonly text: string;
+  /** The characters kept, as codes. */
+  readonly codes: Uint16Array;
   /** For each character kept, the index in the text where it starts, and where it ends. */
   readonly start: Int32Array;
   readonly end: Int32Array;
 }
 
-const HEX = /^[0-9a-f]{2}$/i;
+/** The value of a hexadecimal digit's code, or -1. */
+function hexDigit(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
 /** `\u0009` to `\u000d` and `\u0020`, as JSON and terminal-text.ts escape white space. */
 const ESCAPED_SPACE = /^u00(?:0[9a-d]|20)$/i;
 
@@ -34,9 +41,10 @@ function escapedSpaceAt(text: string, i: number): number {
 
 /** The skeleton of `text`, in one pass. */
 function skeletonOf(text: string): Skeleton {
-  const codes: number[] = [];
+  const codes = new Uint16Array(text.length);
   const start = new Int32Array(text.length);
   const end = new Int32Array(text.length);
+  let length = 0;
   for (let i = 0; i < text.length;) {
     let code = text.charCodeAt(i);
     let width = 1;
@@ -46,23 +54,37 @@ function skeletonOf(text: string): Skeleton {
         i += escaped;
         continue;
       }
-    } else if (code === 0x25 && HEX.test(text.slice(i + 1, i + 3))) {
-      const decoded = parseInt(text.slice(i + 1, i + 3), 16);
+    } else if (code === 0x25) {
+      const decoded = hexDigit(text.charCodeAt(i + 1)) * 16 + hexDigit(text.charCodeAt(i + 2));
       // Beyond ASCII a byte is part of a UTF-8 sequence: the value's URL-encoded form is held for that.
-      if (decoded < 0x80) [code, width] = [decoded, 3];
+      if (decoded >= 0 && decoded < 0x80 && hexDigit(text.charCodeAt(i + 2)) >= 0) [code, width] = [decoded, 3];
     }
     if (!isSpace(code)) {
-      start[codes.length] = i;
-      end[codes.length] = i + width;
-      codes.push(fold(code));
+      start[length] = i;
+      end[length] = i + width;
+      codes[length++] = fold(code);
     }
     i += width;
   }
-  let kept = '';
-  // In slices: String.fromCharCode takes its arguments on the stack.
-  for (let i = 0; i < codes.length; i += 8192) kept += String.fromCharCode(...codes.slice(i, i + 8192));
-  return { text: kept, start, end };
+  // UTF-16 code units as they are, lone surrogates included: Buffer's utf16le keeps them.
+  const kept = Buffer.from(codes.buffer, 0, length * 2).toString('utf16le');
+  return { text: kept, codes: codes.subarray(0, length), start, end };
 }
+
+/** A number for each window of `codes`: a polynomial hash, rolled one character at a time. */
+const BASE = 0x01000193;
+/** `BASE` to the power of the window's length, 32 bits. */
+const BASE_POWER = Array.from({ length: WINDOW }).reduce<number>((power) => Math.imul(power, BASE), 1);
+
+function hashAt(codes: Uint16Array, at: number): number {
+  let hash = 0;
+  for (let j = at; j < at + WINDOW; j++) hash = (Math.imul(hash, BASE) + (codes[j] as number)) | 0;
+  return hash;
+}
+
+/** The hash of the window after the one of `hash` at `at`. */
+const rolled = (codes: Uint16Array, at: number, hash: number): number =>
+  (Math.imul(hash, BASE) + (codes[at + WINDOW] ?? 0) - Math.imul(codes[at] as number, BASE_POWER)) | 0;
 
 /** The base64 of `bytes` at each of the three alignments in a longer text: only the characters they alone decide. */
 function base64Cores(bytes: Buffer): string[] {
@@ -123,6 +145,8 @@ export interface Found {
 }
 
 interface Entry {
+  /** The window, which a hash alone does not prove. */
+  readonly window: string;
   readonly shownAs: string;
   readonly spill: number;
   /** A value found only whole: its skeleton, which starts with the window. */
@@ -142,26 +166,30 @@ interface HoldOptions {
  * @example `index.add('s3cr3t…', { shownAs: '[secret]', parts: true })`, then `index.find(text)`
  */
 export class FormIndex {
-  private readonly windows = new Map<string, Entry[]>();
+  private readonly windows = new Map<number, Entry[]>();
+  /** One bit per hash's low 20 bits: a window whose bit is clear is held by no form, without asking the map. */
+  private readonly bits = new Uint8Array(1 << 17);
   /** Forms shorter than a window, found whole by search. */
   private readonly short = new Map<string, string>();
 
   /** Holds `form`: whole, and with `parts` (while under {@link MAX_WINDOWS}) each part of {@link WINDOW} or more. */
   add(form: string, { shownAs, parts, minLength, spill = 0 }: HoldOptions): void {
-    const kept = skeletonOf(form).text;
+    const { text: kept, codes } = skeletonOf(form);
     if (kept.length < minLength) return;
     if (kept.length < WINDOW) {
       if (!this.short.has(kept)) this.short.set(kept, shownAs);
       return;
     }
     const inParts = parts && this.windows.size < MAX_WINDOWS;
-    const entry: Entry = inParts ? { shownAs, spill } : { shownAs, spill, whole: kept };
     const keys = inParts ? kept.length - WINDOW + 1 : 1;
-    for (let i = 0; i < keys; i++) {
-      const key = kept.slice(i, i + WINDOW);
-      const entries = this.windows.get(key);
-      if (entries === undefined) this.windows.set(key, [entry]);
-      else if (!entries.some((held) => held.whole === entry.whole)) entries.push(entry);
+    for (let i = 0, hash = hashAt(codes, 0); i < keys; hash = rolled(codes, i, hash), i++) {
+      const window = kept.slice(i, i + WINDOW);
+      const entry: Entry = inParts ? { window, shownAs, spill } : { window, shownAs, spill, whole: kept };
+      const entries = this.windows.get(hash);
+      const byte = (hash >>> 3) & 0x1ffff;
+      this.bits[byte] = (this.bits[byte] as number) | (1 << (hash & 7));
+      if (entries === undefined) this.windows.set(hash, [entry]);
+      else if (!entries.some((held) => held.window === window && held.whole === entry.whole)) entries.push(entry);
     }
   }
 
@@ -169,13 +197,15 @@ export class FormIndex {
   find(text: string): Found[] {
     if (this.windows.size === 0 && this.short.size === 0) return [];
     const skeleton = skeletonOf(text);
-    const kept = skeleton.text;
+    const { text: kept, codes } = skeleton;
     const spans: { start: number; end: number; shownAs: string }[] = [];
-    for (let i = 0; i + WINDOW <= kept.length; i++) {
-      const entries = this.windows.get(kept.slice(i, i + WINDOW));
+    let hash = kept.length < WINDOW ? 0 : hashAt(codes, 0);
+    for (let i = 0; i + WINDOW <= kept.length; hash = rolled(codes, i, hash), i++) {
+      if (((this.bits[(hash >>> 3) & 0x1ffff] as number) & (1 << (hash & 7))) === 0) continue;
+      const entries = this.windows.get(hash);
       if (entries === undefined) continue;
-      for (const { shownAs, whole, spill } of entries) {
-        if (whole !== undefined && !kept.startsWith(whole, i)) continue;
+      for (const { window, shownAs, whole, spill } of entries) {
+        if (!kept.startsWith(whole ?? window, i)) continue;
         const end = whole === undefined ? i + WINDOW : i + whole.length;
         spans.push({ ...widened(skeleton, i, end, spill), shownAs });
       }
