@@ -53,8 +53,9 @@ Every command keeps one policy, whatever it talks to:
   - every secret in force: the API secrets, the SQL key secrets and the SQL password, from the environment and from
     the secrets directory's files (\`CUBE_DUAL_AUTH_SECRETS_DIR\`), and the new secret of \`rotate-secret\`. Each
     becomes \`[secret]\` whole and in any part of 16 characters or more;
-  - the tokens the command holds, read or minted (\`probe\`'s, \`access\`'s, \`rotate-secret\`'s): whole or any of
-    their three parts become \`[token]\`;
+  - the tokens the command holds, read or minted (\`probe\`'s, \`access\`'s, \`rotate-secret\`'s): whole, any of
+    their three parts, and any part of 16 characters or more of a signature become \`[token]\` (past some 100,000
+    held windows, a signature is found whole only);
   - the values of other secret variables (names with SECRET, PASS, TOKEN, CREDENTIAL, PRIVATE or _KEY) and the
     passwords in URLs of the environment: \`[secret]\` whole (a part of such a value, often a path, is printed).
 

@@ -80,11 +80,18 @@ export class Scrubber {
       this.index.add(form, { shownAs, parts: inParts, minLength: WINDOW, spill });
   }
 
-  /** Holds a token (a JWS): whole, each of its header, payload and signature, and any part of 16 characters or more. */
+  /**
+   * Holds a token (a JWS): whole, each of its header, payload and signature, and any part of 16 characters or more of
+   * its signature, which proves it. Parts of a header or a payload are not: other tokens share them (a SQL key carries
+   * the claims of the token it was made from).
+   */
   holdToken(token: string): void {
     const whole = token.trim();
-    this.hold(whole, { shownAs: TOKEN, minLength: MIN_SECRET_LENGTH, parts: true });
-    for (const part of whole.split('.')) this.hold(part, { shownAs: TOKEN, minLength: MIN_PART_LENGTH, parts: true });
+    this.hold(whole, { shownAs: TOKEN, minLength: MIN_SECRET_LENGTH, parts: false });
+    const parts = whole.split('.');
+    parts.forEach((part, i) =>
+      this.hold(part, { shownAs: TOKEN, minLength: MIN_PART_LENGTH, parts: i === 2 && parts.length === 3 }),
+    );
   }
 
   /** Holds a secret in force: whole, each item of a comma-separated list, and any part of 16 characters or more. */
