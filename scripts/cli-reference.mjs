@@ -39,7 +39,8 @@ const FAULT_POLICY = `## Faults and limits
 Every command keeps one policy, whatever it talks to:
 
 - **Exit status.** 0: done, nothing refused. 1: a token, a check or a request was refused or failed, or the deadline
-  passed. 2: the command line is wrong. 3: an internal fault.
+  passed. 2: the command line is wrong. 3: an internal fault. 4 (\`provider rotate-secret\` alone): the service got
+  the new secret and gave no answer, so it may hold it.
 - **An internal fault** is one line on standard error: \`cube-dual-auth <command>: internal fault <id>: <error>\`.
   No stack trace is printed; run the same command again with \`--verbose\` (anywhere on the line) to get the detail
   under the same id.
@@ -48,10 +49,20 @@ Every command keeps one policy, whatever it talks to:
   marks the rest "not checked: the deadline passed", and exits 1. No command runs past its deadline: a request still
   under way is ended, and the process exits at most a second after its command has.
 - **Nothing secret is printed.** All a command prints, text and \`--json\`, passes through one scrubber
-  (\`src/cli/scrub.ts\`): the tokens it holds (read or minted), whole or any of their three parts, become
-  \`[token]\`; the values of secret variables (names with SECRET, PASS, TOKEN, CREDENTIAL, PRIVATE or _KEY) and the
-  passwords in URLs of the environment become \`[secret]\`; and any URL with a password is printed
-  \`scheme://user:***@host\`.
+  (\`src/cli/scrub.ts\`), which knows:
+  - every secret in force: the API secrets, the SQL key secrets and the SQL password, from the environment and from
+    the secrets directory's files (\`CUBE_DUAL_AUTH_SECRETS_DIR\`), and the new secret of \`rotate-secret\`. Each
+    becomes \`[secret]\` whole and in any part of 16 characters or more;
+  - the tokens the command holds, read or minted (\`probe\`'s, \`access\`'s, \`rotate-secret\`'s): whole, any of
+    their three parts, and any part of 16 characters or more of a signature become \`[token]\` (past some 100,000
+    held windows, a signature is found whole only);
+  - the values of other secret variables (names with SECRET, PASS, TOKEN, CREDENTIAL, PRIVATE or _KEY) and the
+    passwords in URLs of the environment: \`[secret]\` whole (a part of such a value, often a path, is printed).
+
+  Each is found in the forms an echo gives it: as it is, escaped in JSON or for a terminal, base64 and base64url
+  (inside a longer encoded text too), hex, URL-encoded, in upper or lower case, and split by white space, a line break
+  or their escapes (\`\\n\`, \`\\u000a\`). The work is one look-up per character printed, however many values are
+  held. Any URL with a password is printed \`scheme://user:***@host\`.
 - **Answers from outside are read bounded.** Bodies are capped (1 MiB); JSON nested deeper than 64 levels is refused;
   Cube's SQL is read in one pass, refused past 64 nested parentheses, 200,000 tokens or 1,000 row conditions. A refusal
   names what was refused and the limit, as the line of the request it came from.

@@ -11,6 +11,8 @@ export const EXIT_REFUSED = 1;
 export const EXIT_USAGE = 2;
 /** Exit status: an unforeseen failure (a bug, an unwritable stream); not 2, which blames the command line. */
 export const EXIT_FAILURE = 3;
+/** Exit status: what the service did is not known (a change sent, no answer): look before trying again. */
+export const EXIT_UNKNOWN = 4;
 
 /** All that a command reads from the process. Tests pass their own streams, environment and directory. */
 export interface CliIO {

@@ -4,6 +4,7 @@ import { faultReport } from './fault';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO } from './io';
 import { packageVersion } from './package-version';
 import { Scrubber, scrubbingStream } from './scrub';
+import { secretsInForce } from '../config/deployment';
 import { didYouMean } from './suggest';
 
 const HELP_FLAGS = ['--help', '-h'];
@@ -46,6 +47,7 @@ function unknown(name: string, io: CliIO): number {
 export async function run(argv: readonly string[], given: CliIO): Promise<number> {
   const scrubber = given.scrubber ?? new Scrubber();
   scrubber.holdEnvironment(given.env);
+  for (const secret of secretsInForce({ env: given.env, cwd: given.cwd })) scrubber.holdSecret(secret);
   const io: CliIO = {
     ...given,
     stdout: scrubbingStream(given.stdout, scrubber),

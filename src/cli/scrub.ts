@@ -1,9 +1,10 @@
 /**
  * What the CLI prints passes through here, whatever printed it (docs/cli.md, "Faults and limits"): the tokens and
- * secrets the command holds are taken out of it, whole and, for a token, each of its three parts; so is the password
- * of any URL. Text from outside (Cube's answers, a cube.js's error, a service's message) may quote any of them.
+ * secrets the command holds are taken out of it, whole and in the forms an echo gives them (scrub-forms.ts); so is the
+ * password of any URL. Text from outside (Cube's answers, a cube.js's error, a service's message) may quote any of them.
  */
 import { Writable } from 'node:stream';
+import { encodedForms, FormIndex, WINDOW } from './scrub-forms';
 
 /** What a held value is shown as. */
 const TOKEN = '[token]';
@@ -58,49 +59,73 @@ function printedForms(value: string): string[] {
   return [...new Set([value, json, terminal(value), terminal(json)])];
 }
 
+/** A value longer than this is found whole only: its windows would fill the memory (a key file in a variable). */
+const MAX_PARTS_LENGTH = 4_096;
+
 /**
- * The tokens and secrets one command holds, and what takes them out of text.
+ * The tokens and secrets one command holds, and what takes them out of text: in every form of {@link encodedForms},
+ * in any case, split by white space or its escapes, and for a secret, any part of {@link WINDOW} characters or more.
  * @example `scrubber.holdToken(token)`, then `scrubber.scrub('sig: ' + token.split('.')[2])` is `'sig: [token]'`
  */
 export class Scrubber {
-  /** Held values and what each is shown as, longest first when scrubbing. */
-  private readonly held = new Map<string, string>();
-  private ordered: [string, string][] | undefined;
+  private readonly index = new FormIndex();
+  private readonly held = new Set<string>();
 
-  private hold(value: string, shownAs: string, minLength: number): void {
-    if (value.length < minLength) return;
-    for (const form of printedForms(value)) if (!this.held.has(form)) this.held.set(form, shownAs);
-    this.ordered = undefined;
+  private hold(value: string, { shownAs, minLength, parts }: { shownAs: string; minLength: number; parts: boolean }) {
+    if (value.length < minLength || this.held.has(`${shownAs}${parts}${value}`)) return;
+    this.held.add(`${shownAs}${parts}${value}`);
+    const inParts = parts && value.length <= MAX_PARTS_LENGTH;
+    for (const form of printedForms(value)) this.index.add(form, { shownAs, parts: inParts, minLength });
+    for (const { form, spill } of encodedForms(value))
+      this.index.add(form, { shownAs, parts: inParts, minLength: WINDOW, spill });
   }
 
-  /** Holds a token (a JWS): whole, and each of its header, payload and signature. */
+  /**
+   * Holds a token (a JWS): whole, each of its header, payload and signature, and any part of 16 characters or more of
+   * its signature, which proves it. Parts of a header or a payload are not: other tokens share them (a SQL key carries
+   * the claims of the token it was made from).
+   */
   holdToken(token: string): void {
     const whole = token.trim();
-    this.hold(whole, TOKEN, MIN_SECRET_LENGTH);
-    for (const part of whole.split('.')) this.hold(part, TOKEN, MIN_PART_LENGTH);
+    this.hold(whole, { shownAs: TOKEN, minLength: MIN_SECRET_LENGTH, parts: false });
+    const parts = whole.split('.');
+    parts.forEach((part, i) =>
+      this.hold(part, { shownAs: TOKEN, minLength: MIN_PART_LENGTH, parts: i === 2 && parts.length === 3 }),
+    );
   }
 
-  /** Holds a secret: whole, each item of a comma-separated list, and the password of a URL. */
+  /** Holds a secret in force: whole, each item of a comma-separated list, and any part of 16 characters or more. */
   holdSecret(value: string): void {
-    const items = [value, ...value.split(',')].map((item) => item.trim());
-    for (const item of items) if (!PLAIN_VALUE.test(item)) this.hold(item, SECRET, MIN_SECRET_LENGTH);
+    this.holdItems(value, true);
   }
 
-  /** Holds the values of the environment's secret variables, and the passwords of URLs in any variable. */
+  private holdItems(value: string, parts: boolean): void {
+    const items = [value, ...value.split(',')].map((item) => item.trim());
+    for (const item of items)
+      if (!PLAIN_VALUE.test(item)) this.hold(item, { shownAs: SECRET, minLength: MIN_SECRET_LENGTH, parts });
+  }
+
+  /**
+   * Holds the values of the environment's secret variables whole (they may be paths or names, whose parts are
+   * printed), and the passwords of URLs in any variable.
+   */
   holdEnvironment(env: NodeJS.ProcessEnv): void {
     for (const [name, value] of Object.entries(env)) {
       if (value === undefined || value === '') continue;
-      if (SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name)) this.holdSecret(value);
-      for (const match of value.matchAll(/:\/\/[^\s/?#@:]*:([^\s/?#@]+)@/g)) this.holdSecret(match[1] as string);
+      if (SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name)) this.holdItems(value, false);
+      for (const match of value.matchAll(/:\/\/[^\s/?#@:]*:([^\s/?#@]+)@/g)) this.holdItems(match[1] as string, false);
     }
   }
 
-  /** `text` with every held value replaced (longest first) and the passwords of URLs masked. */
+  /** `text` with every held value replaced and the passwords of URLs masked; linear in the text's length. */
   scrub(text: string): string {
-    this.ordered ??= [...this.held].sort(([a], [b]) => b.length - a.length);
-    let result = text;
-    for (const [value, shownAs] of this.ordered) if (result.includes(value)) result = result.split(value).join(shownAs);
-    return maskUrlPasswords(result);
+    let result = '';
+    let from = 0;
+    for (const { start, end, shownAs } of this.index.find(text)) {
+      result += `${text.slice(from, start)}${shownAs}`;
+      from = end;
+    }
+    return maskUrlPasswords(result + text.slice(from));
   }
 }
 

@@ -6,7 +6,13 @@
 import { isAbsolute, resolve } from 'node:path';
 import { apiSecretsInForce, ENV, readEnv, readList, type ApiSecret } from './env';
 import { withDotenv, type DotenvFinding } from './dotenv';
-import { readSecretFiles, secretFileName, type SecretFileReading, type SecretOption } from './secrets-dir';
+import {
+  readSecretFiles,
+  secretFileLines,
+  secretFileName,
+  type SecretFileReading,
+  type SecretOption,
+} from './secrets-dir';
 
 /** Where a command reads the configuration: its environment, and the Cube project directory it runs in. */
 export interface DeploymentSetting {
@@ -122,8 +128,10 @@ export function secretsInForce(setting: DeploymentSetting): string[] {
   ];
   const files = filesOf(env);
   for (const reading of Object.values(files?.readings ?? {})) {
-    if (reading.state !== 'read' || reading === files?.readings.sqlKeysRevoked) continue;
-    values.push(...(Array.isArray(reading.value) ? (reading.value as string[]) : [reading.value as string]));
+    // An unusable file's lines too: a Cube's error may quote them.
+    if (reading.state === 'absent' || reading.text === undefined || reading === files?.readings.sqlKeysRevoked)
+      continue;
+    values.push(...secretFileLines(reading.text));
   }
   return [...new Set(values)];
 }

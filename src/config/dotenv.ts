@@ -2,9 +2,8 @@
  * The environment as Cube sees it: every command reads the `.env` as Cube's server does, so that it judges what Cube
  * will run with (docs/cli-output.md#how-doctor-reads-env).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { faultMessage } from '../errors';
+import { openSecretFile } from './secret-file-open';
 
 /** What `doctor` says of the `.env`: one line of its checklist. */
 export interface DotenvFinding {
@@ -14,6 +13,9 @@ export interface DotenvFinding {
 
 /** The file Cube's server reads variables from, in the directory it starts in. */
 export const DOTENV = '.env';
+
+/** A `.env` is a few variables: one larger than this is not read (a mistake, or a device). */
+const MAX_DOTENV_BYTES = 1_048_576;
 
 /** Cube's dotenv's line: a name, `=`, the rest (its `RE_INI_KEY_VAL`). Any other line is skipped, comments too. */
 const LINE = /^\s*([\w.-]+)\s*=\s*(.*)?\s*$/;
@@ -98,21 +100,20 @@ const names = (list: readonly string[]): string => list.join(', ');
  */
 export function withDotenv(env: NodeJS.ProcessEnv, cwd: string): CubeEnvironment {
   const file = join(cwd, DOTENV);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { env, findings: [] };
+  // Opened as the secrets files are, so that a FIFO or a device there cannot hang a command (docs/cli.md).
+  const opened = openSecretFile(file, { maxBytes: MAX_DOTENV_BYTES, noun: 'a .env file' });
+  if (opened.state === 'absent') return { env, findings: [] };
+  if (opened.state === 'refused')
     return {
       env,
       findings: [
         {
           status: 'warn',
-          message: `${file} could not be read (${faultMessage(error)}): Cube skips it too, and runs without it`,
+          message: `${file} ${opened.reason}; it is not read`,
         },
       ],
     };
-  }
+  const text = opened.bytes.toString('utf8');
   const parsed = parseDotenv(text);
   const merged: NodeJS.ProcessEnv = { ...env };
   const taken: string[] = [];

@@ -29,21 +29,29 @@ function kindOf(stats: Stats): string {
   return 'no regular file';
 }
 
-const notRegular = (stats: Stats): string =>
-  `is ${kindOf(stats)}, not a regular file: a secrets file is a regular file, or a symlink to one`;
+/** What a caller reads besides the secrets directory's files (the project's `.env`): its limit, and its name. */
+export interface OpenLimits {
+  /** @default MAX_SECRET_FILE_BYTES */
+  readonly maxBytes?: number;
+  /** How a message names such a file. @default 'a secrets file' */
+  readonly noun?: string;
+}
 
-const tooLarge = `is larger than ${MAX_SECRET_FILE_BYTES} bytes`;
+const notRegular = (stats: Stats, noun: string): string =>
+  `is ${kindOf(stats)}, not a regular file: ${noun} is a regular file, or a symlink to one`;
+
+const tooLarge = (maxBytes: number) => `is larger than ${maxBytes} bytes`;
 
 /** Which file this is and how it was last written: two reads that agree on it read the same, unchanged file. */
 const identityOf = (stats: Stats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
 /** Why an open failed; a socket cannot be opened at all (ENXIO), so its type comes from the path. */
-function openFailure(path: string, error: unknown): OpenedSecretFile {
+function openFailure(path: string, error: unknown, noun: string): OpenedSecretFile {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return { state: 'absent' };
   if (code === 'ENXIO') {
     try {
-      return { state: 'refused', reason: notRegular(statSync(path)) };
+      return { state: 'refused', reason: notRegular(statSync(path), noun) };
     } catch {
       // Gone between the open and the stat: said as the open's failure.
     }
@@ -51,9 +59,9 @@ function openFailure(path: string, error: unknown): OpenedSecretFile {
   return { state: 'refused', reason: `cannot be read (${code ?? 'unknown error'})` };
 }
 
-/** At most `MAX_SECRET_FILE_BYTES + 1` bytes of an open regular file: one more than allowed tells it grew past it. */
-function readBounded(fd: number): Buffer {
-  const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+/** At most `maxBytes + 1` bytes of an open regular file: one more than allowed tells it grew past it. */
+function readBounded(fd: number, maxBytes: number): Buffer {
+  const buffer = Buffer.alloc(maxBytes + 1);
   let length = 0;
   while (length < buffer.length) {
     const read = readSync(fd, buffer, length, buffer.length - length, null);
@@ -69,20 +77,23 @@ function readBounded(fd: number): Buffer {
  * @example
  * openSecretFile('/etc/cube-auth/api-secrets') // { state: 'refused', reason: 'is a FIFO (named pipe), not a regular file: …' }
  */
-export function openSecretFile(path: string): OpenedSecretFile {
+export function openSecretFile(
+  path: string,
+  { maxBytes = MAX_SECRET_FILE_BYTES, noun = 'a secrets file' }: OpenLimits = {},
+): OpenedSecretFile {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
   } catch (error) {
-    return openFailure(path, error);
+    return openFailure(path, error, noun);
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return { state: 'refused', reason: notRegular(stats) };
+    if (!stats.isFile()) return { state: 'refused', reason: notRegular(stats, noun) };
     const identity = identityOf(stats);
-    if (stats.size > MAX_SECRET_FILE_BYTES) return { state: 'refused', reason: tooLarge, identity };
-    const bytes = readBounded(fd);
-    if (bytes.length > MAX_SECRET_FILE_BYTES) return { state: 'refused', reason: tooLarge, identity };
+    if (stats.size > maxBytes) return { state: 'refused', reason: tooLarge(maxBytes), identity };
+    const bytes = readBounded(fd, maxBytes);
+    if (bytes.length > maxBytes) return { state: 'refused', reason: tooLarge(maxBytes), identity };
     return { state: 'read', bytes, identity };
   } catch (error) {
     return { state: 'refused', reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})` };

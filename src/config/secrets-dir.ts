@@ -71,6 +71,9 @@ function lineFault(lines: readonly string[]): string | undefined {
 const valueLines = (lines: readonly string[]): string[] =>
   lines.map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
 
+/** The value lines of a file's text, even one that is not valid: what the scrubber must know (config/deployment.ts). */
+export const secretFileLines = (text: string): string[] => valueLines(text.split(LINE_END));
+
 /**
  * The option value a file's text gives, or why it gives none.
  * @example

@@ -88,4 +88,71 @@ describe('Scrubber', () => {
     expect(written).toBe('token [token]\n');
     expect(stream.isTTY).toBe(true);
   });
+
+  describe('in every form a service or a Cube echoes a secret back', () => {
+    const secret = `Zk9/+q=&?x${randomSecret(24)}`;
+    const scrubber = new Scrubber();
+    scrubber.holdSecret(secret);
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+    it('exact, in JSON, in either case, hex and URL-encoded', () => {
+      for (const form of [
+        secret,
+        JSON.stringify(secret).slice(1, -1),
+        secret.toUpperCase(),
+        secret.toLowerCase(),
+        Buffer.from(secret).toString('hex'),
+        Buffer.from(secret).toString('hex').toUpperCase(),
+        encodeURIComponent(secret),
+        encodeURIComponent(secret).toLowerCase(),
+      ])
+        expect(scrubber.scrub(`echo: ${form} end`)).toBe('echo: [secret] end');
+    });
+
+    it('split by white space, a line break or their escapes, in text and JSON', () => {
+      const [head, tail] = [secret.slice(0, 20), secret.slice(20)];
+      for (const split of [' ', '\n', '\r\n', '\\n', '\\u000a'])
+        expect(scrubber.scrub(`echo: ${head}${split}${tail} end`)).toBe('echo: [secret] end');
+      expect(scrubber.scrub(JSON.stringify({ said: `${head}\n${tail}` }))).toBe('{"said":"[secret]"}');
+    });
+
+    it('cut: each half, and any part of 16 characters or more', () => {
+      const half = Math.ceil(secret.length / 2);
+      // Marks that no secret holds around the parts: else a part and the mark after it can make a longer part.
+      expect(scrubber.scrub(`< ${secret.slice(0, half)} | ${secret.slice(half)} >`)).toBe('< [secret] | [secret] >');
+      expect(scrubber.scrub(`< ${secret.slice(5, 21)} >`)).toBe('< [secret] >');
+    });
+
+    it('base64 and base64url, alone or inside a longer encoded text, at every alignment', () => {
+      for (const prefix of ['', '{', '{"', '{"secretKey":"'])
+        for (const encode of [base64, (text: string) => Buffer.from(text).toString('base64url')]) {
+          const text = encode(`${prefix}${secret}"}`);
+          const scrubbed = scrubber.scrub(`echo: ${text} end`);
+          const [, left, right] = /^echo: (\S*)\[secret\](\S*) end$/.exec(scrubbed) ?? [];
+          // What is left holds only bits of the text around the secret: the prefix's own characters, the padding.
+          expect(encode(prefix).startsWith(left ?? 'none')).toBe(true);
+          expect(text.endsWith(right ?? 'none')).toBe(true);
+          expect(right?.length).toBeLessThanOrEqual(3);
+        }
+      expect(scrubber.scrub(base64(secret).replace(/(.{19})/g, '$1\n'))).toBe('[secret]');
+    });
+
+    it('a token minted and echoed base64-encoded, whole or its signature', () => {
+      const tokens = new Scrubber();
+      tokens.holdToken(TOKEN);
+      const signature = TOKEN.split('.')[2] as string;
+      expect(tokens.scrub(`got ${base64(`Bearer ${TOKEN}`)}`)).toMatch(
+        /^got [A-Za-z0-9+/=]{0,8}\[token\][A-Za-z0-9+/=]{0,3}$/,
+      );
+      expect(tokens.scrub(`sig ${base64(signature)}.`)).toMatch(/^sig \[token\][A-Za-z0-9+/=]{0,3}\.$/);
+      expect(tokens.scrub(`got ${TOKEN.toUpperCase()}`)).toBe('got [token]');
+    });
+
+    it("takes a secret variable's value out whole only: a part of it (a path) is printed", () => {
+      const environment = new Scrubber();
+      environment.holdEnvironment({ GOOGLE_APPLICATION_CREDENTIALS: '/srv/cube/credentials/service-account.json' });
+      expect(environment.scrub('read /srv/cube/credentials/service-account.json')).toBe('read [secret]');
+      expect(environment.scrub('in /srv/cube/credentials/')).toBe('in /srv/cube/credentials/');
+    });
+  });
 });

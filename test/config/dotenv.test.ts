@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,15 +92,29 @@ describe('withDotenv: the environment Cube runs with', () => {
     expect(JSON.stringify(findings)).not.toContain('idp.example');
   });
 
-  it('says nothing without a .env, and warns when one cannot be read', () => {
+  it('says nothing without a .env, and warns when one cannot be read, a FIFO included', () => {
     expect(withDotenv({ A: '1' }, join(dir, 'missing'))).toEqual({ env: { A: '1' }, findings: [] });
     const unreadable = mkdtempSync(join(tmpdir(), 'dotenv-dir-'));
     try {
       // A directory named .env: Cube's reader fails on it and goes on without.
       mkdirSync(join(unreadable, '.env'));
       expect(withDotenv({}, unreadable).findings).toEqual([
-        { status: 'warn', message: expect.stringMatching(/\.env could not be read \(.*\): Cube skips it too/) },
+        {
+          status: 'warn',
+          message: expect.stringMatching(
+            /\.env is a directory, not a regular file: a \.env file is a regular file, or a symlink to one; it is not read$/,
+          ),
+        },
       ]);
+      // A FIFO would block a plain read for good: it is refused by its type, before anything is read.
+      rmSync(join(unreadable, '.env'), { recursive: true });
+      execFileSync('mkfifo', [join(unreadable, '.env')]);
+      expect(withDotenv({ A: '1' }, unreadable)).toEqual({
+        env: { A: '1' },
+        findings: [
+          { status: 'warn', message: expect.stringMatching(/\.env is a FIFO \(named pipe\), not a regular file/) },
+        ],
+      });
     } finally {
       rmSync(unreadable, { recursive: true, force: true });
     }

@@ -124,7 +124,9 @@ ${SERVICE_ENVIRONMENT_HELP}
   ${CLOCK_TOLERANCE_ENV}
                        its clock tolerance (default ${DEFAULTS.clockTolerance} s), added to it
 
-${serviceExitHelp(';\n     and for rotate-secret, the Cube did not accept the new secret within --wait')}
+${serviceExitHelp(';\n     and for rotate-secret, the Cube did not accept the new secret within --wait, or accepted\n     a token signed with a random secret (the URL does not judge tokens)')}
+  4  rotate-secret: the update got no answer: the service may hold the new secret (check with
+     provider show --name <name>, or run rotate-secret again)
 
 Examples:
   export ${API_KEY_ENV}=... ${DEFAULT_SECRET_ENV}=...

@@ -9,7 +9,7 @@ import { providerVersion } from '../../service/validate';
 import { forTerminal } from '../../terminal-text';
 import { required } from '../args';
 import { plural } from '../format';
-import { DEFAULT_TIMEOUT_MS, SERVICE_TOKEN_SECONDS, parseClaims, parseOrigin, signServiceToken } from '../cube-call';
+import { DEFAULT_TIMEOUT_MS, mintServiceToken, parseClaims, parseOrigin } from '../cube-call';
 import { EXIT_OK, EXIT_REFUSED, UsageError, type CliIO } from '../io';
 import { askServiceToken, type CheckResult } from '../probe/checks';
 import { apiBaseUrl } from '../probe/target';
@@ -23,6 +23,8 @@ import {
   type TokenLifetime,
 } from './inputs';
 import { differingOf, REPLICA_OPTIONS, replicaWatch, syncStep, waitForReplicas, type ReplicaWatch } from './replicas';
+import { askWithRandomSecret, doesNotJudge, unanswered } from './negative-control';
+import { mayHaveArrived, unknownOutcome } from './unanswered-update';
 import { REAL_CLOCK, waitUntilAccepted, type Clock, type WaitOutcome } from './wait';
 import { CREDENTIAL_OPTION, credentialKind, instanceUrlOf, mintStandingToken, type CredentialKind } from './credential';
 
@@ -172,11 +174,10 @@ function credentialFor(kind: CredentialKind, secret: string, rotation: Rotation,
     io.scrubber?.holdToken(token);
     return { kind, secretKey: token, question: () => token, said: 'a service token signed with the new secret' };
   }
-  const expiresIn = rotation.claims.exp === undefined ? SERVICE_TOKEN_SECONDS : undefined;
   return {
     kind,
     secretKey: secret,
-    question: () => signServiceToken(secret, rotation.claims, expiresIn),
+    question: () => mintServiceToken(secret, rotation.claims, io),
     said: 'the new secret',
   };
 }
@@ -231,6 +232,8 @@ interface Asked {
   readonly cube: string;
   readonly attempts: number;
   readonly check: CheckResult;
+  /** The Cube's answer to a service token signed with a random secret (negative-control.ts). */
+  readonly control: CheckResult;
 }
 
 function neverAccepted(rotation: Rotation, waited: WaitOutcome<CheckResult>, asked: Asked, io: CliIO, output: Output) {
@@ -260,6 +263,13 @@ Nothing was changed at the service. Put the new secret in ${SECRET_LISTS} on eve
   return EXIT_REFUSED;
 }
 
+/** The stop when the URL accepted a token of a random secret: `--json` says so too; exit 1. */
+function refuseControl(rotation: Rotation, control: CheckResult, io: CliIO, output: Output): number {
+  const judged = { name: rotation.name, cube: rotation.base.href, control, judgesTokens: false };
+  output.result({ ...judged, accepted: false, dryRun: rotation.dryRun, updated: false }, () => '');
+  return doesNotJudge(rotation, control, io, COMMAND);
+}
+
 /** Sends the new secret to the service, then prints the last step; exit 1 when the service refuses. */
 async function update(
   rotation: Rotation,
@@ -275,6 +285,7 @@ async function update(
   } catch (error) {
     if (!(error instanceof EmbeddableError)) throw error;
     const status = output.refused(COMMAND, error);
+    if (mayHaveArrived(error)) return unknownOutcome(rotation.name, SECRET_LISTS, io);
     io.stderr.write(
       `The Cube accepts the new secret, but the service still signs with the old one: keep both in ${SECRET_LISTS}.\n`,
     );
@@ -316,8 +327,20 @@ export async function rotateSecret(args: readonly string[], io: CliIO, clock: Cl
     async (client, output) => {
       const { version, kind } = await fromRecord(client, rotation);
       const credential = credentialFor(kind, secret, rotation, io);
+      const ask = { ...rotation, clock };
+      let control = await askWithRandomSecret(ask, io);
+      if (control.verdict === 'PASS') return void (status = refuseControl(rotation, control, io, output));
       const waited = await waitForCube(rotation, credential.question, io, clock);
-      const asked = { name: rotation.name, cube: rotation.base.href, attempts: waited.attempts, check: waited.last };
+      // A Cube that did not answer at first is asked again once it does: before anything changes.
+      if (waited.accepted && unanswered(control)) control = await askWithRandomSecret(ask, io);
+      if (control.verdict === 'PASS') return void (status = refuseControl(rotation, control, io, output));
+      const asked = {
+        name: rotation.name,
+        cube: rotation.base.href,
+        attempts: waited.attempts,
+        check: waited.last,
+        control,
+      };
       const held = waited.accepted
         ? await waitForReplicas(rotation.watch, { io, clock, waitMs: rotation.waitMs })
         : undefined;

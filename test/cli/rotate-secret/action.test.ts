@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { verify } from 'jsonwebtoken';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createCheckAuth, type CheckAuth } from '../../../src';
 import type { CliIO } from '../../../src/cli/io';
@@ -108,15 +109,15 @@ const updates = () => server.requestsTo('PUT', '/data-providers/');
 
 describe('provider rotate-secret', () => {
   test('waits until the Cube accepts the new secret, then updates the secretKey with the version', async () => {
-    // The new secret comes into force after the Cube has refused it once, as when the secrets directory is swapped.
-    let added = false;
+    // The new secret comes into force after the Cube has refused it once, as when the secrets directory is swapped;
+    // the first refusal is of the random secret's token (the negative control).
+    let refusals = 0;
     const cube = await startCube([OLD], (refusing) => {
-      if (!added) refusing.add(NEW);
-      added = true;
+      if (++refusals === 2) refusing.add(NEW);
     });
     const result = await rotate(cube, '--json');
     expect(result.code).toBe(0);
-    expect(cube.answers).toEqual(['refused', 'accepted']);
+    expect(cube.answers).toEqual(['refused', 'refused', 'accepted']);
     expect(jsonOf(result)).toMatchObject({
       name: NAME,
       cube: `${cube.deployment.url}/cubejs-api/v1`,
@@ -126,6 +127,7 @@ describe('provider rotate-secret', () => {
       updated: true,
       version: 'v1.4.0',
       check: { name: 'service-token', status: 200, verdict: 'PASS', reason: '/meta lists 1 cube' },
+      control: { name: 'service-token', status: 403, verdict: 'FAIL' },
       lastStep: { removeOldSecretAfter: null, tokenLifetimeSeconds: null },
     });
     // The version is read from the service's record, then sent with the new secret alone.
@@ -172,10 +174,11 @@ describe('provider rotate-secret', () => {
     const cube = await startCube([OLD]);
     const result = await rotate(cube, '--wait', '1500ms');
     expect(result.code).toBe(1);
-    // How many questions fit in 1.5 s depends on the machine: the count printed is the count the Cube saw.
-    const attempts = cube.answers.length;
+    // How many questions fit in 1.5 s depends on the machine: the count printed is the count the Cube saw, less the
+    // negative control's.
+    const attempts = cube.answers.length - 1;
     expect(attempts).toBeGreaterThanOrEqual(1);
-    expect(cube.answers).toEqual(Array(attempts).fill('refused'));
+    expect(cube.answers).toEqual(Array(attempts + 1).fill('refused'));
     expect(updates()).toEqual([]);
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     expect(result.stdout).toBe('');
@@ -204,7 +207,8 @@ describe('provider rotate-secret', () => {
       clock,
     );
     expect(result.code).toBe(1);
-    expect(cube.answers).toEqual(Array(60).fill('refused'));
+    // The negative control, then 60 questions with the new secret.
+    expect(cube.answers).toEqual(Array(61).fill('refused'));
     expect(time.now()).toBe(59_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ accepted: false, attempts: 60, updated: false });
     expect(updates()).toEqual([]);
@@ -239,6 +243,8 @@ describe('provider rotate-secret', () => {
     const answers: string[] = [];
     const balancer = await startDeployment(
       cubeGateway(async (req, token) => {
+        // The negative control's token, which every replica refuses, is not one of the answers in a row.
+        if (!signedWithOneOf(token, [OLD, NEW])) return hooks2.with(req, token);
         const replica = next++ % 2 === 0 ? 'with' : 'without';
         answers.push(replica);
         return hooks2[replica](req, token);
@@ -281,7 +287,7 @@ describe('provider rotate-secret', () => {
         `Dry run: would update data provider ${NAME}: credentials.secretKey to the new secret, version v1.5.0. ` +
         'Nothing was changed.\n',
     );
-    expect(cube.answers).toEqual(['accepted']);
+    expect(cube.answers).toEqual(['refused', 'accepted']);
     // The version given is sent as it is; the record is read for the Cube's URL alone, nothing is written.
     expect(server.requests.map((r) => r.method)).toEqual(['GET']);
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
@@ -351,7 +357,7 @@ describe('provider rotate-secret', () => {
     });
     const result = await rotate(cube);
     expect(result.code).toBe(1);
-    expect(cube.answers).toEqual(['accepted']);
+    expect(cube.answers).toEqual(['refused', 'accepted']);
     expect(updates()).toHaveLength(1);
     expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     const [refused, advice] = result.stderr.split('\n');
@@ -363,6 +369,18 @@ describe('provider rotate-secret', () => {
     );
   });
 });
+
+/** Whether `token` is signed with one of `secrets`. */
+function signedWithOneOf(token: string | undefined, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => {
+    try {
+      verify(token ?? '', secret, { algorithms: ['HS256'] });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** A stream that keeps what is written to it. */
 class Collected extends Writable {
