@@ -160,7 +160,12 @@ describe('the published package', () => {
     const docs = readdirSync(join(root, 'docs')).map((f) => `docs/${f}`);
     const deploy = readdirSync(join(root, 'deploy'), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
-      .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).split(sep).join('/'));
+      .map((entry) =>
+        join(entry.parentPath, entry.name)
+          .slice(root.length + 1)
+          .split(sep)
+          .join('/'),
+      );
     const intended = [
       ...new Set([
         ...compiled,

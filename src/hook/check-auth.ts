@@ -294,7 +294,9 @@ export function createNamedCheckAuth(
   const dir =
     typeof options?.secretsDir === 'string' && options.secretsDir.trim() !== '' ? options.secretsDir : undefined;
   const reload =
-    dir === undefined ? undefined : SecretsReload.start({ options, names: { ...OPTION_NAMES, ...names }, dir, now: clock });
+    dir === undefined
+      ? undefined
+      : SecretsReload.start({ options, names: { ...OPTION_NAMES, ...names }, dir, now: clock });
   const resolved = reload?.resolved ?? resolveOptions(options, names);
   // Without a directory, the environment's secrets are what the metrics show in force.
   const secrets = withMetrics
