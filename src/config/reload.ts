@@ -28,7 +28,7 @@ import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 /** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
 const EVENT_BURST_MS = 50;
 
-/** A change is acted on once two reads this far apart agree: never half-written (docs/rotation.md#only-a-whole-file-is-applied). */
+/** A change is acted on once two reads this far apart agree (docs/rotation.md#only-a-whole-file-is-applied). */
 export const SECRETS_SETTLE_MS = 500;
 
 /** How often the directory itself is checked: removed, replaced or mounted over, the new one is watched. */

@@ -255,11 +255,9 @@ function notEverywhere(
   { io, output, clock }: { io: CliIO; output: Output; clock: Clock },
 ) {
   output.result({ ...asked, accepted: true, replicasAgree: false, dryRun: rotation.dryRun, updated: false }, () => '');
-  io.stderr.write(
-    `${forTerminal(`cube-dual-auth ${COMMAND}: the Cube accepts the new secret, but within ${seconds(rotation.waitMs)} not every \
-replica held the same api-secrets: ${differingOf(verdict)}.`)}
-Nothing was changed at the service. Put the new secret in ${SECRET_LISTS} on every replica, then run this again.\n${syncLine(rotation, clock)}`,
-  );
+  const why = `the Cube accepts the new secret, but within ${seconds(rotation.waitMs)} not every replica held the same api-secrets: ${differingOf(verdict)}.`;
+  const fix = `Nothing was changed at the service. Put the new secret in ${SECRET_LISTS} on every replica, then run this again.`;
+  io.stderr.write(`${forTerminal(`cube-dual-auth ${COMMAND}: ${why}`)}\n${fix}\n${syncLine(rotation, clock)}`);
   return EXIT_REFUSED;
 }
 

@@ -1,7 +1,6 @@
 /**
- * What a data provider's `credentials.secretKey` holds (docs/embeddable.md): the API secret, for the service's Cube
- * Cloud connection, or a standing service token signed with it, for its Cube Core connection. Shared by
- * `provider create|update|upsert` and `provider rotate-secret`.
+ * What a data provider's `credentials.secretKey` holds (docs/embeddable.md): the API secret (Cube Cloud) or a
+ * standing service token signed with it (Cube Core), for the provider commands that send one.
  */
 import { createSecretKey } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
@@ -18,10 +17,7 @@ export const CREDENTIAL_OPTION = { credential: { type: 'string' } } as const;
 /** The `sub` of a minted token unless `--claims` names one: says what the token is wherever a context is logged. */
 const DEFAULT_SUBJECT = 'embeddable-service';
 
-/**
- * Cube Cloud's API hosts: `<deployment>.<region>.cubecloudapp.dev`, and the older `<deployment>.cubecloud.dev`
- * (docs/embeddable.md, "Which URLs are Cube Cloud"). A custom domain cannot be told apart: it needs `--credential`.
- */
+/** Cube Cloud's API hosts, `*.cubecloudapp.dev` and the older `*.cubecloud.dev` (docs/embeddable.md). */
 const CUBE_CLOUD_HOSTS = ['.cubecloudapp.dev', '.cubecloud.dev'];
 
 /** Whether `url` is a Cube Cloud deployment's, by its host. */
@@ -36,10 +32,7 @@ export function isCubeCloudUrl(url: string | undefined): boolean {
   return CUBE_CLOUD_HOSTS.some((suffix) => host.endsWith(suffix) && host.length > suffix.length);
 }
 
-/**
- * The kind to send: `--credential` when given, `secret` for a Cube Cloud URL, else a usage error (exit 2) naming both
- * of the service's handbook pages, before anything is sent.
- */
+/** The kind to send: `--credential`, else `secret` on Cube Cloud, else a usage error naming both handbook pages. */
 export function credentialKind(given: string | undefined, instanceUrl: string | undefined): CredentialKind {
   if (given === 'secret' || given === 'token') return given;
   if (given !== undefined)

@@ -1,7 +1,6 @@
 /**
- * `provider rotate-secret`'s negative control (docs/rotation.md, "Guided rotation with the service"): before the new
- * secret counts as accepted, the Cube must refuse a service token signed with a random secret. A URL that accepts
- * any token (a proxy, a cache, another service) says nothing of the secrets a Cube holds.
+ * `provider rotate-secret`'s negative control (docs/rotation.md, "Guided rotation with the service"): the Cube must
+ * refuse a token of a random secret; a URL that accepts any token says nothing of the secrets a Cube holds.
  */
 import { randomBytes } from 'node:crypto';
 import { forTerminal } from '../../terminal-text';
@@ -44,9 +43,8 @@ export const unanswered = (check: CheckResult): boolean => check.status === null
 
 /** The refusal to go on when the URL accepted the random secret's token: exit 1, nothing sent to the service. */
 export function doesNotJudge(ask: Pick<ControlAsk, 'base'>, check: CheckResult, io: CliIO, command: string): number {
-  io.stderr.write(
-    `${forTerminal(`cube-dual-auth ${command}: the URL ${ask.base.href} does not judge tokens: it accepted a service token signed with a random secret (${check.status} ${check.reason}).`)}
-The new secret was not sent to the service. Give --cube the URL of a Cube whose checkAuth is cube-dual-auth's, not a proxy, a cache or another service that answers any token.\n`,
-  );
+  const why = `the URL ${ask.base.href} does not judge tokens: it accepted a service token signed with a random secret (${check.status} ${check.reason}).`;
+  const fix = `The new secret was not sent to the service. Give --cube the URL of a Cube whose checkAuth is cube-dual-auth's, not a proxy, a cache or another service that answers any token.`;
+  io.stderr.write(`${forTerminal(`cube-dual-auth ${command}: ${why}`)}\n${fix}\n`);
   return EXIT_REFUSED;
 }

@@ -1,8 +1,6 @@
 /**
- * `provider rotate-secret`'s view of the replicas: with `--replica-metrics`, it waits until every replica holds the
- * same `api-secrets`, none kept at its last good content, before the service signs with the new secret; with
- * `--k8s-selector`, it prints the annotation that makes kubelet sync the Secret volume at once (docs/rotation.md,
- * "Faster on Kubernetes").
+ * `provider rotate-secret`'s view of the replicas: `--replica-metrics` waits until every replica holds the new
+ * `api-secrets`; `--k8s-selector` prints kubelet's sync annotation (docs/rotation.md, "Faster on Kubernetes").
  */
 import { UsageError, type CliIO } from '../io';
 import { Deadline } from '../deadline';
@@ -65,10 +63,7 @@ async function readApiSecrets(watch: ReplicaWatch, io: CliIO, timeoutMs: number)
 export const differingOf = (verdict: FileVerdict): string =>
   verdict.differing.map(({ url, words }) => `${url} ${words}`).join('; ');
 
-/**
- * Reads the replicas until every one holds the same `api-secrets`, none kept, or `waitMs` has passed; undefined at
- * once without `--replica-metrics`. Said once on standard error while they differ.
- */
+/** Reads the replicas until all hold one `api-secrets` (none kept) or `waitMs` passes; undefined without URLs. */
 export async function waitForReplicas(
   watch: ReplicaWatch,
   { io, clock, waitMs }: { readonly io: CliIO; readonly clock: Clock; readonly waitMs: number },

@@ -1,7 +1,4 @@
-/**
- * The update of `provider rotate-secret` that got no answer (docs/errors.md, exit status 4): the service may have
- * applied it, so neither secret can be called the one it signs with until `provider show` says.
- */
+/** An update of `rotate-secret` with no answer (docs/errors.md, exit 4): the service may hold the new secret. */
 import { EmbeddableNetworkError, type EmbeddableError } from '../../service';
 import { forTerminal } from '../../terminal-text';
 import { EXIT_UNKNOWN, type CliIO } from '../io';

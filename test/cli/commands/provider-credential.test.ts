@@ -260,7 +260,11 @@ describe('rotate-secret on each connection', () => {
       tenant: 'acme',
       jti: expect.stringMatching(STANDING_JTI),
     });
-    expect(requests.map((r) => r.headers.authorization)).toEqual([sent]);
+    // First the negative control, a token of a random secret (refused), then exactly the token sent.
+    const [control, ...asked] = requests.map((r) => r.headers.authorization as string);
+    expect(() => verify(control as string, NEW, { algorithms: ['HS256'] })).toThrow(/invalid signature/);
+    expect(() => verify(control as string, SECRET, { algorithms: ['HS256'] })).toThrow(/invalid signature/);
+    expect(asked).toEqual([sent]);
     expect(await server.queryCube('cube-main')).toBe(200);
   });
 
