@@ -149,7 +149,17 @@ export function metricsScenarios(lineId: string): void {
       const all: Sample[] = await prometheus.query('{__name__=~"cube_dual_auth_.+"}');
       const labelNames = new Set(all.flatMap(({ labels }) => Object.keys(labels)));
       const allowed = new Set(['__name__', 'instance', 'job', 'le', 'path', 'outcome', 'code', 'result', 'issuer']);
+      // What each replica holds of the secrets files: the package's file names and sources, a 16-digit fingerprint.
+      for (const label of ['file', 'source', 'fingerprint']) allowed.add(label);
       expect([...labelNames].filter((name) => !allowed.has(name))).toEqual([]);
+      const held = all.filter(({ labels }) => labels['file'] !== undefined);
+      expect(new Set(held.map(({ labels }) => labels['file']))).toEqual(
+        new Set(['api-secrets', 'sql-key-secrets', 'sql-keys-revoked', 'sql-password']),
+      );
+      for (const { labels } of held) {
+        if (labels['source'] !== undefined) expect(['file', 'environment', 'none']).toContain(labels['source']);
+        if (labels['fingerprint'] !== undefined) expect(labels['fingerprint']).toMatch(/^(?:[0-9a-f]{16})?$/);
+      }
       expect(new Set(all.flatMap(({ labels }) => (labels['issuer'] === undefined ? [] : [labels['issuer']])))).toEqual(
         new Set([issuer]),
       );
