@@ -44,9 +44,9 @@ export interface SecretsReloadSetting {
   readonly log?: (line: string) => void;
   /** The monotonic millisecond clock the settle interval is measured on. @default performance.now */
   readonly clock?: () => number;
-  /** Epoch ms, for the time since which a file is kept at its last good content, and files' ages at start. @default Date.now */
+  /** Epoch ms, for the time a file is kept at its last good content and files' ages at start. @default Date.now */
   readonly now?: () => number;
-  /** How the start waits for a file being written to settle (secret-file-settle.ts). @default Atomics.wait */
+  /** How the start waits for a file being written to settle. @default Atomics.wait */
   readonly sleep?: (ms: number) => void;
 }
 

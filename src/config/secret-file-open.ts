@@ -45,11 +45,7 @@ const tooLarge = (maxBytes: number) => `is larger than ${maxBytes} bytes`;
 /** Which file this is and how it was last written: two reads that agree on it read the same, unchanged file. */
 const identityOf = (stats: Stats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
-/**
- * The modification time (epoch ms) an identity holds: a start waits for a file written just now (secret-file-settle.ts).
- * @example
- * modifiedAtOf('2049:1234:42:1764633411123.5') // 1764633411123.5
- */
+/** The modification time (epoch ms) an identity holds: a start waits for a file written just now. */
 export const modifiedAtOf = (identity: string): number => Number(identity.slice(identity.lastIndexOf(':') + 1));
 
 /** Why an open failed; a socket cannot be opened at all (ENXIO), so its type comes from the path. */

@@ -1,60 +1,60 @@
-/**
- * When a secrets file has stopped changing: two reads a settle interval apart that agree. A reload waits for it in its
- * timers; a start waits for it synchronously, bounded (docs/rotation.md#only-a-whole-file-is-applied).
- */
+/** When a secrets file has stopped changing: two reads that agree (docs/rotation.md#only-a-whole-file-is-applied). */
 import { modifiedAtOf } from './secret-file-open';
-import type { SecretFileReading } from './secrets-dir';
 
-/** A change is acted on once two reads this far apart agree (docs/rotation.md#only-a-whole-file-is-applied). */
+/** A change is acted on once two reads this far apart agree. */
 export const SECRETS_SETTLE_MS = 500;
 
 /** How long a start waits for a file being written to stop changing, before it stops naming the file. */
 export const START_SETTLE_BOUND_MS = 5_000;
 
+/** What the settling compares of one reading of a file (secrets-dir.ts's `SecretFileReading`). */
+export type SettlingReading =
+  | { readonly state: 'absent' }
+  | {
+      readonly state: 'read' | 'invalid';
+      readonly text: string | undefined;
+      readonly reason?: string;
+      readonly identity?: string;
+    };
+
 /** What tells one reading from another: its content, or why it has none. Never logged. */
-export function signatureOf(reading: SecretFileReading): string {
+export function signatureOf(reading: SettlingReading): string {
   if (reading.state === 'absent') return 'absent';
   if (reading.state === 'invalid' && reading.text === undefined) return `unreadable:${reading.reason}`;
   return `text:${reading.text}`;
 }
 
 /** What two reads agree on when a file has stopped changing: its content and which file, written when. */
-export const stampOf = (reading: SecretFileReading): string =>
+export const stampOf = (reading: SettlingReading): string =>
   `${reading.state === 'absent' ? '' : (reading.identity ?? '')}|${signatureOf(reading)}`;
 
-/** The one thread of a start sleeps on a word nobody wakes: Cube's start is seconds long, and waits for nothing else. */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+/** A start's one thread sleeps on a word nobody wakes: Cube's start is seconds long and waits for nothing else. */
+const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** The clocks of a start's settling: tests give both. */
+/** The clocks of a start's settling: `now` (epoch ms, as files' times), and a blocking `sleep` (Atomics.wait). */
 export interface StartSettleClock {
-  /** Epoch ms (the wall clock file modification times are on). @default Date.now */
   readonly now?: () => number;
-  /** Blocks for `ms`. @default Atomics.wait on a SharedArrayBuffer */
   readonly sleep?: (ms: number) => void;
 }
 
-/** Whether a file was written within the settle interval (or in the future, by a skewed clock): it may be moving. */
-function writtenJustNow(reading: SecretFileReading, now: number): boolean {
-  if (reading.state === 'absent' || reading.identity === undefined) return false;
-  return now - modifiedAtOf(reading.identity) < SECRETS_SETTLE_MS;
-}
+/** Written within the settle interval, or in the future by a skewed clock: it may still be moving. */
+const writtenJustNow = (reading: SettlingReading, now: number): boolean =>
+  reading.state !== 'absent' &&
+  reading.identity !== undefined &&
+  now - modifiedAtOf(reading.identity) < SECRETS_SETTLE_MS;
 
 /**
- * Reads each file until it has stopped changing, as a start needs it: a file written longer than
- * {@link SECRETS_SETTLE_MS} ago whose two reads agree costs no wait (the usual case); any other is read again every
- * {@link SECRETS_SETTLE_MS} until two reads agree, for at most {@link START_SETTLE_BOUND_MS}. `stillWritten` names a
- * file that never agreed.
+ * Reads each file as a start needs it: an old file whose two reads agree costs no wait; any other is read again every
+ * {@link SECRETS_SETTLE_MS} until two reads agree, at most {@link START_SETTLE_BOUND_MS} (`stillWritten` if not).
  * @example
- * settleAtStart(['apiSecret'], (option) => readSecretFile(dir, option)) // { readings: { apiSecret: … }, stillWritten: undefined }
+ * settleAtStart(['apiSecret'], (option) => readSecretFile(dir, option)) // { readings: { apiSecret: … } }
  */
-export function settleAtStart<K extends string>(
+export function settleAtStart<K extends string, R extends SettlingReading>(
   keys: readonly K[],
-  read: (key: K) => SecretFileReading,
+  read: (key: K) => R,
   { now = Date.now, sleep = sleepSync }: StartSettleClock = {},
-): { readonly readings: Record<K, SecretFileReading>; readonly stillWritten: K | undefined } {
-  const readings = {} as Record<K, SecretFileReading>;
+): { readonly readings: Record<K, R>; readonly stillWritten: K | undefined } {
+  const readings = {} as Record<K, R>;
   let moving: K[] = [];
   for (const key of keys) {
     const first = read(key);

@@ -150,10 +150,7 @@ export function resolveWithSecretFiles(
   return resolveOptions(merged as DualAuthOptions, named);
 }
 
-/**
- * The options of a start with a secrets directory: a bad file stops it, naming the file and the reason. A file being
- * written is waited for until it settles, at most {@link START_SETTLE_BOUND_MS} (secret-file-settle.ts).
- */
+/** The options of a start with a secrets directory, once its files settle: a bad file stops it, naming the file. */
 export function startingSecretFiles(
   dir: string,
   dirName: string,
