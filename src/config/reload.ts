@@ -22,14 +22,14 @@ import {
   type SecretFileValues,
   type SecretOption,
 } from './secrets-dir';
+import { SECRETS_SETTLE_MS, signatureOf, stampOf } from './secret-file-settle';
 import { SecretStates } from './secret-state';
 import { LiveSecrets, snapshotOf } from './secrets-snapshot';
 
 /** Events come in bursts: read once they settle (docs/performance.md#the-secrets-directory-time-to-in-force). */
 const EVENT_BURST_MS = 50;
 
-/** A change is acted on once two reads this far apart agree (docs/rotation.md#only-a-whole-file-is-applied). */
-export const SECRETS_SETTLE_MS = 500;
+export { SECRETS_SETTLE_MS };
 
 /** How often the directory itself is checked: removed, replaced or mounted over, the new one is watched. */
 export const DIRECTORY_CHECK_MS = 500;
@@ -44,8 +44,10 @@ export interface SecretsReloadSetting {
   readonly log?: (line: string) => void;
   /** The monotonic millisecond clock the settle interval is measured on. @default performance.now */
   readonly clock?: () => number;
-  /** Epoch ms, for the time since which a file is kept at its last good content. @default Date.now */
+  /** Epoch ms, for the time a file is kept at its last good content and files' ages at start. @default Date.now */
   readonly now?: () => number;
+  /** How the start waits for a file being written to settle. @default Atomics.wait */
+  readonly sleep?: (ms: number) => void;
 }
 
 /** What `doctor` and the events say of one file: counts and reasons, never content. */
@@ -59,17 +61,6 @@ function countOf(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   return value === undefined ? 0 : 1;
 }
-
-/** What tells one reading from another: its content, or why it has none. Never logged. */
-function signatureOf(reading: SecretFileReading): string {
-  if (reading.state === 'absent') return 'absent';
-  if (reading.state === 'invalid' && reading.text === undefined) return `unreadable:${reading.reason}`;
-  return `text:${reading.text}`;
-}
-
-/** What two reads agree on when a file has stopped changing: its content and which file, written when. */
-const stampOf = (reading: SecretFileReading): string =>
-  `${reading.state === 'absent' ? '' : (reading.identity ?? '')}|${signatureOf(reading)}`;
 
 /** The directory's device, inode and birth time (a new directory often reuses the old inode); undefined if gone. */
 function directoryIdentity(dir: string): string | undefined {
@@ -142,8 +133,8 @@ export class SecretsReload {
 
   /** Reads and checks the directory as the start does, throwing the `DualAuthConfigError`. */
   static start(setting: SecretsReloadSetting): SecretsReload {
-    const { options, names, dir } = setting;
-    const { readings, values } = startingSecretFiles(dir, names.secretsDir);
+    const { options, names, dir, now, sleep } = setting;
+    const { readings, values } = startingSecretFiles(dir, names.secretsDir, { now, sleep });
     return new SecretsReload(setting, readings, values, resolveWithSecretFiles(options, names, dir, values));
   }
 

@@ -45,6 +45,9 @@ const tooLarge = (maxBytes: number) => `is larger than ${maxBytes} bytes`;
 /** Which file this is and how it was last written: two reads that agree on it read the same, unchanged file. */
 const identityOf = (stats: Stats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
+/** The modification time (epoch ms) an identity holds: a start waits for a file written just now. */
+export const modifiedAtOf = (identity: string): number => Number(identity.slice(identity.lastIndexOf(':') + 1));
+
 /** Why an open failed; a socket cannot be opened at all (ENXIO), so its type comes from the path. */
 function openFailure(path: string, error: unknown, noun: string): OpenedSecretFile {
   const code = (error as NodeJS.ErrnoException).code;

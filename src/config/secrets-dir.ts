@@ -6,6 +6,7 @@ import type { OptionNames } from './option-table';
 import type { DualAuthOptions } from './option-types';
 import { resolveOptions, type ResolvedOptions } from './resolve-options';
 import { MAX_SECRET_FILE_BYTES, openSecretFile } from './secret-file-open';
+import { SECRETS_SETTLE_MS, settleAtStart, START_SETTLE_BOUND_MS, type StartSettleClock } from './secret-file-settle';
 
 export { MAX_SECRET_FILE_BYTES };
 
@@ -149,10 +150,11 @@ export function resolveWithSecretFiles(
   return resolveOptions(merged as DualAuthOptions, named);
 }
 
-/** The options of a start with a secrets directory: a bad file stops it, naming the file and the reason. */
+/** The options of a start with a secrets directory, once its files settle: a bad file stops it, naming the file. */
 export function startingSecretFiles(
   dir: string,
   dirName: string,
+  clock: StartSettleClock = {},
 ): {
   readonly readings: Record<SecretOption, SecretFileReading>;
   readonly values: SecretFileValues;
@@ -165,7 +167,12 @@ export function startingSecretFiles(
   }
   if (!isDirectory)
     throw new DualAuthConfigError(dirName, `is ${JSON.stringify(dir)}, which is no directory this process can read`);
-  const readings = readSecretFiles(dir);
+  const { readings, stillWritten } = settleAtStart(SECRET_OPTIONS, (option) => readSecretFile(dir, option), clock);
+  if (stillWritten !== undefined)
+    throw new DualAuthConfigError(
+      secretFileName(dir, stillWritten),
+      `is still being written: it changed at every read ${SECRETS_SETTLE_MS} ms apart for ${START_SETTLE_BOUND_MS} ms; write it whole and rename it into place`,
+    );
   const values: SecretFileValues = {};
   for (const option of SECRET_OPTIONS) {
     const reading = readings[option];
@@ -176,8 +183,12 @@ export function startingSecretFiles(
 }
 
 /** The options as a start takes them, `secretsDir`'s files in place: for commands that judge like the hook. */
-export function resolveAtStart(options: DualAuthOptions, names: OptionNames): ResolvedOptions {
+export function resolveAtStart(
+  options: DualAuthOptions,
+  names: OptionNames,
+  clock: StartSettleClock = {},
+): ResolvedOptions {
   const dir = options.secretsDir;
   if (typeof dir !== 'string' || dir.trim() === '') return resolveOptions(options, names);
-  return resolveWithSecretFiles(options, names, dir, startingSecretFiles(dir, names.secretsDir).values);
+  return resolveWithSecretFiles(options, names, dir, startingSecretFiles(dir, names.secretsDir, clock).values);
 }
