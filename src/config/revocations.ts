@@ -26,10 +26,28 @@ export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
  */
 export function revocationsOf(value: unknown, fail: Fail): Revocations {
   if (!Array.isArray(value)) fail('must be a list of SQL key ids or "user <name> before <ISO-8601 time>" entries');
+  const entries = value as readonly unknown[];
+  return revocationsNamed(entries, fail, { entry: (i) => `entry ${i + 1} of ${entries.length}` });
+}
+
+/** How messages name an entry: by its place in a list, or by its line in the secrets directory's file. */
+export interface EntryNames {
+  /** The name of the entry at `index`, such as "entry 2 of 3" or "line 5". */
+  readonly entry: (index: number) => string;
+  /** Whether a message about a bad key id names the entry too: a file's line does; a variable's one text need not. */
+  readonly nameBadIds?: boolean;
+}
+
+/**
+ * The revocations of entries, each named in a message as `names` says (docs/rotation.md#revoke-a-sql-key).
+ * @example
+ * revocationsNamed(['k-1', 'user alice before x'], fail, { entry: (i) => `line ${i + 2}` }) // fails: "line 3 revokes…"
+ */
+export function revocationsNamed(entries: readonly unknown[], fail: Fail, names: EntryNames): Revocations {
   const ids = new Set<string>();
   const users = new Map<string, number>();
-  value.forEach((entry: unknown, i) => {
-    const at = `entry ${i + 1} of ${value.length}`;
+  entries.forEach((entry: unknown, i) => {
+    const at = names.entry(i);
     if (typeof entry !== 'string' || entry.trim() === '') fail(`${at} is not a non-empty string`);
     const text = entry.trim();
     const byUser = USER_ENTRY.exec(text);
@@ -46,12 +64,16 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
       fail(`${at} is neither a key id nor "user <name> before <ISO-8601 time>"`);
     } else if (!SQL_KEY_ID.test(text)) {
       const shown = JSON.stringify(text.slice(0, 40));
-      fail(`holds ${shown}, which is no SQL key id: separate ids with commas, spaces or newlines`);
+      fail(
+        names.nameBadIds === true
+          ? `${at} holds ${shown}, which is no SQL key id: one id or "user <name> before <ISO-8601 time>" a line`
+          : `holds ${shown}, which is no SQL key id: separate ids with commas, spaces or newlines`,
+      );
     } else {
       ids.add(text);
     }
   });
-  return { ids, users, size: value.length };
+  return { ids, users, size: entries.length };
 }
 
 /** The user name of an entry: as written, or the JSON string in its quotes; never empty, no control character. */
