@@ -30,11 +30,9 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
   return revocationsNamed(entries, fail, { entry: (i) => `entry ${i + 1} of ${entries.length}` });
 }
 
-/** How messages name an entry: by its place in a list, or by its line in the secrets directory's file. */
+/** How messages name an entry ("entry 2 of 3", "line 5"), and whether one about a bad key id does too. */
 export interface EntryNames {
-  /** The name of the entry at `index`, such as "entry 2 of 3" or "line 5". */
   readonly entry: (index: number) => string;
-  /** Whether a message about a bad key id names the entry too: a file's line does; a variable's one text need not. */
   readonly nameBadIds?: boolean;
 }
 

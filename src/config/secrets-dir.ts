@@ -95,7 +95,6 @@ function revocationFault(numbered: readonly { readonly text: string; readonly li
   }
 }
 
-/** A bad entry found by {@link revocationFault}, carried out of the check to become the file's reason. */
 class RevocationFault extends Error {}
 
 /** The value lines of a file's text, even one that is not valid: what the scrubber must know (config/deployment.ts). */
