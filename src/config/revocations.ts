@@ -26,10 +26,26 @@ export const SQL_KEY_ID = /^[A-Za-z0-9._~-]{1,128}$/;
  */
 export function revocationsOf(value: unknown, fail: Fail): Revocations {
   if (!Array.isArray(value)) fail('must be a list of SQL key ids or "user <name> before <ISO-8601 time>" entries');
+  const entries = value as readonly unknown[];
+  return revocationsNamed(entries, fail, { entry: (i) => `entry ${i + 1} of ${entries.length}` });
+}
+
+/** How messages name an entry ("entry 2 of 3", "line 5"), and whether one about a bad key id does too. */
+export interface EntryNames {
+  readonly entry: (index: number) => string;
+  readonly nameBadIds?: boolean;
+}
+
+/**
+ * The revocations of entries, each named in a message as `names` says (docs/rotation.md#revoke-a-sql-key).
+ * @example
+ * revocationsNamed(['k-1', 'user alice before x'], fail, { entry: (i) => `line ${i + 2}` }) // fails: "line 3 revokes…"
+ */
+export function revocationsNamed(entries: readonly unknown[], fail: Fail, names: EntryNames): Revocations {
   const ids = new Set<string>();
   const users = new Map<string, number>();
-  value.forEach((entry: unknown, i) => {
-    const at = `entry ${i + 1} of ${value.length}`;
+  entries.forEach((entry: unknown, i) => {
+    const at = names.entry(i);
     if (typeof entry !== 'string' || entry.trim() === '') fail(`${at} is not a non-empty string`);
     const text = entry.trim();
     const byUser = USER_ENTRY.exec(text);
@@ -46,12 +62,16 @@ export function revocationsOf(value: unknown, fail: Fail): Revocations {
       fail(`${at} is neither a key id nor "user <name> before <ISO-8601 time>"`);
     } else if (!SQL_KEY_ID.test(text)) {
       const shown = JSON.stringify(text.slice(0, 40));
-      fail(`holds ${shown}, which is no SQL key id: separate ids with commas, spaces or newlines`);
+      fail(
+        names.nameBadIds === true
+          ? `${at} holds ${shown}, which is no SQL key id: one id or "user <name> before <ISO-8601 time>" a line`
+          : `holds ${shown}, which is no SQL key id: separate ids with commas, spaces or newlines`,
+      );
     } else {
       ids.add(text);
     }
   });
-  return { ids, users, size: value.length };
+  return { ids, users, size: entries.length };
 }
 
 /** The user name of an entry: as written, or the JSON string in its quotes; never empty, no control character. */

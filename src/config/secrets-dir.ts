@@ -5,6 +5,7 @@ import { DualAuthConfigError } from '../errors';
 import type { OptionNames } from './option-table';
 import type { DualAuthOptions } from './option-types';
 import { resolveOptions, type ResolvedOptions } from './resolve-options';
+import { revocationsNamed } from './revocations';
 import { MAX_SECRET_FILE_BYTES, openSecretFile } from './secret-file-open';
 import { SECRETS_SETTLE_MS, settleAtStart, START_SETTLE_BOUND_MS, type StartSettleClock } from './secret-file-settle';
 
@@ -68,9 +69,34 @@ function lineFault(lines: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** The lines that hold values, with their line numbers (1-based, every line counted): trimmed, no blanks or comments. */
+const numberedValueLines = (lines: readonly string[]): { readonly text: string; readonly line: number }[] =>
+  lines
+    .map((line, index) => ({ text: line.trim(), line: index + 1 }))
+    .filter(({ text }) => text !== '' && !text.startsWith('#'));
+
 /** The lines that hold values: trimmed, without blank lines and `#` comments. */
-const valueLines = (lines: readonly string[]): string[] =>
-  lines.map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+const valueLines = (lines: readonly string[]): string[] => numberedValueLines(lines).map(({ text }) => text);
+
+/** Why a file's entries revoke nothing as written, naming the entry by its line; or undefined. */
+function revocationFault(numbered: readonly { readonly text: string; readonly line: number }[]): string | undefined {
+  const names = { entry: (i: number) => `line ${numbered[i]?.line ?? 0}`, nameBadIds: true };
+  try {
+    revocationsNamed(
+      numbered.map(({ text }) => text),
+      (problem) => {
+        throw new RevocationFault(problem);
+      },
+      names,
+    );
+    return undefined;
+  } catch (error) {
+    if (error instanceof RevocationFault) return error.message;
+    throw error;
+  }
+}
+
+class RevocationFault extends Error {}
 
 /** The value lines of a file's text, even one that is not valid: what the scrubber must know (config/deployment.ts). */
 export const secretFileLines = (text: string): string[] => valueLines(text.split(LINE_END));
@@ -84,15 +110,18 @@ export function parseSecretFile(option: SecretOption, text: string): { value: un
   const all = text.split(LINE_END);
   const fault = lineFault(all);
   if (fault !== undefined) return { reason: fault };
-  const lines = valueLines(all);
+  const numbered = numberedValueLines(all);
+  const lines = numbered.map(({ text }) => text);
   switch (option) {
     case 'apiSecret':
     case 'sqlKeySecrets':
       return lines.length === 0
         ? { reason: 'holds no secret (only blank lines or comments): one secret a line, at least one' }
         : { value: lines };
-    case 'sqlKeysRevoked':
-      return { value: lines };
+    case 'sqlKeysRevoked': {
+      const reason = revocationFault(numbered);
+      return reason === undefined ? { value: lines } : { reason };
+    }
     case 'sqlPassword':
       return lines.length === 1
         ? { value: lines[0] }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCheckAuth, DualAuthConfigError } from '../../src';
 import { isRevokedKey, revocationsOf } from '../../src/config/revocations';
+import { parseSecretFile } from '../../src/config/secrets-dir';
 import { randomSecret } from '../support/claims';
 import { scratchDirs } from '../support/scratch';
 
@@ -122,14 +123,45 @@ describe('revocationsOf', () => {
 describe('sql-keys-revoked in the secrets directory', () => {
   const scratch = scratchDirs('cube-dual-auth-revoked-');
 
-  it('stops the start on an impossible date, naming the file and the entry', () => {
+  it('stops the start on an impossible date, naming the file and the line', () => {
     const dir = scratch();
     writeFileSync(join(dir, 'sql-keys-revoked'), '# lost laptop\nk-1\nuser alice before 2026-02-30T09:00:00Z\n');
     const start = () =>
       createCheckAuth({ jwksUri: 'https://idp.example/jwks', sqlKeySecrets: [randomSecret()], secretsDir: dir });
     expect(start).toThrow(DualAuthConfigError);
     expect(start).toThrow(
-      `${join(dir, 'sql-keys-revoked')} entry 2 of 2 revokes the keys of user "alice" before 2026-02-30T09:00:00Z, which does not exist`,
+      `${join(dir, 'sql-keys-revoked')} line 3 revokes the keys of user "alice" before 2026-02-30T09:00:00Z, which does not exist`,
     );
+  });
+
+  it.each([
+    ['\\n', '\n'],
+    ['\\r\\n', '\r\n'],
+    ['a lone \\r', '\r'],
+  ])('counts every line, comments and blank ones too, where lines end at %s', (_, end) => {
+    const lines = ['# revoked 2026-05', '', 'k-1', '   ', '# alice left', 'user alice before yesterday', 'k-2'];
+    const parsed = parseSecretFile('sqlKeysRevoked', lines.join(end) + end);
+    expect(parsed).toEqual({
+      reason: 'line 6 revokes the keys of user "alice" before a time that is not ISO 8601 with a zone',
+    });
+  });
+
+  it.each([
+    ['user "bad \\x" before 2026-05-01T09:00:00Z', 'line 2 writes a user name in quotes that is no JSON string'],
+    ['user Alice Smith before 2026-05-01T09:00:00Z', 'line 2 names a user with a space or a quote'],
+    ['k-1 k-2', 'line 2 is neither a key id nor "user <name> before <ISO-8601 time>"'],
+    [
+      'k-1;k-2',
+      'line 2 holds "k-1;k-2", which is no SQL key id: one id or "user <name> before <ISO-8601 time>" a line',
+    ],
+  ])('names the line of a bad entry %j, in a whole sentence', (entry, reason) => {
+    const parsed = parseSecretFile('sqlKeysRevoked', `# rotated\n${entry}\nk-3\n`);
+    expect(parsed).toHaveProperty('reason');
+    expect((parsed as { reason: string }).reason.slice(0, reason.length)).toBe(reason);
+  });
+
+  it('reads a valid file to its entries, comments and blank lines left out', () => {
+    const parsed = parseSecretFile('sqlKeysRevoked', '# a\r\n\r\nk-1\ruser alice before 2026-05-01T09:00:00Z\n');
+    expect(parsed).toEqual({ value: ['k-1', 'user alice before 2026-05-01T09:00:00Z'] });
   });
 });

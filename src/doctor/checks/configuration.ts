@@ -1,9 +1,10 @@
 /** The `configuration` line: whether the hook accepts this environment, judged by the hook's own resolution. */
-import { ENV_NAMES, type DualAuthOptions, type ResolvedOptions } from '../../config/options';
-import { optionsFromEnv } from '../../config/env';
+import type { DualAuthOptions, ResolvedOptions } from '../../config/options';
+import { apiSecretsInForce, ENV, optionsFromEnv } from '../../config/env';
+import { secretWeakness } from '../../config/secret-strength';
 import { DualAuthConfigError } from '../../errors';
-import { resolvedAsTheHook } from '../secrets-dir';
-import { check, type Check } from '../check';
+import { apiSecretsFromDirectory, resolvedAsTheHook } from '../secrets-dir';
+import { check, type Check, type CheckId } from '../check';
 
 /** The `configuration` line, and the options the other checks go on with: none when the hook refuses them. */
 export interface Configuration {
@@ -29,10 +30,14 @@ function resolvedDespiteWeakSecret(options: DualAuthOptions): ResolvedOptions | 
   }
 }
 
-/** The line that tells of a weak API secret: `api-secret`, or `secrets-dir` when the directory's file holds it. */
-function weakSecretLine(options: DualAuthOptions, error: unknown): string {
-  const fromFile = error instanceof DualAuthConfigError && error.option !== ENV_NAMES.apiSecret;
-  return fromFile && options.secretsDir !== undefined ? 'secrets-dir' : 'api-secret';
+/**
+ * The line of this run that tells of the weak API secret: `secrets-dir` when the directory's api-secrets holds the
+ * secrets, else the variable's own line (`api-secret`, or `additional-api-secrets`), as `secretChecks` prints them.
+ */
+function weakSecretLine(env: NodeJS.ProcessEnv, options: DualAuthOptions | undefined): CheckId {
+  if (apiSecretsFromDirectory(options)) return 'secrets-dir';
+  const weak = apiSecretsInForce(env).find(({ value }) => secretWeakness(value) !== undefined);
+  return weak?.variable === ENV.additionalApiSecrets ? 'additional-api-secrets' : 'api-secret';
 }
 
 /**
@@ -52,7 +57,7 @@ export function configurationCheck(env: NodeJS.ProcessEnv): Configuration {
     const weakOnly = check(
       'configuration',
       'fail',
-      `the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see ${options === undefined ? 'api-secret' : weakSecretLine(options, error)})`,
+      `the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see ${weakSecretLine(env, options)})`,
     );
     return { check: resolved === undefined ? failure : weakOnly, options, resolved };
   }
