@@ -2,7 +2,7 @@
 // `npm pack`): it reads what that cube.js exports through Cube's own packages, finds Cube's line, and judges the
 // SQL API login by what cube.js really exports (build first). And a model whose access policy is keyed by `role:`, as
 // the embedding service's handbook writes it: Cube 1.7.43's own schema compiler refuses it (no Cube start), and
-// doctor fails it.
+// doctor fails it. And doctor's cube-start line against Cube 1.7.43's own start (test/support/cube-start-agreement.ts).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { ensureCube, repoRoot } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { jsonOf, runBin } from '../support/cli';
 import { randomSecret } from '../support/claims';
+import { cubeStartAgreement } from '../support/cube-start-agreement';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 const line = cubeLine('1');
@@ -151,3 +152,5 @@ it("fails a model keyed by role: on Cube 1.7.43, which Cube's own compiler refus
   });
   expect((await doctorOn(dirs.group)).policies).toBeUndefined();
 }, 240_000);
+
+cubeStartAgreement(line);

@@ -1,9 +1,11 @@
 // doctor in examples/cube-project itself, on the Cube 0.33.65 it installs, with the environment its README documents
-// for running Cube 0.33 there: no line warns or fails.
+// for running Cube 0.33 there: no line warns or fails. And doctor's cube-start line against Cube 0.33.65's own start
+// (test/support/cube-start-agreement.ts).
 import { beforeAll, afterAll, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
 import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
 import { join } from 'node:path';
+import { cubeStartAgreement } from '../support/cube-start-agreement';
 import { CUBE_PROJECT_ENV, doctorIn, expectAllOk } from '../support/doctor-examples';
 import { startJwksServer, type JwksServer } from '../support/jwks-server';
 import { generateKeyPair, jwks } from '../support/keys';
@@ -27,3 +29,5 @@ it('examples/cube-project on Cube 0.33.65: every line ok, Cube 0.33 asked for no
     /^Node \d+\.\d+\.\d+: Cube 0\.33\.65 starts on it/,
   );
 }, 60_000);
+
+cubeStartAgreement(line);

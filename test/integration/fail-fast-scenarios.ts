@@ -2,18 +2,16 @@
 // takes `require('cube-dual-auth').checkAuth`, which checks the environment, so Cube exits while it loads cube.js,
 // with the message naming the variable, and never listens. The package is installed from `npm pack` as a user
 // installs it (build first).
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer, type AddressInfo } from 'node:net';
-import { setTimeout as pause } from 'node:timers/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCube } from '../../scripts/ensure-cube.mjs';
-import { cubeLine, serverCommand, type CubeLine } from '../../scripts/lib/cube-lines.mjs';
-import { exampleCubeEnvironment, startCube } from '../../scripts/lib/cube-server.mjs';
-import { freePort } from '../../scripts/lib/ports.mjs';
+import { cubeLine } from '../../scripts/lib/cube-lines.mjs';
+import { startCube } from '../../scripts/lib/cube-server.mjs';
 import { createRedactor } from '../../scripts/lib/redact.mjs';
 import { TENANT_CLAIMS } from '../../scripts/lib/stack.mjs';
 import { randomSecret } from '../support/claims';
+import { listens, runCube } from '../support/cube-run';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 /**
@@ -21,63 +19,6 @@ const INSTALL_TIMEOUT_MS = 15 * 60_000;
  * does not is seen listening and killed, whatever the machine's load (docs/development.md#timing-dependent-tests).
  */
 const RUN_TIMEOUT_MS = 120_000;
-
-/** True when something accepts a TCP connection on the port. */
-function listens(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** The environment of the shell running the tests without its Cube and cube-dual-auth settings. */
-function inherited(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CUBEJS_|CUBE_DUAL_AUTH_)/.test(name)));
-}
-
-interface Run {
-  readonly code: unknown;
-  /** Everything Cube printed, stdout and stderr, with Cube's line wrapping undone. */
-  readonly output: string;
-  /** Whether anything accepted a connection on the API port while Cube ran. */
-  readonly listened: boolean;
-}
-
-/** Starts `cubejs-server` of `line` on the example with `env`, and watches its API port until it exits. */
-async function runCube(line: CubeLine, env: Record<string, string>): Promise<Run> {
-  const port = await freePort();
-  const { command, args } = serverCommand(line);
-  // Its own process group, so that the kill below also ends whatever Cube started.
-  const cube = spawn(command, args, {
-    cwd: line.projectDir,
-    env: { ...inherited(), ...exampleCubeEnvironment(), ...line.env, ...env, PORT: String(port) },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  for (const stream of [cube.stdout, cube.stderr])
-    stream.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = once(cube, 'exit').then(([code, signal]) => code ?? signal);
-  let running = true;
-  void exited.then(() => (running = false));
-  let listened = false;
-  try {
-    // The port is asked again and again until Cube exits: one accepted connection means it listened, and a Cube that
-    // listened is killed, so its exit is a signal, not a code.
-    while (running && !listened) {
-      listened = await listens(port);
-      await pause(25);
-    }
-  } finally {
-    if (running) process.kill(-(cube.pid as number), 'SIGKILL');
-  }
-  const code = await exited;
-  return { code, output: output.replace(/\s+/g, ' '), listened };
-}
 
 export function failFastScenarios(lineId: string): void {
   describe(`Cube ${lineId} stops at start when the environment cannot work`, () => {
