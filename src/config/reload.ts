@@ -19,6 +19,8 @@ import {
   startingSecretFiles,
   type SecretFile,
   type SecretFileReading,
+  type SecretFileLines,
+  type SecretFilesGiven,
   type SecretFileValues,
   type SecretOption,
 } from './secrets-dir';
@@ -100,6 +102,8 @@ export class SecretsReload {
   private readonly sighted: Partial<Record<SecretOption, Sighting>> = {};
   private readonly clock: () => number;
   private values: SecretFileValues;
+  /** The line of each value in force, which messages name a secret by. */
+  private lines: SecretFileLines;
   private onEvent: AuthEventListener | undefined;
   private watcher: FSWatcher | undefined;
   private poll: NodeJS.Timeout | undefined;
@@ -112,13 +116,14 @@ export class SecretsReload {
   private constructor(
     private readonly setting: SecretsReloadSetting,
     readings: Record<SecretOption, SecretFileReading>,
-    values: SecretFileValues,
+    { values, lines }: SecretFilesGiven,
     /** The options checked at start, the files' values in place. */
     readonly resolved: ResolvedOptions,
   ) {
     this.log = setting.log ?? ((line) => console.error(line));
     this.clock = setting.clock ?? (() => performance.now());
     this.values = values;
+    this.lines = lines;
     this.secrets = new LiveSecrets(snapshotOf(resolved));
     const fromFiles = new Set(SECRET_OPTIONS.filter((option) => Object.hasOwn(values, option)));
     this.states = new SecretStates({ secrets: resolved, fromFiles, clock: setting.now ?? Date.now });
@@ -134,8 +139,8 @@ export class SecretsReload {
   /** Reads and checks the directory as the start does, throwing the `DualAuthConfigError`. */
   static start(setting: SecretsReloadSetting): SecretsReload {
     const { options, names, dir, now, sleep } = setting;
-    const { readings, values } = startingSecretFiles(dir, names.secretsDir, { now, sleep });
-    return new SecretsReload(setting, readings, values, resolveWithSecretFiles(options, names, dir, values));
+    const given = startingSecretFiles(dir, names.secretsDir, { now, sleep });
+    return new SecretsReload(setting, given.readings, given, resolveWithSecretFiles(options, names, given));
   }
 
   /** Each file: absent (the environment's value in force), in force (how many values), or kept at its last good. */
@@ -264,6 +269,7 @@ export class SecretsReload {
     const { options, names, dir } = this.setting;
     const readings = readSecretFiles(dir);
     let values = this.values;
+    let lines = this.lines;
     let resolved: ResolvedOptions | undefined;
     const applied: SecretOption[] = [];
     const restored: SecretOption[] = [];
@@ -285,10 +291,14 @@ export class SecretsReload {
       if (reading.state === 'absent') reason = 'the file is gone';
       else if (reading.state === 'invalid') reason = reading.reason;
       else {
-        const candidate = { ...values, [option]: reading.value };
+        const candidate = {
+          dir,
+          values: { ...values, [option]: reading.value },
+          lines: { ...lines, [option]: reading.lines },
+        };
         try {
-          resolved = resolveWithSecretFiles(options, names, dir, candidate);
-          values = candidate;
+          resolved = resolveWithSecretFiles(options, names, candidate);
+          ({ values, lines } = candidate);
           this.inForce[option] = signature;
           delete this.kept[option];
           applied.push(option);
@@ -309,6 +319,7 @@ export class SecretsReload {
     for (const option of restored) this.restore(option);
     if (resolved === undefined) return;
     this.values = values;
+    this.lines = lines;
     this.secrets.swap(snapshotOf(resolved));
     for (const option of applied) {
       this.states.applied(option, resolved, true);

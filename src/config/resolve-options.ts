@@ -34,6 +34,18 @@ export type ResolvedOptions = {
   readonly authorization: Authorization | undefined;
 };
 
+/** The line of each value of a secrets file, by the option it replaces: what messages name a secret by. */
+export type SecretLines = Partial<Record<'apiSecret' | 'sqlKeySecrets', readonly number[]>>;
+
+/** How a message names the i-th secret, never shown: by its line in its file, else by its place in a list of several. */
+function secretAt(i: number, count: number, lines: readonly number[] | undefined): { label?: string; prefix: string } {
+  const line = lines?.[i];
+  if (line !== undefined) return { label: `line ${line}`, prefix: `line ${line} ` };
+  if (count < 2) return { prefix: '' };
+  const label = `secret ${i + 1} of ${count}`;
+  return { label, prefix: `(${label}) ` };
+}
+
 /** Cube's dev-mode second try of a refused token (docs/troubleshooting.md#cubes-playground-is-refused-in-dev-mode). */
 const PLAYGROUND_SECRET = 'CUBEJS_PLAYGROUND_AUTH_SECRET';
 
@@ -45,13 +57,14 @@ function sqlKeySecretKeys(
   secrets: readonly string[],
   apiSecrets: readonly string[],
   names: OptionNames,
+  lines: readonly number[] | undefined,
 ): readonly KeyObject[] {
   const playground = process.env[PLAYGROUND_SECRET]?.trim();
   // A set, not a list: two files of 64 KiB hold a thousand secrets each
   // (docs/performance.md#a-reload-blocks-the-event-loop-for).
   const api = new Set(apiSecrets);
   secrets.forEach((secret, i) => {
-    const which = secrets.length > 1 ? `(secret ${i + 1} of ${secrets.length}) ` : '';
+    const which = secretAt(i, secrets.length, lines).prefix;
     const weakness = secretWeakness(secret);
     if (weakness !== undefined)
       throw new DualAuthConfigError(
@@ -73,7 +86,11 @@ function sqlKeySecretKeys(
 }
 
 /** Validates options, applies defaults and prepares keys. Throws {@link DualAuthConfigError} naming the option. */
-export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNames> = OPTION_NAMES): ResolvedOptions {
+export function resolveOptions(
+  options: DualAuthOptions,
+  given: Partial<OptionNames> = OPTION_NAMES,
+  { lines = {} }: { readonly lines?: SecretLines } = {},
+): ResolvedOptions {
   const names: OptionNames = { ...OPTION_NAMES, ...given };
   if (typeof options !== 'object' || options === null) throw new DualAuthConfigError('options', 'must be an object');
   const unknown = Object.keys(options).find((key) => !Object.hasOwn(OPTIONS, key));
@@ -116,16 +133,16 @@ export function resolveOptions(options: DualAuthOptions, given: Partial<OptionNa
   let secretWeaknessFound: string | undefined;
   if (weak >= 0) {
     const weakness = secretWeakness(secrets[weak] as string) as string;
-    const which = secrets.length > 1 ? `secret ${weak + 1} of ${secrets.length}` : undefined;
+    const which = secretAt(weak, secrets.length, lines.apiSecret);
     if (rest.allowWeakSecret !== true) {
       throw new DualAuthConfigError(
         names.apiSecret,
-        `${which ? `(${which}) ` : ''}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
+        `${which.prefix}${weakness}: ${SECRET_ADVICE}; to run with it anyway, set ${names.allowWeakSecret} to true`,
       );
     }
-    secretWeaknessFound = `${which ? `${which} of ` : ''}${names.apiSecret} ${weakness}`;
+    secretWeaknessFound = `${which.label ? `${which.label} of ` : ''}${names.apiSecret} ${weakness}`;
   }
-  const sqlKeyKeys = sqlKeySecretKeys(sqlKeySecrets ?? [], secrets, names);
+  const sqlKeyKeys = sqlKeySecretKeys(sqlKeySecrets ?? [], secrets, names, lines.sqlKeySecrets);
   // Every defaulted option was filled from the table above, which the type of ResolvedOptions promises.
   return {
     ...rest,

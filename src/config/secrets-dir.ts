@@ -31,7 +31,14 @@ export const SECRET_OPTIONS = Object.keys(SECRET_FILES) as SecretOption[];
  */
 export type SecretFileReading =
   | { readonly state: 'absent' }
-  | { readonly state: 'read'; readonly text: string; readonly value: unknown; readonly identity?: string }
+  | {
+      readonly state: 'read';
+      readonly text: string;
+      readonly value: unknown;
+      /** The line of each value (1-based, every line counted), which messages name it by. */
+      readonly lines: readonly number[];
+      readonly identity?: string;
+    }
   | {
       readonly state: 'invalid';
       readonly text: string | undefined;
@@ -75,8 +82,9 @@ const numberedValueLines = (lines: readonly string[]): { readonly text: string; 
     .map((line, index) => ({ text: line.trim(), line: index + 1 }))
     .filter(({ text }) => text !== '' && !text.startsWith('#'));
 
-/** The lines that hold values: trimmed, without blank lines and `#` comments. */
-const valueLines = (lines: readonly string[]): string[] => numberedValueLines(lines).map(({ text }) => text);
+/** Two or more line numbers as a message names them: "lines 2 and 4", "lines 1, 3 and 5". */
+const linesNamed = (lines: readonly number[]): string =>
+  `lines ${lines.slice(0, -1).join(', ')} and ${lines.at(-1) ?? 0}`;
 
 /** Why a file's entries revoke nothing as written, naming the entry by its line; or undefined. */
 function revocationFault(numbered: readonly { readonly text: string; readonly line: number }[]): string | undefined {
@@ -99,33 +107,39 @@ function revocationFault(numbered: readonly { readonly text: string; readonly li
 class RevocationFault extends Error {}
 
 /** The value lines of a file's text, even one that is not valid: what the scrubber must know (config/deployment.ts). */
-export const secretFileLines = (text: string): string[] => valueLines(text.split(LINE_END));
+export const secretFileLines = (text: string): string[] =>
+  numberedValueLines(text.split(LINE_END)).map(({ text: line }) => line);
 
 /**
- * The option value a file's text gives, or why it gives none.
+ * The option value a file's text gives, with the line of each value, or why it gives none.
  * @example
- * parseSecretFile('apiSecret', '# rotated 2026-05\nnew…\nold…\n') // { value: ['new…', 'old…'] }
+ * parseSecretFile('apiSecret', '# rotated 2026-05\nnew…\nold…\n') // { value: ['new…', 'old…'], lines: [2, 3] }
  */
-export function parseSecretFile(option: SecretOption, text: string): { value: unknown } | { reason: string } {
+export function parseSecretFile(
+  option: SecretOption,
+  text: string,
+): { value: unknown; lines: readonly number[] } | { reason: string } {
   const all = text.split(LINE_END);
   const fault = lineFault(all);
   if (fault !== undefined) return { reason: fault };
   const numbered = numberedValueLines(all);
-  const lines = numbered.map(({ text }) => text);
+  const values = numbered.map(({ text: line }) => line);
+  const lines = numbered.map(({ line }) => line);
   switch (option) {
     case 'apiSecret':
     case 'sqlKeySecrets':
-      return lines.length === 0
+      return values.length === 0
         ? { reason: 'holds no secret (only blank lines or comments): one secret a line, at least one' }
-        : { value: lines };
+        : { value: values, lines };
     case 'sqlKeysRevoked': {
       const reason = revocationFault(numbered);
-      return reason === undefined ? { value: lines } : { reason };
+      return reason === undefined ? { value: values, lines } : { reason };
     }
     case 'sqlPassword':
-      return lines.length === 1
-        ? { value: lines[0] }
-        : { reason: `holds ${lines.length} lines of value where the password is one line` };
+      if (values.length === 1) return { value: values[0], lines };
+      return values.length === 0
+        ? { reason: 'holds no password (only blank lines or comments): the password is one line' }
+        : { reason: `holds ${values.length} lines of value (${linesNamed(lines)}) where the password is one line` };
   }
 }
 
@@ -144,7 +158,7 @@ export function readSecretFile(dir: string, option: SecretOption): SecretFileRea
   const text = opened.bytes.toString('utf8');
   const parsed = parseSecretFile(option, text);
   return 'value' in parsed
-    ? { state: 'read', text, value: parsed.value, ...known }
+    ? { state: 'read', text, value: parsed.value, lines: parsed.lines, ...known }
     : { state: 'invalid', text, reason: parsed.reason, ...known };
 }
 
@@ -162,12 +176,25 @@ export const secretFileName = (dir: string, option: SecretOption): string => joi
 /** The values taken from files, by option; an option without one is the environment's (or the options'). */
 export type SecretFileValues = Partial<Record<SecretOption, unknown>>;
 
-/** The one check of the secrets, at start and at each reload: {@link resolveOptions}, naming the files. */
+/** The line of each value taken from a file, by option, as the file's reading gives it. */
+export type SecretFileLines = Partial<Record<SecretOption, readonly number[]>>;
+
+/** What the directory's files give: the values in place of their options, and where in its file each value is. */
+export interface SecretFilesGiven {
+  readonly dir: string;
+  readonly values: SecretFileValues;
+  readonly lines: SecretFileLines;
+}
+
+/**
+ * The one check of the secrets, at start and at each reload: {@link resolveOptions}, naming the files and lines.
+ * @example
+ * resolveWithSecretFiles(options, ENV_NAMES, { dir, values: { apiSecret: [a, b] }, lines: { apiSecret: [2, 3] } });
+ */
 export function resolveWithSecretFiles(
   options: DualAuthOptions,
   names: OptionNames,
-  dir: string,
-  values: SecretFileValues,
+  { dir, values, lines }: SecretFilesGiven,
 ): ResolvedOptions {
   const merged: Record<string, unknown> = { ...options };
   const named: Partial<Record<keyof OptionNames, string>> = { ...names };
@@ -176,7 +203,7 @@ export function resolveWithSecretFiles(
     merged[option] = values[option];
     named[option] = secretFileName(dir, option);
   }
-  return resolveOptions(merged as DualAuthOptions, named);
+  return resolveOptions(merged as DualAuthOptions, named, { lines });
 }
 
 /** The options of a start with a secrets directory, once its files settle: a bad file stops it, naming the file. */
@@ -184,10 +211,7 @@ export function startingSecretFiles(
   dir: string,
   dirName: string,
   clock: StartSettleClock = {},
-): {
-  readonly readings: Record<SecretOption, SecretFileReading>;
-  readonly values: SecretFileValues;
-} {
+): SecretFilesGiven & { readonly readings: Record<SecretOption, SecretFileReading> } {
   let isDirectory = false;
   try {
     isDirectory = statSync(dir).isDirectory();
@@ -202,13 +226,24 @@ export function startingSecretFiles(
       secretFileName(dir, stillWritten),
       `is still being written: it changed at every read ${SECRETS_SETTLE_MS} ms apart for ${START_SETTLE_BOUND_MS} ms; write it whole and rename it into place`,
     );
-  const values: SecretFileValues = {};
   for (const option of SECRET_OPTIONS) {
     const reading = readings[option];
     if (reading.state === 'invalid') throw new DualAuthConfigError(secretFileName(dir, option), reading.reason);
-    if (reading.state === 'read') values[option] = reading.value;
   }
-  return { readings, values };
+  return { readings, ...givenBy(dir, readings) };
+}
+
+/** The values and lines of the files read whole, by option: what the hook puts in place of their options. */
+export function givenBy(dir: string, readings: Readonly<Record<SecretOption, SecretFileReading>>): SecretFilesGiven {
+  const values: Record<string, unknown> = {};
+  const lines: Record<string, readonly number[]> = {};
+  for (const option of SECRET_OPTIONS) {
+    const reading = readings[option];
+    if (reading.state !== 'read') continue;
+    values[option] = reading.value;
+    lines[option] = reading.lines;
+  }
+  return { dir, values, lines };
 }
 
 /** The options as a start takes them, `secretsDir`'s files in place: for commands that judge like the hook. */
@@ -219,5 +254,5 @@ export function resolveAtStart(
 ): ResolvedOptions {
   const dir = options.secretsDir;
   if (typeof dir !== 'string' || dir.trim() === '') return resolveOptions(options, names);
-  return resolveWithSecretFiles(options, names, dir, startingSecretFiles(dir, names.secretsDir, clock).values);
+  return resolveWithSecretFiles(options, names, startingSecretFiles(dir, names.secretsDir, clock));
 }

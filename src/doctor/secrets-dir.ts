@@ -5,6 +5,7 @@
 import { DualAuthConfigError } from '../errors';
 import { ENV_NAMES, OPTIONS, type DualAuthOptions, type ResolvedOptions } from '../config/options';
 import {
+  givenBy,
   readSecretFiles,
   resolveAtStart,
   resolveWithSecretFiles,
@@ -12,7 +13,6 @@ import {
   SECRET_OPTIONS,
   secretFileName,
   startingSecretFiles,
-  type SecretFileValues,
   type SecretOption,
 } from '../config/secrets-dir';
 
@@ -54,14 +54,12 @@ export function secretsDirReport(
   }
   const readings = readSecretFiles(dir);
   const problems: Partial<Record<SecretOption, string>> = {};
-  const values: SecretFileValues = {};
   for (const option of SECRET_OPTIONS) {
     const reading = readings[option];
     if (reading.state === 'invalid') problems[option] = reading.reason;
-    if (reading.state === 'read') values[option] = reading.value;
   }
   try {
-    resolveWithSecretFiles(options as DualAuthOptions, ENV_NAMES, dir, values);
+    resolveWithSecretFiles(options as DualAuthOptions, ENV_NAMES, givenBy(dir, readings));
   } catch (error) {
     const file = SECRET_OPTIONS.find(
       (option) => error instanceof DualAuthConfigError && error.option === secretFileName(dir, option),

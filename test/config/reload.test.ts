@@ -111,7 +111,7 @@ describe('a reload of the secrets directory', () => {
     const { dir, writer, reload, settle, service, serviceToken, reloads, logs } = deployment({
       'api-secrets': oldSecret,
     });
-    writer.write({ 'api-secrets': `${oldSecret}\nchangeme\n` });
+    writer.write({ 'api-secrets': `${oldSecret}\n# added by hand\nchangeme\n` });
     settle();
     settle();
     expect(service(serviceToken(oldSecret))).toMatchObject({ accepted: true });
@@ -119,7 +119,7 @@ describe('a reload of the secrets directory', () => {
       accepted: false,
     });
     const reason =
-      '(secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random ' +
+      'line 3 is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random ' +
       'bytes (openssl rand -hex 32); to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true';
     expect(logs).toEqual([
       `cube-dual-auth: ${dir}/api-secrets not applied (invalid): ${reason}; its last good content stays in force`,
@@ -158,11 +158,11 @@ describe('a reload of the secrets directory', () => {
 
   it('refuses a SQL key secret that is an API secret, and applies it once that API secret is gone', () => {
     const { writer, settle, reloads } = deployment({ 'api-secrets': oldSecret, 'sql-key-secrets': keySecret });
-    writer.write({ 'api-secrets': oldSecret, 'sql-key-secrets': oldSecret });
+    writer.write({ 'api-secrets': oldSecret, 'sql-key-secrets': `# the old one, by mistake\n${oldSecret}` });
     settle();
     expect(reloads().at(-1)).toMatchObject({ file: 'sql-key-secrets', outcome: 'invalid' });
     expect(reloads().at(-1)?.reason).toMatch(
-      /^is also an API secret \(.*api-secrets\): a SQL key would then pass as a service token/,
+      /^line 2 is also an API secret \(.*api-secrets\): a SQL key would then pass as a service token/,
     );
     writer.write({ 'api-secrets': newSecret, 'sql-key-secrets': oldSecret });
     settle();

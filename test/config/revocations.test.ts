@@ -162,6 +162,6 @@ describe('sql-keys-revoked in the secrets directory', () => {
 
   it('reads a valid file to its entries, comments and blank lines left out', () => {
     const parsed = parseSecretFile('sqlKeysRevoked', '# a\r\n\r\nk-1\ruser alice before 2026-05-01T09:00:00Z\n');
-    expect(parsed).toEqual({ value: ['k-1', 'user alice before 2026-05-01T09:00:00Z'] });
+    expect(parsed).toEqual({ value: ['k-1', 'user alice before 2026-05-01T09:00:00Z'], lines: [3, 4] });
   });
 });

@@ -8,6 +8,8 @@ import {
   parseSecretFile,
   readSecretFile,
   resolveWithSecretFiles,
+  type SecretFileLines,
+  type SecretFileValues,
 } from '../../src/config/secrets-dir';
 import { randomSecret } from '../support/claims';
 import { scratchDirs } from '../support/scratch';
@@ -18,26 +20,34 @@ const [a, b] = [randomSecret(), randomSecret()];
 
 describe('parseSecretFile', () => {
   it('reads one secret a line, skipping blank lines and # comments, trimming each line', () => {
-    expect(parseSecretFile('apiSecret', `# new, from 2026-05\n${a}\r\n\n  ${b}  \n`)).toEqual({ value: [a, b] });
-    expect(parseSecretFile('sqlKeySecrets', `${a}`)).toEqual({ value: [a] });
+    expect(parseSecretFile('apiSecret', `# new, from 2026-05\n${a}\r\n\n  ${b}  \n`)).toEqual({
+      value: [a, b],
+      lines: [2, 4],
+    });
+    expect(parseSecretFile('sqlKeySecrets', `${a}`)).toEqual({ value: [a], lines: [1] });
   });
 
   it('refuses a secrets file with no secret, but takes an empty revoked list as no revocation', () => {
     expect(parseSecretFile('apiSecret', '# nothing yet\n\n')).toEqual({
       reason: 'holds no secret (only blank lines or comments): one secret a line, at least one',
     });
-    expect(parseSecretFile('sqlKeysRevoked', '')).toEqual({ value: [] });
+    expect(parseSecretFile('sqlKeysRevoked', '')).toEqual({ value: [], lines: [] });
     expect(parseSecretFile('sqlKeysRevoked', 'k-1\nuser alice before 2026-05-01T09:00:00Z\n')).toEqual({
       value: ['k-1', 'user alice before 2026-05-01T09:00:00Z'],
+      lines: [1, 2],
     });
   });
 
   it('takes the password as one line, and refuses two', () => {
     expect(parseSecretFile('sqlPassword', 'correct horse battery staple\n')).toEqual({
       value: 'correct horse battery staple',
+      lines: [1],
     });
-    expect(parseSecretFile('sqlPassword', 'one\ntwo\n')).toEqual({
-      reason: 'holds 2 lines of value where the password is one line',
+    expect(parseSecretFile('sqlPassword', 'one\n# the old one:\ntwo\n')).toEqual({
+      reason: 'holds 2 lines of value (lines 1 and 3) where the password is one line',
+    });
+    expect(parseSecretFile('sqlPassword', '# cleared\n\n')).toEqual({
+      reason: 'holds no password (only blank lines or comments): the password is one line',
     });
   });
 
@@ -49,10 +59,10 @@ describe('parseSecretFile', () => {
   });
 
   it('ends a line at \\n, \\r\\n or a lone \\r', () => {
-    expect(parseSecretFile('apiSecret', `S1\rS2\r`)).toEqual({ value: ['S1', 'S2'] });
-    expect(parseSecretFile('apiSecret', `${a}\r${b}\r\n# c\rS3\n`)).toEqual({ value: [a, b, 'S3'] });
+    expect(parseSecretFile('apiSecret', `S1\rS2\r`)).toEqual({ value: ['S1', 'S2'], lines: [1, 2] });
+    expect(parseSecretFile('apiSecret', `${a}\r${b}\r\n# c\rS3\n`)).toEqual({ value: [a, b, 'S3'], lines: [1, 2, 4] });
     expect(parseSecretFile('sqlPassword', 'one\rtwo\r')).toEqual({
-      reason: 'holds 2 lines of value where the password is one line',
+      reason: 'holds 2 lines of value (lines 1 and 2) where the password is one line',
     });
   });
 
@@ -104,19 +114,46 @@ describe('readSecretFile', () => {
 });
 
 describe('resolveWithSecretFiles: the one check, at start and at each reload', () => {
+  const dir = '/etc/cube-secrets';
+  const given = (values: SecretFileValues, lines: SecretFileLines = {}) => ({ dir, values, lines });
+
   it('puts the files in place of the options and names the file in every message', () => {
-    const dir = '/etc/cube-secrets';
-    const resolved = resolveWithSecretFiles({ apiSecret: randomSecret() }, ENV_NAMES, dir, { apiSecret: [a, b] });
+    const resolved = resolveWithSecretFiles({ apiSecret: randomSecret() }, ENV_NAMES, given({ apiSecret: [a, b] }));
     expect(resolved.secretKeys).toHaveLength(2);
-    expect(() => resolveWithSecretFiles({}, ENV_NAMES, dir, { apiSecret: [a, 'changeme'] })).toThrow(
+    expect(() => resolveWithSecretFiles({ apiSecret: a }, ENV_NAMES, given({ sqlKeySecrets: [a] }))).toThrow(
+      '/etc/cube-secrets/sql-key-secrets is also an API secret (CUBEJS_API_SECRET)',
+    );
+  });
+
+  it('names a weak or repeated secret by its line in its file, never by its value', () => {
+    const weak = given({ apiSecret: [a, 'changeme'] }, { apiSecret: [2, 5] });
+    expect(() => resolveWithSecretFiles({}, ENV_NAMES, weak)).toThrow(
       new DualAuthConfigError(
         '/etc/cube-secrets/api-secrets',
-        '(secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random bytes ' +
+        'line 5 is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes: anyone can choose the shared-secret path, so use at least 32 random bytes ' +
           '(openssl rand -hex 32); to run with it anyway, set CUBE_DUAL_AUTH_ALLOW_WEAK_SECRET to true',
       ),
     );
-    expect(() => resolveWithSecretFiles({ apiSecret: a }, ENV_NAMES, dir, { sqlKeySecrets: [a] })).toThrow(
-      '/etc/cube-secrets/sql-key-secrets is also an API secret (CUBEJS_API_SECRET)',
+    const allowed = resolveWithSecretFiles({ allowWeakSecret: true }, ENV_NAMES, weak);
+    expect(allowed.secretWeakness).toBe(
+      'line 5 of /etc/cube-secrets/api-secrets is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes',
+    );
+    const repeated = given({ apiSecret: [a], sqlKeySecrets: [b, a] }, { apiSecret: [1], sqlKeySecrets: [3, 7] });
+    expect(() => resolveWithSecretFiles({}, ENV_NAMES, repeated)).toThrow(
+      new DualAuthConfigError(
+        '/etc/cube-secrets/sql-key-secrets',
+        'line 7 is also an API secret (/etc/cube-secrets/api-secrets): a SQL key would then pass as a service token; give SQL keys a secret of their own',
+      ),
+    );
+    const weakKey = given({ sqlKeySecrets: ['password123'] }, { sqlKeySecrets: [4] });
+    expect(() => resolveWithSecretFiles({ apiSecret: a }, ENV_NAMES, weakKey)).toThrow(
+      /^cube-dual-auth: \/etc\/cube-secrets\/sql-key-secrets line 4 is 11 base64 characters, 8 bytes: 66 bits of key material, under 32 bytes: a SQL key is a password/,
+    );
+  });
+
+  it('names a secret of a variable by its place when the variable lists several', () => {
+    expect(() => resolveWithSecretFiles({ apiSecret: [a, 'changeme'] }, ENV_NAMES, given({}))).toThrow(
+      /^cube-dual-auth: CUBEJS_API_SECRET \(secret 2 of 2\) is 8 base64 characters/,
     );
   });
 });
@@ -124,9 +161,9 @@ describe('resolveWithSecretFiles: the one check, at start and at each reload', (
 describe('createCheckAuth with a secrets directory', () => {
   it('stops at start on a bad file, naming the file and the reason, never the value', () => {
     const dir = scratch();
-    writeFileSync(join(dir, 'api-secrets'), 'changeme\n');
+    writeFileSync(join(dir, 'api-secrets'), '# rotated 2026-05\n\nchangeme\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(
-      `cube-dual-auth: ${join(dir, 'api-secrets')} is 8 base64 characters, 6 bytes: 48 bits of key material`,
+      `cube-dual-auth: ${join(dir, 'api-secrets')} line 3 is 8 base64 characters, 6 bytes: 48 bits of key material`,
     );
     writeFileSync(join(dir, 'api-secrets'), '# emptied\n');
     expect(() => createCheckAuth({ secretsDir: dir })).toThrow(

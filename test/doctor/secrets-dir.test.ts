@@ -33,15 +33,15 @@ describe("doctor's secrets directory line", () => {
 
   it('fails on an unusable file, saying why and what a starting and a running Cube do', () => {
     const dir = scratch();
-    writeFileSync(join(dir, 'api-secrets'), `${a}\nchangeme\n`);
+    writeFileSync(join(dir, 'api-secrets'), `${a}\n# the next one\n\nchangeme\n`);
     writeFileSync(join(dir, 'sql-password'), 'one\ntwo\n');
     const report = secretsDirReport(optionsFromEnv({ CUBE_DUAL_AUTH_SECRETS_DIR: dir }));
     expect(report?.status).toBe('fail');
     expect(report?.message).toContain(
-      'api-secrets is unusable: (secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes',
+      'api-secrets is unusable: line 4 is 8 base64 characters, 6 bytes: 48 bits of key material, under 32 bytes',
     );
     expect(report?.message).toContain(
-      'sql-password is unusable: holds 2 lines of value where the password is one line (a starting Cube stops; a ' +
+      'sql-password is unusable: holds 2 lines of value (lines 1 and 2) where the password is one line (a starting Cube stops; a ' +
         'running one keeps its last good content)',
     );
     expect(report?.message).not.toContain(a);

@@ -252,7 +252,7 @@ describe('Cube 1.7.43 at start with a bad secrets file', () => {
       );
       expect(error?.message).toMatch(/cubejs-server exited \(1\)/);
       expect(error?.message.replace(/\s+/g, ' ')).toContain(
-        `cube-dual-auth: ${dir}/api-secrets (secret 2 of 2) is 8 base64 characters, 6 bytes: 48 bits of key material`,
+        `cube-dual-auth: ${dir}/api-secrets line 2 is 8 base64 characters, 6 bytes: 48 bits of key material`,
       );
       expect(error?.message).not.toContain(oldSecret);
     } finally {
@@ -322,7 +322,7 @@ describe('Cube 1.7.43 × 3 with one secrets directory (Kubernetes atomic writer)
     async () => {
       const load = steadyLoad(() => serviceToken(newSecret));
       try {
-        const logged = `${secretsRoot}/api-secrets not applied (invalid): (secret 2 of 2) is 8 base64 characters, 6 bytes`;
+        const logged = `${secretsRoot}/api-secrets not applied (invalid): line 2 is 8 base64 characters, 6 bytes`;
         expectInForce(
           'a weak API secret, kept out',
           await timeToInForce(

@@ -114,4 +114,27 @@ describe('doctor --json: every "see X" names a line of the same output', () => {
       'sql-keys-revoked is unusable: line 3 revokes the keys of user "alice" before a time that is not ISO 8601 with a zone',
     );
   });
+  it('names a weak API secret and a repeated SQL key secret of the directory by file and line', async () => {
+    const key = randomSecret(32);
+    const doctorOf = async (files: Record<string, string>) => {
+      const dir = secretsDir(files);
+      const env = { CUBEJS_JWK_URL: good.CUBEJS_JWK_URL as string, CUBE_DUAL_AUTH_SECRETS_DIR: dir };
+      const run = await runCli(['doctor', '--json'], { env, cwd: cubeProject, secrets: [SECRET, WEAK, key] });
+      const { checks } = jsonOf<DoctorJson>(run);
+      const line = (id: string) => checks.find((check) => check.id === id)?.message;
+      return { dir, configuration: line('configuration'), directory: line('secrets-dir') };
+    };
+    const weak = await doctorOf({ 'api-secrets': `# new first\n${SECRET}\n\n${WEAK}\n` });
+    expect(weak.configuration).toBe(
+      'the checkAuth hook accepts every variable but the API secret, which is too weak: Cube will not start (see secrets-dir)',
+    );
+    expect(weak.directory).toContain('api-secrets is unusable: line 4 is 14 base64 characters');
+    const repeated = await doctorOf({
+      'api-secrets': `${SECRET}\n`,
+      'sql-key-secrets': `${key}\n# kept for a week\n${SECRET}\n`,
+    });
+    const named = `line 3 is also an API secret (${join(repeated.dir, 'api-secrets')}): a SQL key would then pass as a service token`;
+    expect(repeated.configuration).toContain(`${join(repeated.dir, 'sql-key-secrets')} ${named}`);
+    expect(repeated.directory).toContain(`sql-key-secrets is unusable: ${named}`);
+  });
 });
