@@ -2,7 +2,7 @@
 // Runs a command with an outer deadline, so that a test run or a CI phase ends, passed or failed, within a bound, and
 // leaves no process behind (docs/development.md#deadlines):
 //
-//   node scripts/deadline.mjs --seconds 900 --name "npm test" -- vitest run --project unit
+//   node scripts/deadline.mjs --seconds 900 --name "npm test" -- vitest run --project 'unit*'
 //
 // The command runs in a process group of its own. When the deadline passes, this prints the test files still running
 // (scripts/lib/running-files-reporter.mjs keeps them) and the processes it stops, stops the command and everything it
