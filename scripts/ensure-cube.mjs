@@ -15,8 +15,9 @@
 //   binaries from GitHub, which this machine cannot reach; 0.33 needs neither, and what 1.x calls
 //   the binary for is replaced by scripts/lib/cube-1-preload.cjs. The demo asks for the native binary
 //   afterwards (`nativeBinary: true`), and uses it where it can be downloaded.
-// - sqlite3 is then built from its bundled sources with node-gyp (about a minute). It is a Node-API
-//   addon, so one build serves every Node version.
+// - sqlite3 is then built from its bundled sources with node-gyp (about two minutes of CPU). It is a
+//   Node-API addon, so one build serves every Node version, and a clone on the same machine copies it
+//   (scripts/lib/sqlite-build-cache.mjs).
 // - the example's package.json names `cube-dual-auth` like any dependency; we pass the packed
 //   tarball to `npm install --no-save`, which satisfies it without asking the registry and
 //   leaves package.json and package-lock.json untouched. A real directory is installed, not a
@@ -40,6 +41,7 @@ import { cubeLine, EXAMPLE_FILES, exampleProject } from './lib/cube-lines.mjs';
 import { ensureNativeBinary } from './lib/cube-native.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { withProgress } from './lib/progress.mjs';
+import { buildCacheDir, keepSqliteBuild, restoreSqliteBuild } from './lib/sqlite-build-cache.mjs';
 import { style } from './lib/style.mjs';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -97,10 +99,13 @@ export async function ensureCube({ line: lineId, out = process.stdout, nativeBin
         : 'npm install of the new cube-dual-auth build (npm pack)';
       await withProgress(what, () => npmInstallWith(projectDir, tarball), { out });
     }
-    if (installCube) {
+    if (installCube && restoreSqliteBuild(projectDir)) {
+      out.write(`  sqlite3: this machine's earlier build of the same release (${buildCacheDir()})\n`);
+    } else if (installCube) {
       await withProgress('building sqlite3 from its bundled sources (node-gyp)', () => buildSqlite(projectDir), {
         out,
       });
+      keepSqliteBuild(projectDir);
     }
     assertInstalledLikeAUser(paths);
     writeMarker(paths.marker, wanted);
