@@ -3,42 +3,22 @@
  * 127.0.0.1 answering as Cube's gateway does around this package's checkAuth, whose list of API secrets the test
  * changes. No run prints the API key, the old secret or the new one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { verify } from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../../src';
+import { describe, expect, test } from 'vitest';
+import type { CheckAuth } from '../../../src';
 import type { CliIO } from '../../../src/cli/io';
 import { rotateSecret } from '../../../src/cli/rotate-secret/action';
 import type { Clock } from '../../../src/cli/rotate-secret/wait';
 import { jsonOf, runBin, runCli, type CliResult } from '../../support/cli';
-import { randomSecret } from '../../support/claims';
 import { createClock } from '../../support/clock';
-import type { ContractServer } from '../../support/contract-server';
 import { cubeGateway, startDeployment, type Deployment } from '../../support/deployment';
-import { API_KEY, serviceCommandsBed } from '../../support/service-commands';
+import { PROVIDER as NAME, rotateSecretBed } from '../../support/rotate-secret';
 
-const OLD = randomSecret(32);
-const NEW = randomSecret(32);
-const NAME = 'cube-main';
-
-let server: ContractServer;
-let env: Record<string, string>;
-serviceCommandsBed((bed) => {
-  ({ server } = bed);
-  env = bed.env();
-});
-
-let dir: string;
-let newSecretFile: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rotate-secret-'));
-  newSecretFile = join(dir, 'new-api-secret');
-  writeFileSync(newSecretFile, `${NEW}\n`);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const bed = rotateSecretBed('rotate-secret-');
+const { oldSecret: OLD, newSecret: NEW, secrets: SECRETS } = bed;
 
 /** A Cube whose API secrets are `secrets`; `add` puts another in force, as a reload of api-secrets would. */
 interface TestCube {
@@ -48,15 +28,11 @@ interface TestCube {
   add(secret: string): void;
 }
 
-let cubes: TestCube[] = [];
-let hooks: CheckAuth[] = [];
-
 async function startCube(secrets: string[], onRefused?: (cube: TestCube) => void): Promise<TestCube> {
-  let hook = createCheckAuth({ apiSecret: secrets });
-  hooks.push(hook);
+  let hook: CheckAuth = bed.checkAuth(secrets);
   const answers: TestCube['answers'] = [];
   const cube: TestCube = {
-    deployment: await startDeployment(
+    deployment: await bed.standIn(
       cubeGateway(async (req, token) => {
         try {
           const context = await hook(req, token);
@@ -72,40 +48,14 @@ async function startCube(secrets: string[], onRefused?: (cube: TestCube) => void
     answers,
     add(secret) {
       secrets.push(secret);
-      hook = createCheckAuth({ apiSecret: [...secrets] });
-      hooks.push(hook);
+      hook = bed.checkAuth([...secrets]);
     },
   };
-  cubes.push(cube);
   return cube;
 }
 
-beforeEach(() => {
-  server.dataProviders.set(NAME, {
-    name: NAME,
-    type: 'cube',
-    version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
-  });
-});
-
-afterEach(async () => {
-  await Promise.all(cubes.map((cube) => cube.deployment.close()));
-  hooks.forEach((hook) => hook.close());
-  cubes = [];
-  hooks = [];
-});
-
-const SECRETS = [API_KEY, OLD, NEW];
-
-function rotate(cube: TestCube, ...extra: string[]): Promise<CliResult> {
-  return runCli(
-    ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', newSecretFile, ...extra],
-    { env, secrets: SECRETS },
-  );
-}
-
-const updates = () => server.requestsTo('PUT', '/data-providers/');
+const rotate = (cube: TestCube, ...extra: string[]): Promise<CliResult> => bed.rotate(cube.deployment.url, ...extra);
+const updates = () => bed.updates();
 
 describe('provider rotate-secret', () => {
   test('waits until the Cube accepts the new secret, then updates the secretKey with the version', async () => {
@@ -131,11 +81,11 @@ describe('provider rotate-secret', () => {
       lastStep: { removeOldSecretAfter: null, tokenLifetimeSeconds: null },
     });
     // The version is read from the service's record, then sent with the new secret alone.
-    expect(server.requestsTo('GET', `/data-providers/${NAME}`)).toHaveLength(1);
+    expect(bed.server.requestsTo('GET', `/data-providers/${NAME}`)).toHaveLength(1);
     expect(updates().map((r) => r.body)).toEqual([
       { type: 'cube', version: 'v1.4.0', credentials: { secretKey: NEW } },
     ]);
-    expect(server.dataProviders.get(NAME)?.credentials).toEqual({
+    expect(bed.server.dataProviders.get(NAME)?.credentials).toEqual({
       secretKey: NEW,
       instanceUrl: 'https://main.cubecloudapp.dev',
     });
@@ -145,8 +95,8 @@ describe('provider rotate-secret', () => {
     const cube = await startCube([OLD, NEW]);
     const before = Date.now();
     const result = await runCli(
-      ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', newSecretFile],
-      { env: { ...env, CUBE_DUAL_AUTH_MAX_TOKEN_AGE: '3600' }, secrets: SECRETS },
+      ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', bed.newSecretFile],
+      { env: { ...bed.env, CUBE_DUAL_AUTH_MAX_TOKEN_AGE: '3600' }, secrets: SECRETS },
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
@@ -180,7 +130,7 @@ describe('provider rotate-secret', () => {
     expect(attempts).toBeGreaterThanOrEqual(1);
     expect(cube.answers).toEqual(Array(attempts + 1).fill('refused'));
     expect(updates()).toEqual([]);
-    expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+    expect(bed.server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([
       'The Cube has not accepted the new secret yet: expected 200, got 403: "Invalid signature: the token is not ' +
@@ -203,7 +153,7 @@ describe('provider rotate-secret', () => {
     const time = createClock(0);
     const clock: Clock = { now: time.now, epochMs: () => Date.now(), sleep: async (ms) => time.advance(ms) };
     const result = await runRotateSecret(
-      [NAME, '--cube', cube.deployment.url, '--new-secret-file', newSecretFile, '--json'],
+      [NAME, '--cube', cube.deployment.url, '--new-secret-file', bed.newSecretFile, '--json'],
       clock,
     );
     expect(result.code).toBe(1);
@@ -218,8 +168,18 @@ describe('provider rotate-secret', () => {
     const hung = await startDeployment(() => undefined);
     try {
       const result = await runBin(
-        ['provider', 'rotate-secret', NAME, '--cube', hung.url, '--new-secret-file', newSecretFile, '--wait', '1500ms'],
-        { env, secrets: SECRETS },
+        [
+          'provider',
+          'rotate-secret',
+          NAME,
+          '--cube',
+          hung.url,
+          '--new-secret-file',
+          bed.newSecretFile,
+          '--wait',
+          '1500ms',
+        ],
+        { env: bed.env, secrets: SECRETS },
       );
       expect(result.code).toBe(1);
       // The question gets what is left of the wait when it starts: 1500 ms less the moment it took to start it.
@@ -236,8 +196,7 @@ describe('provider rotate-secret', () => {
   });
 
   test('--replicas: answers in a row from two replicas behind one address, one of them without the new secret', async () => {
-    const hooks2 = { with: createCheckAuth({ apiSecret: [OLD, NEW] }), without: createCheckAuth({ apiSecret: [OLD] }) };
-    hooks.push(hooks2.with, hooks2.without);
+    const hooks2 = { with: bed.checkAuth([OLD, NEW]), without: bed.checkAuth([OLD]) };
     // A round-robin balancer: each connection (probe closes every one) goes to the next replica.
     let next = 0;
     const answers: string[] = [];
@@ -251,13 +210,13 @@ describe('provider rotate-secret', () => {
       }),
     );
     try {
-      const args = ['provider', 'rotate-secret', NAME, '--cube', balancer.url, '--new-secret-file', newSecretFile];
-      const alone = await runCli([...args, '--dry-run'], { env, secrets: SECRETS });
+      const args = ['provider', 'rotate-secret', NAME, '--cube', balancer.url, '--new-secret-file', bed.newSecretFile];
+      const alone = await runCli([...args, '--dry-run'], { env: bed.env, secrets: SECRETS });
       // One answer, from the replica that has the secret: enough without --replicas.
       expect(alone.code).toBe(0);
       expect(answers).toEqual(['with']);
       const both = await runCli([...args, '--dry-run', '--replicas', '2', '--wait', '1500ms'], {
-        env,
+        env: bed.env,
         secrets: SECRETS,
       });
       expect(both.code).toBe(1);
@@ -265,9 +224,8 @@ describe('provider rotate-secret', () => {
       expect(answers[1]).toBe('without');
       expect(answers.slice(1).every((replica, i) => replica === (i % 2 === 0 ? 'without' : 'with'))).toBe(true);
       expect(both.stderr).toMatch(/^The Cube has not accepted the new secret yet: expected 200, got 403: "Invalid/);
-      hooks2.without = createCheckAuth({ apiSecret: [OLD, NEW] });
-      hooks.push(hooks2.without);
-      const after = await runCli([...args, '--replicas', '2'], { env, secrets: SECRETS });
+      hooks2.without = bed.checkAuth([OLD, NEW]);
+      const after = await runCli([...args, '--replicas', '2'], { env: bed.env, secrets: SECRETS });
       expect(after.code).toBe(0);
       expect(after.stdout).toMatch(
         /^The Cube accepts the new secret, 2 answers in a row \(200 \/meta lists 1 cube\)\.\n/,
@@ -289,8 +247,8 @@ describe('provider rotate-secret', () => {
     );
     expect(cube.answers).toEqual(['refused', 'accepted']);
     // The version given is sent as it is; the record is read for the Cube's URL alone, nothing is written.
-    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
-    expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+    expect(bed.server.requests.map((r) => r.method)).toEqual(['GET']);
+    expect(bed.server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
   });
 
   test('a --provider-version the service would refuse stops the command before the Cube is asked', async () => {
@@ -301,30 +259,30 @@ describe('provider rotate-secret', () => {
       /^cube-dual-auth provider rotate-secret: version: must be vMAJOR\.MINOR\.PATCH such as v1\.0\.0 /,
     );
     expect(cube.answers).toEqual([]);
-    expect(server.requests).toEqual([]);
+    expect(bed.server.requests).toEqual([]);
   });
 
   test('refuses a weak new secret before asking anyone', async () => {
     const cube = await startCube([OLD]);
-    const weak = join(dir, 'weak');
+    const weak = join(bed.dir, 'weak');
     writeFileSync(weak, 'correct-horse-battery-staple\n');
     const result = await runCli(
       ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', weak],
-      { env, secrets: [...SECRETS, 'correct-horse-battery-staple'] },
+      { env: bed.env, secrets: [...SECRETS, 'correct-horse-battery-staple'] },
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /^cube-dual-auth provider: the new secret (is [^\n]* bits of key material|looks like words)[^\n]*\(openssl rand -hex 32\)\n/,
     );
     expect(cube.answers).toEqual([]);
-    expect(server.requests).toEqual([]);
+    expect(bed.server.requests).toEqual([]);
   });
 
   test('refuses a missing file before asking anyone', async () => {
     const cube = await startCube([OLD]);
     const result = await runCli(
-      ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', join(dir, 'nothing')],
-      { env, secrets: SECRETS },
+      ['provider', 'rotate-secret', NAME, '--cube', cube.deployment.url, '--new-secret-file', join(bed.dir, 'nothing')],
+      { env: bed.env, secrets: SECRETS },
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
@@ -332,14 +290,22 @@ describe('provider rotate-secret', () => {
         "Run 'cube-dual-auth provider --help' for usage.\n",
     );
     expect(cube.answers).toEqual([]);
-    expect(server.requests).toEqual([]);
+    expect(bed.server.requests).toEqual([]);
   });
 
   test('an unknown data provider: exit 1, the Cube not asked, nothing sent to change', async () => {
     const cube = await startCube([OLD, NEW]);
     const result = await runCli(
-      ['provider', 'rotate-secret', 'cube-nowhere', '--cube', cube.deployment.url, '--new-secret-file', newSecretFile],
-      { env, secrets: SECRETS },
+      [
+        'provider',
+        'rotate-secret',
+        'cube-nowhere',
+        '--cube',
+        cube.deployment.url,
+        '--new-secret-file',
+        bed.newSecretFile,
+      ],
+      { env: bed.env, secrets: SECRETS },
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^cube-dual-auth provider rotate-secret: getDataProvider refused: HTTP 404/);
@@ -349,7 +315,7 @@ describe('provider rotate-secret', () => {
 
   test('a version conflict from the service: exit 1, told that both secrets must stay', async () => {
     const cube = await startCube([OLD, NEW]);
-    server.fail({
+    bed.server.fail({
       method: 'PUT',
       path: `/data-providers/${NAME}`,
       times: 1,
@@ -359,7 +325,7 @@ describe('provider rotate-secret', () => {
     expect(result.code).toBe(1);
     expect(cube.answers).toEqual(['refused', 'accepted']);
     expect(updates()).toHaveLength(1);
-    expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+    expect(bed.server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     const [refused, advice] = result.stderr.split('\n');
     expect(refused).toMatch(/^cube-dual-auth provider rotate-secret: updateDataProvider refused: HTTP 409\b/);
     expect(refused).toContain('version v1.4.0 is not the latest');
@@ -396,7 +362,7 @@ class Collected extends Writable {
 async function runRotateSecret(args: string[], clock: Clock): Promise<{ code: number; stdout: string }> {
   const stdout = new Collected();
   const stderr = new Collected();
-  const io: CliIO = { stdout, stderr, stdin: Readable.from([]), env, cwd: dir };
+  const io: CliIO = { stdout, stderr, stdin: Readable.from([]), env: bed.env, cwd: bed.dir };
   const code = await rotateSecret(args, io, clock);
   for (const secret of SECRETS) expect(stdout.text + stderr.text).not.toContain(secret);
   return { code, stdout: stdout.text };

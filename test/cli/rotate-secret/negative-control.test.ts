@@ -2,70 +2,25 @@
  * `provider rotate-secret`'s negative control: against a Cube stand-in on 127.0.0.1 that answers 200 to any token (a
  * proxy, a cache, the wrong service), the new secret is never sent to the service, in text and in `--json`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { verify } from 'jsonwebtoken';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { jsonOf, runCli } from '../../support/cli';
-import { randomSecret } from '../../support/claims';
-import type { ContractServer } from '../../support/contract-server';
-import { answer, META_BODY, startDeployment, type Deployment } from '../../support/deployment';
-import { API_KEY, serviceCommandsBed } from '../../support/service-commands';
+import { describe, expect, test } from 'vitest';
+import { jsonOf } from '../../support/cli';
+import { answer, META_BODY, type Deployment } from '../../support/deployment';
+import { PROVIDER as NAME, rotateSecretBed } from '../../support/rotate-secret';
 
-const OLD = randomSecret(32);
-const NEW = randomSecret(32);
-const NAME = 'cube-main';
-const SECRETS = [API_KEY, OLD, NEW];
-
-let server: ContractServer;
-let env: Record<string, string>;
-serviceCommandsBed((bed) => {
-  ({ server } = bed);
-  env = bed.env();
-});
-
-let dir: string;
-let newSecretFile: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'negative-control-'));
-  newSecretFile = join(dir, 'new-api-secret');
-  writeFileSync(newSecretFile, `${NEW}\n`);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-beforeEach(() => {
-  server.dataProviders.set(NAME, {
-    name: NAME,
-    type: 'cube',
-    version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
-  });
-});
-
-let stands: Deployment[] = [];
-afterEach(async () => {
-  await Promise.all(stands.map((stand) => stand.close()));
-  stands = [];
-});
+const bed = rotateSecretBed('negative-control-');
+const { oldSecret: OLD, newSecret: NEW } = bed;
 
 /** A server that answers Cube's /meta to every request, whatever its token; the first `hang` requests get nothing. */
 async function acceptsAnyToken({ hang = 0 } = {}): Promise<Deployment> {
   let seen = 0;
-  const stand = await startDeployment((_request, response) => {
+  return bed.standIn((_request, response) => {
     if (seen++ >= hang) answer(response, 200, META_BODY);
   });
-  stands.push(stand);
-  return stand;
 }
 
-const rotate = (cube: Deployment, ...extra: string[]) =>
-  runCli(['provider', 'rotate-secret', NAME, '--cube', cube.url, '--new-secret-file', newSecretFile, ...extra], {
-    env,
-    secrets: SECRETS,
-  });
-
-const updates = () => server.requestsTo('PUT', '/data-providers/');
+const rotate = (cube: Deployment, ...extra: string[]) => bed.rotate(cube.url, ...extra);
+const updates = () => bed.updates();
 
 describe('provider rotate-secret against a URL that accepts any token', () => {
   test('stops with exit 1 after one question, saying the URL does not judge tokens; nothing sent', async () => {
@@ -87,8 +42,8 @@ describe('provider rotate-secret against a URL that accepts any token', () => {
     for (const secret of [OLD, NEW]) expect(() => verify(token, secret, { algorithms: ['HS256'] })).toThrow();
     expect(cube.requests[0]?.headers['request-origin']).toBe('embeddable');
     expect(updates()).toEqual([]);
-    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
-    expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+    expect(bed.server.requests.map((r) => r.method)).toEqual(['GET']);
+    expect(bed.server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
   });
 
   test('--json says so, --dry-run too', async () => {

@@ -3,55 +3,22 @@
  * every replica's metrics (servers on 127.0.0.1 the test changes) show the same api-secrets, none kept; and
  * `--k8s-selector` prints the annotation patch that makes kubelet sync the Secret at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../../src';
-import { runCli } from '../../support/cli';
-import { randomSecret } from '../../support/claims';
-import type { ContractServer } from '../../support/contract-server';
-import { cubeGateway, startDeployment, type Deployment } from '../../support/deployment';
-import { API_KEY, serviceCommandsBed } from '../../support/service-commands';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { Deployment } from '../../support/deployment';
+import { PROVIDER as NAME, rotateSecretBed } from '../../support/rotate-secret';
 
-const [OLD, NEW] = [randomSecret(32), randomSecret(32)];
-const NAME = 'cube-main';
+const bed = rotateSecretBed('rotate-secret-replicas-');
+const { oldSecret: OLD, newSecret: NEW } = bed;
 const FP = { both: '0123456789abcdef', old: 'fedcba9876543210' };
 
-let server: ContractServer;
-let env: Record<string, string>;
-serviceCommandsBed((bed) => {
-  ({ server } = bed);
-  env = bed.env();
-});
-
-let dir: string;
-let newSecretFile: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rotate-secret-replicas-'));
-  newSecretFile = join(dir, 'new-api-secret');
-  writeFileSync(newSecretFile, `${NEW}\n`);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let hook: CheckAuth;
 let cube: Deployment;
 const servers: Server[] = [];
 beforeEach(async () => {
-  server.dataProviders.set(NAME, {
-    name: NAME,
-    type: 'cube',
-    version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
-  });
-  hook = createCheckAuth({ apiSecret: [NEW, OLD] });
-  cube = await startDeployment(cubeGateway((req, token) => hook(req, token)));
+  cube = await bed.cube([NEW, OLD]);
 });
 afterEach(async () => {
-  await cube.close();
-  hook.close();
   await Promise.all(servers.splice(0).map((one) => new Promise((resolve) => one.close(resolve))));
 });
 
@@ -75,12 +42,8 @@ async function replica(text: (read: number) => string): Promise<{ url: string; r
   return { url: `http://127.0.0.1:${(one.address() as AddressInfo).port}/metrics`, reads: () => reads };
 }
 
-const updates = () => server.requestsTo('PUT', '/data-providers/');
-const rotate = (...extra: string[]) =>
-  runCli(['provider', 'rotate-secret', NAME, '--cube', cube.url, '--new-secret-file', newSecretFile, ...extra], {
-    env,
-    secrets: [API_KEY, OLD, NEW],
-  });
+const updates = () => bed.updates();
+const rotate = (...extra: string[]) => bed.rotate(cube.url, ...extra);
 
 describe('provider rotate-secret with --replica-metrics', () => {
   test('waits until every replica holds the same api-secrets, then updates the service', async () => {
@@ -106,7 +69,7 @@ describe('provider rotate-secret with --replica-metrics', () => {
     const result = await rotate('--replica-metrics', first.url, '--replica-metrics', behind.url, '--wait', '1500ms');
     expect(result.code).toBe(1);
     expect(updates()).toEqual([]);
-    expect(server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
+    expect(bed.server.dataProviders.get(NAME)?.credentials.secretKey).toBe(OLD);
     const said = `${new URL(behind.url).host} a generation behind (at generation 1, the others at 2)`;
     expect(result.stderr).toContain(
       `cube-dual-auth provider rotate-secret: the Cube accepts the new secret, but within 1500 ms not every replica held the same api-secrets: ${said}.`,

@@ -2,78 +2,23 @@
  * `provider rotate-secret` when the service never answers the update: its own exit status (4) and the advice to look
  * before trying again, against the contract server whose PUT hangs or drops the connection, within a bounded time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createCheckAuth, type CheckAuth } from '../../../src';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { EXIT_UNKNOWN } from '../../../src/cli/io';
 import { mayHaveArrived } from '../../../src/cli/rotate-secret/unanswered-update';
 import { EmbeddableApiError, EmbeddableNetworkError } from '../../../src/service';
-import { jsonOf, runCli } from '../../support/cli';
-import { randomSecret } from '../../support/claims';
-import type { ContractServer } from '../../support/contract-server';
-import { cubeGateway, startDeployment, type Deployment } from '../../support/deployment';
-import { API_KEY, serviceCommandsBed } from '../../support/service-commands';
+import { jsonOf } from '../../support/cli';
+import type { Deployment } from '../../support/deployment';
+import { PROVIDER as NAME, rotateSecretBed } from '../../support/rotate-secret';
 
-const OLD = randomSecret(32);
-const NEW = randomSecret(32);
-const NAME = 'cube-main';
-const SECRETS = [API_KEY, OLD, NEW];
+const bed = rotateSecretBed('unanswered-update-');
 
-let server: ContractServer;
-let env: Record<string, string>;
-serviceCommandsBed((bed) => {
-  ({ server } = bed);
-  env = bed.env();
-});
-
-let dir: string;
-let newSecretFile: string;
-let hook: CheckAuth;
 let cube: Deployment;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'unanswered-update-'));
-  newSecretFile = join(dir, 'new-api-secret');
-  writeFileSync(newSecretFile, `${NEW}\n`);
-  hook = createCheckAuth({ apiSecret: [OLD, NEW] });
-  cube = await startDeployment(cubeGateway(hook));
-});
-afterAll(async () => {
-  await cube.close();
-  hook.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-beforeEach(() => {
-  server.dataProviders.set(NAME, {
-    name: NAME,
-    type: 'cube',
-    version: 'v1.4.0',
-    credentials: { secretKey: OLD, instanceUrl: 'https://main.cubecloudapp.dev' },
-  });
-});
-afterEach(() => {
-  server.faults.length = 0;
+beforeEach(async () => {
+  cube = await bed.cube([bed.oldSecret, bed.newSecret]);
 });
 
 const TIMEOUT_MS = 400;
-const rotate = (...extra: string[]) =>
-  runCli(
-    [
-      'provider',
-      'rotate-secret',
-      NAME,
-      '--cube',
-      cube.url,
-      '--new-secret-file',
-      newSecretFile,
-      '--timeout-ms',
-      `${TIMEOUT_MS}`,
-      ...extra,
-    ],
-    { env, secrets: SECRETS },
-  );
+const rotate = (...extra: string[]) => bed.rotate(cube.url, '--timeout-ms', `${TIMEOUT_MS}`, ...extra);
 
 const ADVICE =
   'The Cube accepts the new secret, and the update got no answer: the service may hold the new secret: check with ' +
@@ -82,25 +27,25 @@ const ADVICE =
 
 describe('provider rotate-secret, the update unanswered', () => {
   test('a PUT that never answers: exit 4 after the timeout, told the service may hold the new secret', async () => {
-    server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'hang' });
+    bed.server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'hang' });
     const result = await rotate();
     expect(result.code).toBe(EXIT_UNKNOWN);
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([
       `cube-dual-auth provider rotate-secret: updateDataProvider failed: no answer within ${TIMEOUT_MS} ms from PUT ` +
-        `${server.baseUrl}/api/v1/data-providers/${NAME}`,
+        `${bed.server.baseUrl}/api/v1/data-providers/${NAME}`,
       ADVICE,
       '',
     ]);
     // Sent once, never again: an update is not retried.
-    expect(server.requestsTo('PUT', '/data-providers/')).toHaveLength(1);
+    expect(bed.server.requestsTo('PUT', '/data-providers/')).toHaveLength(1);
     // Bounded: the Cube's two questions and the read, then one timeout.
     expect(result.ms).toBeLessThan(TIMEOUT_MS + 2_000 + result.lateMs);
   });
 
   test('--json: the error with its code, exit 4', async () => {
-    server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'hang' });
+    bed.server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'hang' });
     const result = await rotate('--json');
     expect(result.code).toBe(4);
     expect(jsonOf(result)).toEqual({
@@ -114,14 +59,14 @@ describe('provider rotate-secret, the update unanswered', () => {
   });
 
   test('a connection dropped after the PUT was sent: exit 4 too', async () => {
-    server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'destroy' });
+    bed.server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: 'destroy' });
     const result = await rotate();
     expect(result.code).toBe(4);
     expect(result.stderr.split('\n')[1]).toBe(ADVICE);
   });
 
   test("an answer, even a refusal, is no unknown outcome: exit 1, the old secret still the service's", async () => {
-    server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: { status: 500, body: '{}' } });
+    bed.server.fail({ method: 'PUT', path: `/data-providers/${NAME}`, times: 1, action: { status: 500, body: '{}' } });
     const result = await rotate();
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the service still signs with the old one');
