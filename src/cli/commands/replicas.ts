@@ -86,6 +86,14 @@ function printReport(verdicts: readonly FileVerdict[], count: number, io: CliIO)
   );
 }
 
+/** A difference as `--json` prints it: a member that does not apply is null, never left out (docs/cli-output.md). */
+const withNulls = (difference: FileVerdict['differing'][number]): Record<string, unknown> =>
+  difference.how === 'kept'
+    ? { ...difference, since: difference.since ?? null }
+    : difference.how === 'behind' || difference.how === 'other'
+      ? { ...difference, generation: difference.generation ?? null }
+      : difference;
+
 async function run(argv: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, { options: OPTIONS });
   const urls = metricsUrls(positionals, '<metrics-url>');
@@ -98,6 +106,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
       ...verdict,
       inForce:
         verdict.inForce === undefined ? null : { ...verdict.inForce, generation: verdict.inForce.generation ?? null },
+      differing: verdict.differing.map(withNulls),
     }));
     writeJson(io.stdout, { ok, files });
   } else printReport(verdicts, urls.length, io);

@@ -128,6 +128,31 @@ describe('cube-dual-auth replicas', () => {
     ]);
   });
 
+  it('prints null in --json for what a replica does not show, as every --json member is always present', async () => {
+    const current = metricsText({ generation: 2 });
+    const noGenerations = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => !line.startsWith('cube_dual_auth_secret_generation'))
+        .join('\n');
+    const keptSince = (text: string) =>
+      noGenerations(text).replace(/^cube_dual_auth_secret_kept_since_seconds\{file="api-secrets"\} .*$/m, '');
+    const urls = [
+      await replica(current),
+      await replica(current),
+      await replica(noGenerations(metricsText({ fingerprint: FP.b }))),
+      await replica(keptSince(metricsText({ kept: 1 }))),
+    ];
+    const json = jsonOf<{ files: { file: string; differing: Record<string, unknown>[] }[] }>(
+      await runCli(['replicas', ...urls, '--json']),
+    );
+    const api = json.files.find(({ file }) => file === 'api-secrets');
+    expect(api?.differing.map(({ how, generation, since }) => ({ how, generation, since }))).toEqual([
+      { how: 'behind', generation: null, since: undefined },
+      { how: 'kept', generation: undefined, since: null },
+    ]);
+  });
+
   it('names a silent replica unreachable within --deadline, and one that is not the metrics endpoint', async () => {
     const urls = [await replica(metricsText({})), await replica('silent'), await replica('Not found\n', 404)];
     const result = await runCli(['replicas', ...urls, '--deadline', '500']);
