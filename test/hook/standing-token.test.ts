@@ -6,11 +6,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { createCheckAuth, type AuthEvent, type DualAuthOptions } from '../../src';
+import { OPTION_NAMES } from '../../src/config/options';
+import { createNamedCheckAuth } from '../../src/hook/check-auth';
 import { mintStandingToken } from '../../src/cli/rotate-secret/credential';
 import { isStandingJti, newStandingJti, standingKindOf } from '../../src/hook/standing-token';
 import type { RecordedName, Sink } from '../../src/metrics/catalog';
 import { Instruments, MetricsRecorder } from '../../src/metrics/recorder';
 import { randomSecret } from '../support/claims';
+import { createClock } from '../support/clock';
 import { generateKeyPair } from '../support/keys';
 import { signToken } from '../support/tokens';
 import { appRequest, contextOf, rejectionOf, serviceRequest } from '../support/requests';
@@ -151,6 +154,26 @@ describe("the package's standing token", () => {
       { alg: 'HS256', key: secret },
     );
     expect(await rejectionOf(checkAuth(serviceRequest(), expired))).toMatchObject({ code: 'ERR_TOKEN_EXPIRED' });
+    checkAuth.close();
+  });
+
+  it('outlives the maximum age on the clock, cached or not, and signed with any API secret in force', async () => {
+    const clock = createClock(Date.UTC(2027, 0, 4));
+    const second = randomSecret();
+    const checkAuth = createNamedCheckAuth(
+      { apiSecret: [secret, second], maxTokenAge: 60, clockTolerance: 0 },
+      { names: OPTION_NAMES, clock: clock.now },
+    );
+    const issued = clock.now() / 1000;
+    const standing = packageToken({}, issued, second);
+    const plain = signToken({ sub: 'embeddable-service', iat: issued }, { alg: 'HS256', key: second });
+    for (const token of [standing, plain]) await contextOf(checkAuth, serviceRequest(), token);
+    clock.advance(61_000);
+    expect(await contextOf(checkAuth, serviceRequest(), standing)).toMatchObject({ sub: 'embeddable-service' });
+    expect(await rejectionOf(checkAuth(serviceRequest(), plain))).toMatchObject({ code: 'ERR_TOKEN_TOO_OLD' });
+    expect(await rejectionOf(checkAuth(serviceRequest(), packageToken({}, issued, randomSecret())))).toMatchObject({
+      code: 'ERR_SIGNATURE_INVALID',
+    });
     checkAuth.close();
   });
 });
