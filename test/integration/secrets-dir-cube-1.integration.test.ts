@@ -505,13 +505,27 @@ interface ReplicasJson {
   readonly files: readonly {
     readonly file: string;
     readonly agree: boolean;
-    readonly inForce: { readonly source: string; readonly fingerprint: string; readonly generation: number | null };
+    readonly inForce: {
+      readonly source: string;
+      readonly fingerprint: string;
+      readonly generation: number | null;
+    } | null;
     readonly agreeing: readonly string[];
     readonly differing: readonly { readonly url: string; readonly how: string; readonly words: string }[];
   }[];
 }
 
 /** `cube-dual-auth replicas` on `urls`, asked again until `done` holds of its answer (fingerprints take a moment). */
+/** The fingerprint most replicas show for sql-keys-revoked, if any. */
+const revokedFingerprint = (json: ReplicasJson): string | undefined =>
+  json.files.find(({ file }) => file === 'sql-keys-revoked')?.inForce?.fingerprint;
+
+async function replicasJson(urls: readonly string[]): Promise<ReplicasJson> {
+  return jsonOf<ReplicasJson>(
+    await runCli(['replicas', ...urls, '--json'], { secrets: [oldSecret, newSecret, keySecret] }),
+  );
+}
+
 async function replicasUntil(urls: readonly string[], done: (json: ReplicasJson) => boolean) {
   // Past a minute the assertions on the last answer fail, saying what it was, rather than the scenario's timeout.
   const end = performance.now() + 60_000;
@@ -555,10 +569,12 @@ describe('every replica in view: cube-dual-auth replicas on the three Cubes and 
         'sql-key-secrets': `${keySecret}\n`,
         'sql-keys-revoked': 'swapped-in-id\n',
       };
+      // Done once every replica holds the new sql-keys-revoked: the old content, agreed on, must not pass for it.
+      const revokedBefore = revokedFingerprint(await replicasJson(urls));
       writer.write(files);
-      const swapped = await replicasUntil(urls, (json) => json.ok);
+      const swapped = await replicasUntil(urls, (json) => json.ok && revokedFingerprint(json) !== revokedBefore);
       expect(swapped.code).toBe(0);
-      expect(swapped.json.files.map(({ file, agree, inForce }) => [file, agree, inForce.source])).toEqual([
+      expect(swapped.json.files.map(({ file, agree, inForce }) => [file, agree, inForce?.source])).toEqual([
         ['api-secrets', true, 'file'],
         ['sql-key-secrets', true, 'file'],
         ['sql-keys-revoked', true, 'file'],
